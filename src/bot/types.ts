@@ -1,0 +1,190 @@
+/**
+ * The adapter contract. An adapter turns platform updates into
+ * {@link ChatEvent}s and carries out the core's render operations; it
+ * declares what its platform allows through {@link ChatCapabilities} instead
+ * of the core asking "is this Telegram?". Adapters never pace or retry edits
+ * themselves: they report a 429 as a `RATE_LIMITED` error and the core's one
+ * scheduler waits.
+ */
+
+/** A person on a platform. `id` is the platform's own id (no prefix). */
+export interface ChatUser {
+  id: string;
+  /** Display name, passed to the model so it knows who said what. */
+  name: string;
+}
+
+/** Something attached to an inbound message. */
+export interface Attachment {
+  kind: 'image' | 'document' | 'audio' | 'video' | 'sticker' | 'other';
+  /** For images the adapter may download the file and pass it base64-encoded. */
+  mediaType?: string;
+  data?: string;
+  name?: string;
+}
+
+/**
+ * A short answer to the person who pressed a button or ran a slash command:
+ * a toast (Telegram), an ephemeral message (Slack, Discord) or the
+ * interaction's reply. Each call answers once; adapters make extra calls no-ops.
+ */
+export type Responder = (reply: { text: string; ephemeral?: boolean }) => Promise<void>;
+
+interface EventBase {
+  /** Opaque chat key `platform:chat[:thread]`, built by the adapter. */
+  chat: string;
+  user: ChatUser;
+  /** The platform's delivery id (Telegram update_id, Slack event_id, Discord id); duplicates are ignored. */
+  deliveryId?: string;
+}
+
+/** A new message for the agent. */
+export interface MessageEvent extends EventBase {
+  type: 'message';
+  text: string;
+  messageId: string;
+  replyTo?: { messageId: string; text?: string; fromBot?: boolean };
+  attachments?: Attachment[];
+}
+
+/** An earlier message was edited. */
+export interface EditEvent extends EventBase {
+  type: 'edit';
+  text: string;
+  messageId: string;
+}
+
+/** A bot command (`/compact keep names` -> name `compact`, args `keep names`). */
+export interface CommandEvent extends EventBase {
+  type: 'command';
+  name: string;
+  args: string;
+  messageId?: string;
+  /** Present for slash commands and interactions; the core answers through it when given. */
+  respond?: Responder;
+}
+
+/** A button was pressed. `payload` is the string the core put on the button. */
+export interface ButtonEvent extends EventBase {
+  type: 'button';
+  payload: string;
+  messageId?: string;
+  /** Acknowledges the press; the core always calls it exactly once. */
+  respond: Responder;
+}
+
+/** The platform's own stop control (Telegram's draft stop button). */
+export interface StopEvent extends EventBase {
+  type: 'stop';
+}
+
+/** Everything an adapter hands the core. */
+export type ChatEvent = MessageEvent | EditEvent | CommandEvent | ButtonEvent | StopEvent;
+
+/**
+ * Receives events. Resolves once the event is accepted (queued or handled),
+ * never after a whole agent turn, so adapters can await it safely.
+ */
+export type EventSink = (event: ChatEvent) => Promise<void>;
+
+/** How the core renders Markdown for a chat. */
+export type Dialect = 'telegram-html' | 'slack-mrkdwn' | 'discord-markdown' | 'markdown' | 'plain';
+
+/** A rate budget: at most `count` calls per sliding `windowMs`. */
+export interface RateBudget {
+  count: number;
+  windowMs: number;
+}
+
+/** What a chat allows; asked per chat key (a private chat and a group differ). */
+export interface ChatCapabilities {
+  /** Longest text one message may hold, in the platform's counting. */
+  maxMessageLength: number;
+  /** Minimum gap between two edits of one message (or stream updates). */
+  minEditIntervalMs: number;
+  /** Calls allowed per chat over a window (Telegram groups: 20 per minute). */
+  budget?: RateBudget;
+  dialect: Dialect;
+  /** The adapter implements {@link NativeStreaming} for this chat. */
+  nativeStream: boolean;
+  /** A native stream must be finished and restarted before this age (Slack ~5 min, Telegram drafts ~30 s). */
+  nativeStreamMaxMs?: number;
+  /** Largest button payload in bytes (Telegram 64, Discord 100, Slack 2000). */
+  buttonPayloadLimit: number;
+  /** How long a typing indicator lasts; the core re-sends it while the model works. 0: no typing. */
+  typingIntervalMs: number;
+}
+
+/** A button the core asks for. `payload` fits the adapter's declared limit. */
+export interface Button {
+  label: string;
+  payload: string;
+  style?: 'primary' | 'danger';
+}
+
+/** The rendered form of a message. */
+export interface OutboundMessage {
+  /** Text in `format`. */
+  text: string;
+  format: Dialect;
+  /** Rows of buttons; an empty array removes existing buttons on edit. */
+  buttons?: Button[][];
+  /** Message id to reply to / thread under. */
+  replyTo?: string;
+}
+
+/** A message the platform accepted. */
+export interface SentMessage {
+  messageId: string;
+}
+
+/** An open native stream (Telegram draft, Slack chat stream). */
+export interface StreamHandle {
+  chat: string;
+  /** Adapter-private state (draft id, stream ts). */
+  id: string;
+}
+
+/**
+ * Native streaming, for chats whose capabilities say `nativeStream: true`.
+ * Updates carry the whole text so far; the adapter sends what its platform
+ * needs (a draft replaces, a Slack stream appends the new suffix). Throwing
+ * `NOT_FOUND` from `startStream` makes the core fall back to edits.
+ */
+export interface NativeStreaming {
+  startStream(chat: string, options: { replyTo?: string }): Promise<StreamHandle>;
+  updateStream(handle: StreamHandle, message: OutboundMessage): Promise<void>;
+  /** Ends the stream and persists `message` as a real message. */
+  finishStream(handle: StreamHandle, message: OutboundMessage): Promise<SentMessage>;
+}
+
+/**
+ * A chat platform. Errors are `SwitchboardError`s with these codes:
+ * `RATE_LIMITED` (with `retryAfterMs`), `FORMAT_REJECTED` (the core resends
+ * plain), `MESSAGE_TOO_LONG`, `NOT_FOUND` (message or method gone),
+ * `CAPABILITY_CHANGED` (re-read capabilities and retry: e.g. Telegram rich
+ * messages answered 404), `PLATFORM_ERROR`. "Not modified" is success.
+ */
+export interface ChatAdapter extends Partial<NativeStreaming> {
+  /** Prefix of every chat key this adapter builds (`telegram`). */
+  readonly platform: string;
+  /** Budget across all chats (Telegram ~30 per second). */
+  readonly globalBudget?: RateBudget;
+  capabilities(chat: string): ChatCapabilities;
+  /** Starts receiving; events go to `sink`. Rejects with a clear message on bad credentials. */
+  start(sink: EventSink): Promise<void>;
+  /** Stops receiving and closes connections. */
+  stop(): Promise<void>;
+  send(chat: string, message: OutboundMessage): Promise<SentMessage>;
+  edit(chat: string, messageId: string, message: OutboundMessage): Promise<void>;
+  delete(chat: string, messageId: string): Promise<void>;
+  typing(chat: string): Promise<void>;
+  /** Human label for a chat key in `/sessions` ("#general thread"). */
+  describeChat?(chat: string): string;
+}
+
+/** The platform prefix of a chat key (`telegram:42:7` -> `telegram`). */
+export function chatPlatform(chat: string): string {
+  const i = chat.indexOf(':');
+  return i < 0 ? chat : chat.slice(0, i);
+}

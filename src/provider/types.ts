@@ -1,0 +1,49 @@
+/**
+ * The provider contract: stream one model request. The session owns the
+ * agent loop (run tools, send results, ask again); a provider only streams.
+ */
+import type { ContentBlock, TokenUsage } from '../session/types.js';
+
+/** A tool as the model sees it. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the tool's input object. */
+  inputSchema: Record<string, unknown>;
+}
+
+/** A message as sent to the provider. */
+export interface ProviderMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock[];
+}
+
+/** One model request. */
+export interface ProviderRequest {
+  model: string;
+  system?: string;
+  messages: ProviderMessage[];
+  tools: ToolDefinition[];
+  maxTokens: number;
+  /** Aborting must reach the HTTP stream. */
+  signal: AbortSignal;
+}
+
+/** What a provider yields while streaming one response. */
+export type ProviderEvent =
+  | { type: 'text_delta'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'message_end'; stopReason: string; usage: TokenUsage };
+
+/**
+ * A model backend. `stream` yields text deltas and complete tool calls, then
+ * exactly one `message_end`. Errors are thrown as `SwitchboardError` with a
+ * `PROVIDER_*` code and a message fit to show a user; an abort throws with
+ * code `ABORTED`.
+ */
+export interface Provider {
+  readonly name: string;
+  /** Model used when the session does not name one. */
+  readonly defaultModel: string;
+  stream(request: ProviderRequest): AsyncIterable<ProviderEvent>;
+}

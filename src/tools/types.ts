@@ -1,0 +1,37 @@
+/**
+ * The tool contract. A tool declares its class (inspect / modify / execute),
+ * which the permission policy maps to allow / ask / deny per mode.
+ */
+import type { Clock } from '../clock.js';
+import type { ToolDefinition } from '../provider/types.js';
+import type { ToolClass } from '../session/types.js';
+
+/** What a tool gets to run with. */
+export interface ToolContext {
+  /** The workspace; file tools must stay inside it after resolving symlinks. */
+  cwd: string;
+  signal: AbortSignal;
+  /** Environment for child processes, already scrubbed of the bot's secrets. */
+  env: Record<string, string>;
+  clock: Clock;
+}
+
+/** A tool's outcome; `isError` results are returned to the model, not thrown. */
+export interface ToolResult {
+  content: string;
+  isError?: boolean;
+}
+
+/** A built-in or user-supplied tool. */
+export interface Tool extends ToolDefinition {
+  toolClass: ToolClass;
+  /** One line for status messages and approval prompts (`Bash: npm test`). */
+  summarize(input: Record<string, unknown>): string;
+  /**
+   * What "allow for this session" covers: an approval is remembered under
+   * `${name}:${scopeKey(input)}`, so approving one Bash command does not
+   * approve all of Bash.
+   */
+  scopeKey(input: Record<string, unknown>): string;
+  run(input: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
+}
