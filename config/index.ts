@@ -1,0 +1,207 @@
+/**
+ * Loads and validates the configuration. A bad value stops start-up with a
+ * message that names the variable and says what is expected.
+ *
+ * @example
+ * const config = loadConfig({ env: process.env, argv: process.argv.slice(2) });
+ */
+import { isAbsolute, resolve } from 'node:path';
+import type { z } from 'zod';
+import { SwitchboardError } from '../src/errors.js';
+import type { PermissionMode, ProjectAccess } from '../src/session/types.js';
+import { envSchema, type ParsedEnv } from './schema.js';
+
+/** Telegram settings, present when TELEGRAM_BOT_TOKEN is set. */
+export interface TelegramConfig {
+  token: string;
+  apiRoot?: string;
+  webhook?: { url: string; secret: string; port: number };
+}
+
+/** Slack settings, present when SLACK_BOT_TOKEN is set. */
+export interface SlackConfig {
+  botToken: string;
+  appToken?: string;
+  signingSecret?: string;
+  port: number;
+  apiUrl?: string;
+  commandName: string;
+}
+
+/** Discord settings, present when DISCORD_BOT_TOKEN is set. */
+export interface DiscordConfig {
+  token: string;
+  apiUrl?: string;
+  guildId?: string;
+}
+
+/** The validated configuration of the ready bot. */
+export interface Config {
+  anthropic: { apiKey: string; baseURL?: string };
+  model: string;
+  /** Absolute path of the data directory (sessions, chat map). */
+  dataDir: string;
+  /** Absolute path of the tools' working directory. */
+  workspace: string;
+  workspacePerChat: boolean;
+  permissionMode: PermissionMode;
+  projectAccess: ProjectAccess;
+  allowedUsers: string[];
+  admins: string[];
+  linkedUsers: Record<string, string[]>;
+  approvalTimeoutMs: number;
+  idleReleaseMs: number;
+  logLevel: string;
+  telegram?: TelegramConfig;
+  slack?: SlackConfig;
+  discord?: DiscordConfig;
+  /** Run the terminal chat (no platform configured, or `--console`). */
+  console: boolean;
+  /** Every configured secret value, for scrubbing logs and tool environments. */
+  secrets: string[];
+}
+
+/** Options for {@link loadConfig}. */
+export interface LoadConfigOptions {
+  env?: Record<string, string | undefined>;
+  argv?: readonly string[];
+  /** Relative paths are resolved against this; default `process.cwd()`. */
+  cwd?: string;
+}
+
+/** Validates the environment; throws `CONFIG_INVALID` listing every problem. */
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const argv = options.argv ?? [];
+  const cwd = options.cwd ?? process.cwd();
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) throw configError(parsed.error.issues, env);
+  const e = parsed.data;
+  const problems = crossChecks(e);
+  if (problems.length) throw configError(problems, env);
+  return toConfig(e, argv, cwd);
+}
+
+function crossChecks(e: ParsedEnv): Array<{ path: string[]; message: string }> {
+  const out: Array<{ path: string[]; message: string }> = [];
+  const need = (cond: boolean, variable: string, message: string) => {
+    if (cond) out.push({ path: [variable], message });
+  };
+  need(
+    !!e.SLACK_BOT_TOKEN && !e.SLACK_APP_TOKEN && !e.SLACK_SIGNING_SECRET,
+    'SLACK_APP_TOKEN',
+    'is needed with SLACK_BOT_TOKEN: set SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode)',
+  );
+  need(
+    !e.SLACK_BOT_TOKEN && (!!e.SLACK_APP_TOKEN || !!e.SLACK_SIGNING_SECRET),
+    'SLACK_BOT_TOKEN',
+    'is not set, but other SLACK_ variables are: set the xoxb- bot token too',
+  );
+  need(
+    !!e.TELEGRAM_WEBHOOK_URL && !e.TELEGRAM_WEBHOOK_SECRET,
+    'TELEGRAM_WEBHOOK_SECRET',
+    'is needed with TELEGRAM_WEBHOOK_URL so that only Telegram can post updates',
+  );
+  need(
+    !e.TELEGRAM_BOT_TOKEN && !!e.TELEGRAM_WEBHOOK_URL,
+    'TELEGRAM_BOT_TOKEN',
+    'is not set, but TELEGRAM_WEBHOOK_URL is',
+  );
+  need(
+    !e.DISCORD_BOT_TOKEN && !!e.DISCORD_GUILD_ID,
+    'DISCORD_BOT_TOKEN',
+    'is not set, but DISCORD_GUILD_ID is',
+  );
+  return out;
+}
+
+function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
+  const telegram: TelegramConfig | undefined = e.TELEGRAM_BOT_TOKEN
+    ? {
+        token: e.TELEGRAM_BOT_TOKEN,
+        ...(e.TELEGRAM_API_ROOT ? { apiRoot: e.TELEGRAM_API_ROOT.replace(/\/+$/, '') } : {}),
+        ...(e.TELEGRAM_WEBHOOK_URL && e.TELEGRAM_WEBHOOK_SECRET
+          ? {
+              webhook: {
+                url: e.TELEGRAM_WEBHOOK_URL,
+                secret: e.TELEGRAM_WEBHOOK_SECRET,
+                port: e.TELEGRAM_WEBHOOK_PORT,
+              },
+            }
+          : {}),
+      }
+    : undefined;
+  const slack: SlackConfig | undefined = e.SLACK_BOT_TOKEN
+    ? {
+        botToken: e.SLACK_BOT_TOKEN,
+        port: e.SLACK_PORT,
+        commandName: e.SLACK_COMMAND,
+        ...(e.SLACK_APP_TOKEN ? { appToken: e.SLACK_APP_TOKEN } : {}),
+        ...(e.SLACK_SIGNING_SECRET ? { signingSecret: e.SLACK_SIGNING_SECRET } : {}),
+        ...(e.SLACK_API_URL ? { apiUrl: e.SLACK_API_URL } : {}),
+      }
+    : undefined;
+  const discord: DiscordConfig | undefined = e.DISCORD_BOT_TOKEN
+    ? {
+        token: e.DISCORD_BOT_TOKEN,
+        ...(e.DISCORD_API_URL ? { apiUrl: e.DISCORD_API_URL.replace(/\/+$/, '') } : {}),
+        ...(e.DISCORD_GUILD_ID ? { guildId: e.DISCORD_GUILD_ID } : {}),
+      }
+    : undefined;
+  const secrets = [
+    e.ANTHROPIC_API_KEY,
+    e.TELEGRAM_BOT_TOKEN,
+    e.TELEGRAM_WEBHOOK_SECRET,
+    e.SLACK_BOT_TOKEN,
+    e.SLACK_APP_TOKEN,
+    e.SLACK_SIGNING_SECRET,
+    e.DISCORD_BOT_TOKEN,
+  ].filter((s): s is string => !!s);
+  return {
+    anthropic: {
+      apiKey: e.ANTHROPIC_API_KEY,
+      ...(e.ANTHROPIC_BASE_URL ? { baseURL: e.ANTHROPIC_BASE_URL } : {}),
+    },
+    model: e.SWITCHBOARD_MODEL,
+    dataDir: abs(e.SWITCHBOARD_DATA_DIR),
+    workspace: abs(e.SWITCHBOARD_WORKSPACE),
+    workspacePerChat: e.SWITCHBOARD_WORKSPACE_PER_CHAT,
+    permissionMode: e.SWITCHBOARD_PERMISSION_MODE,
+    projectAccess: e.SWITCHBOARD_PROJECT_ACCESS,
+    allowedUsers: e.SWITCHBOARD_ALLOWED_USERS,
+    admins: e.SWITCHBOARD_ADMINS,
+    linkedUsers: e.SWITCHBOARD_LINKED_USERS,
+    approvalTimeoutMs: e.SWITCHBOARD_APPROVAL_TIMEOUT,
+    idleReleaseMs: e.SWITCHBOARD_IDLE_RELEASE,
+    logLevel: e.SWITCHBOARD_LOG_LEVEL,
+    ...(telegram ? { telegram } : {}),
+    ...(slack ? { slack } : {}),
+    ...(discord ? { discord } : {}),
+    console: argv.includes('--console') || (!telegram && !slack && !discord),
+    secrets,
+  };
+}
+
+const SECRET_NAME = /TOKEN|SECRET|KEY|DATABASE_URL/;
+
+function configError(
+  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>,
+  env: Record<string, string | undefined>,
+): SwitchboardError {
+  const lines = issues.map((i) => {
+    const variable = String(i.path[0] ?? 'config');
+    const value = env[variable];
+    // Echo what was given, so a typo is visible at once; never echo a secret.
+    const got = value && !SECRET_NAME.test(variable) ? ` (got "${value.slice(0, 60)}")` : '';
+    return `${variable} ${i.message}${got}`;
+  });
+  const variables = issues.map((i) => String(i.path[0] ?? 'config'));
+  return new SwitchboardError('CONFIG_INVALID', `Invalid configuration:\n  ${lines.join('\n  ')}`, {
+    detail: { variables },
+  });
+}
+
+export type { ParsedEnv };
+/** zod issues, re-exported for tools that validate partial configs. */
+export type ConfigIssue = z.core.$ZodIssue;

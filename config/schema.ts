@@ -1,0 +1,140 @@
+/**
+ * The configuration schema: every environment variable switchboard reads,
+ * validated with zod. Durations are given in seconds and turned into ms.
+ */
+import { z } from 'zod';
+import { PERMISSION_MODES } from '../src/session/types.js';
+
+const PLATFORMS = ['telegram', 'slack', 'discord', 'console'] as const;
+const USER_KEY = /^(telegram|slack|discord|console):[A-Za-z0-9_.@-]{1,64}$/;
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((s) => (s === '' ? undefined : s))
+  .optional();
+
+const url = (what: string) =>
+  optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), {
+    message: `expected an http(s) URL (${what})`,
+  });
+
+const seconds = (fallback: number, max: number) =>
+  optionalString
+    .refine((v) => v === undefined || (/^\d+(\.\d+)?$/.test(v) && Number(v) > 0 && Number(v) <= max), {
+      message: `expected a number of seconds between 1 and ${max}`,
+    })
+    .transform((v) => Math.round((v === undefined ? fallback : Number(v)) * 1000));
+
+const port = (fallback: number) =>
+  optionalString
+    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= 0 && Number(v) <= 65535), {
+      message: 'expected a port number (0-65535)',
+    })
+    .transform((v) => (v === undefined ? fallback : Number(v)));
+
+const bool = optionalString
+  .refine((v) => v === undefined || /^(true|false|1|0|yes|no)$/i.test(v), {
+    message: 'expected true or false',
+  })
+  .transform((v) => v !== undefined && /^(true|1|yes)$/i.test(v));
+
+const userList = optionalString
+  .refine((v) => v === undefined || v.split(',').every((u) => USER_KEY.test(u.trim())), {
+    message: `expected comma-separated platform:userId entries (platform one of ${PLATFORMS.join(', ')}), e.g. telegram:123456,slack:U0123ABCD`,
+  })
+  .transform((v) => (v === undefined ? [] : v.split(',').map((u) => u.trim())));
+
+const linkedUsers = optionalString
+  .refine(
+    (v) =>
+      v === undefined ||
+      v.split(';').every((entry) => {
+        const [name, ids] = entry.split('=');
+        return (
+          !!name &&
+          /^[A-Za-z0-9_.-]{1,64}$/.test(name.trim()) &&
+          !!ids &&
+          ids.split(',').every((u) => USER_KEY.test(u.trim()))
+        );
+      }),
+    { message: 'expected name=platform:id,platform:id;name2=... e.g. alice=telegram:1,slack:U1' },
+  )
+  .transform((v) => {
+    const out: Record<string, string[]> = {};
+    if (v === undefined) return out;
+    for (const entry of v.split(';')) {
+      const [name, ids] = entry.split('=') as [string, string];
+      out[name.trim()] = ids.split(',').map((u) => u.trim());
+    }
+    return out;
+  });
+
+/** The raw environment, variable by variable. */
+export const envSchema = z.object({
+  ANTHROPIC_API_KEY: z
+    .string({
+      message: 'is not set: get a key from the Anthropic console and put it in .env (see .env.example)',
+    })
+    .trim()
+    .min(1, 'is empty: put your Anthropic API key in .env (see .env.example)'),
+  ANTHROPIC_BASE_URL: url('the Messages API base URL'),
+  SWITCHBOARD_MODEL: optionalString.transform((v) => v ?? 'claude-sonnet-4-6'),
+  SWITCHBOARD_DATA_DIR: optionalString.transform((v) => v ?? './data'),
+  SWITCHBOARD_WORKSPACE: optionalString.transform((v) => v ?? './workspace'),
+  SWITCHBOARD_WORKSPACE_PER_CHAT: bool,
+  SWITCHBOARD_PERMISSION_MODE: optionalString
+    .refine((v) => v === undefined || (PERMISSION_MODES as readonly string[]).includes(v), {
+      message: `expected one of ${PERMISSION_MODES.join(', ')}`,
+    })
+    .transform((v) => (v ?? 'default') as (typeof PERMISSION_MODES)[number]),
+  SWITCHBOARD_PROJECT_ACCESS: optionalString
+    .refine((v) => v === undefined || v === 'trusted' || v === 'restricted', {
+      message: 'expected trusted or restricted',
+    })
+    .transform((v) => (v ?? 'restricted') as 'trusted' | 'restricted'),
+  SWITCHBOARD_ALLOWED_USERS: userList,
+  SWITCHBOARD_ADMINS: userList,
+  SWITCHBOARD_LINKED_USERS: linkedUsers,
+  SWITCHBOARD_APPROVAL_TIMEOUT: seconds(600, 86_400),
+  SWITCHBOARD_IDLE_RELEASE: seconds(600, 86_400),
+  SWITCHBOARD_LOG_LEVEL: optionalString
+    .refine(
+      (v) => v === undefined || ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(v),
+      {
+        message: 'expected one of fatal, error, warn, info, debug, trace, silent',
+      },
+    )
+    .transform((v) => v ?? 'info'),
+  TELEGRAM_BOT_TOKEN: optionalString.refine((v) => v === undefined || /^\d+:[A-Za-z0-9_-]{10,}$/.test(v), {
+    message: 'does not look like a bot token (expected 123456:ABC..., as @BotFather gives it)',
+  }),
+  TELEGRAM_API_ROOT: url('a local Bot API server'),
+  TELEGRAM_WEBHOOK_URL: url('the public URL Telegram posts updates to'),
+  TELEGRAM_WEBHOOK_SECRET: optionalString.refine((v) => v === undefined || /^[A-Za-z0-9_-]{1,256}$/.test(v), {
+    message: 'expected 1-256 characters of A-Z, a-z, 0-9, _ and -',
+  }),
+  TELEGRAM_WEBHOOK_PORT: port(8080),
+  SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), {
+    message: 'expected a bot token starting with xoxb-',
+  }),
+  SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), {
+    message: 'expected an app-level token starting with xapp- (for Socket Mode)',
+  }),
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_PORT: port(3000),
+  SLACK_API_URL: url('the Slack Web API base, ending in /api/'),
+  SLACK_COMMAND: optionalString
+    .refine((v) => v === undefined || /^\/?[a-z0-9_-]{1,31}$/.test(v), {
+      message: 'expected a slash command name such as switchboard',
+    })
+    .transform((v) => (v ?? 'switchboard').replace(/^\//, '')),
+  DISCORD_BOT_TOKEN: optionalString,
+  DISCORD_API_URL: url('the Discord REST API base, e.g. http://127.0.0.1:3000/api'),
+  DISCORD_GUILD_ID: optionalString.refine((v) => v === undefined || /^\d{5,25}$/.test(v), {
+    message: 'expected a numeric guild (server) id',
+  }),
+});
+
+/** The environment after validation. */
+export type ParsedEnv = z.output<typeof envSchema>;

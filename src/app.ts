@@ -1,0 +1,144 @@
+/**
+ * The ready bot, assembled from a {@link Config}: stores in the data
+ * directory, the Anthropic provider, one adapter per configured platform (the
+ * console when none is), and the bot core. `npm start` runs exactly this, and
+ * the adapters' integration tests start it the same way.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import type { Config } from '../config/index.js';
+import { type Bot, createBot } from './bot/index.js';
+import type { ChatAdapter } from './bot/types.js';
+import { type Clock, systemClock } from './clock.js';
+import { createLogger, type Logger } from './logger.js';
+import { AnthropicProvider } from './provider/index.js';
+import { createBotStateStore, createUserSessionStore } from './store/index.js';
+import { scrubbedEnv } from './tools/index.js';
+
+/** Things the caller may inject (tests pass a capturing logger, a console stream). */
+export interface AppDeps {
+  logger?: Logger;
+  clock?: Clock;
+  /** Streams for the console adapter; default stdin/stdout. */
+  consoleIO?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
+}
+
+/** A running switchboard. */
+export interface RunningApp {
+  bot: Bot;
+  adapters: ChatAdapter[];
+  logger: Logger;
+  /** Graceful stop: no new messages, running turns aborted with a notice, stores flushed. */
+  stop(): Promise<void>;
+}
+
+/** The console user's key; the local operator already has the machine, so it is always allowed. */
+export const CONSOLE_OPERATOR = 'console:operator';
+
+/**
+ * Starts every configured platform. Rejects (after stopping whatever had
+ * started) when an adapter cannot start, e.g. a token the platform rejects.
+ */
+export async function startSwitchboard(config: Config, deps: AppDeps = {}): Promise<RunningApp> {
+  // In console mode stdout is the chat; logs go to stderr so they do not interleave with replies.
+  const logger =
+    deps.logger ??
+    createLogger({
+      level: config.logLevel,
+      secrets: config.secrets,
+      ...(config.console ? { destination: pino.destination({ dest: 2, sync: false }) } : {}),
+    });
+  const clock = deps.clock ?? systemClock;
+  await mkdir(config.dataDir, { recursive: true });
+  await mkdir(config.workspace, { recursive: true });
+
+  const adapters = await createAdapters(config, logger, clock, deps);
+  const allowedUsers = config.console ? [...config.allowedUsers, CONSOLE_OPERATOR] : config.allowedUsers;
+  const admins = config.console ? [...config.admins, CONSOLE_OPERATOR] : config.admins;
+
+  const bot = createBot({
+    adapters,
+    provider: new AnthropicProvider({
+      apiKey: config.anthropic.apiKey,
+      model: config.model,
+      ...(config.anthropic.baseURL ? { baseURL: config.anthropic.baseURL } : {}),
+    }),
+    sessionStore: createUserSessionStore(join(config.dataDir, 'sessions'), { logger }),
+    stateStore: createBotStateStore(config.dataDir, { logger }),
+    workspace: config.workspace,
+    workspacePerChat: config.workspacePerChat,
+    model: config.model,
+    permissionMode: config.permissionMode,
+    projectAccess: config.projectAccess,
+    allowedUsers,
+    admins,
+    linkedUsers: config.linkedUsers,
+    approvalTimeoutMs: config.approvalTimeoutMs,
+    idleReleaseMs: config.idleReleaseMs,
+    toolEnv: scrubbedEnv(process.env, config.secrets),
+    clock,
+    logger,
+  });
+
+  try {
+    await bot.start();
+  } catch (err) {
+    await bot.stop().catch(() => {});
+    throw err;
+  }
+  logger.info({ platforms: adapters.map((a) => a.platform), model: config.model }, 'switchboard started');
+  return { bot, adapters, logger, stop: () => bot.stop() };
+}
+
+/** Loads only the adapters that are configured, so an unused SDK is never imported. */
+async function createAdapters(
+  config: Config,
+  logger: Logger,
+  clock: Clock,
+  deps: AppDeps,
+): Promise<ChatAdapter[]> {
+  const adapters: ChatAdapter[] = [];
+  if (config.telegram) {
+    const { createTelegramAdapter } = await import('../adapters/telegram/index.js');
+    adapters.push(
+      createTelegramAdapter({
+        token: config.telegram.token,
+        ...(config.telegram.apiRoot ? { apiRoot: config.telegram.apiRoot } : {}),
+        ...(config.telegram.webhook ? { webhook: config.telegram.webhook } : {}),
+        logger: logger.child({ platform: 'telegram' }),
+        clock,
+      }),
+    );
+  }
+  if (config.slack) {
+    const { createSlackAdapter } = await import('../adapters/slack/index.js');
+    adapters.push(
+      createSlackAdapter({
+        botToken: config.slack.botToken,
+        port: config.slack.port,
+        commandName: config.slack.commandName,
+        ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
+        ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
+        ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+        logger: logger.child({ platform: 'slack' }),
+      }),
+    );
+  }
+  if (config.discord) {
+    const { createDiscordAdapter } = await import('../adapters/discord/index.js');
+    adapters.push(
+      createDiscordAdapter({
+        token: config.discord.token,
+        ...(config.discord.apiUrl ? { apiUrl: config.discord.apiUrl } : {}),
+        ...(config.discord.guildId ? { guildId: config.discord.guildId } : {}),
+        logger: logger.child({ platform: 'discord' }),
+      }),
+    );
+  }
+  if (config.console) {
+    const { createConsoleAdapter } = await import('../adapters/console/index.js');
+    adapters.push(createConsoleAdapter(deps.consoleIO ?? { input: process.stdin, output: process.stdout }));
+  }
+  return adapters;
+}

@@ -1,0 +1,75 @@
+/**
+ * `npm start`: load `.env` (when present), validate the configuration, run
+ * every configured platform (the console when none is), and stop gracefully
+ * on SIGINT / SIGTERM.
+ *
+ * Exit codes: 0 after a clean stop, 1 when start-up fails (a platform rejects
+ * its token), 2 when the configuration is invalid.
+ */
+import { existsSync } from 'node:fs';
+import type { ConsoleAdapter } from '../adapters/console/index.js';
+import { loadConfig } from '../config/index.js';
+import { startSwitchboard } from './app.js';
+import { isErrorCode } from './errors.js';
+
+async function main(): Promise<number> {
+  // Node's --env-file exits when the file is missing; a fresh clone has none.
+  if (existsSync('.env')) process.loadEnvFile('.env');
+
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig({ env: process.env, argv: process.argv.slice(2) });
+  } catch (err) {
+    if (isErrorCode(err, 'CONFIG_INVALID')) {
+      process.stderr.write(`${err.message}\nEvery setting is described in .env.example.\n`);
+      return 2;
+    }
+    throw err;
+  }
+
+  let app: Awaited<ReturnType<typeof startSwitchboard>>;
+  try {
+    app = await startSwitchboard(config);
+  } catch (err) {
+    process.stderr.write(
+      `switchboard could not start: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+    return 1;
+  }
+
+  let stopping: Promise<number> | undefined;
+  const stop = (reason: string): Promise<number> => {
+    stopping ??= (async () => {
+      app.logger.info({ reason }, 'stopping');
+      await app.stop();
+      return 0;
+    })();
+    return stopping;
+  };
+
+  return new Promise<number>((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.on(signal, () => {
+        // A second signal while stopping means "now".
+        if (stopping) process.exit(1);
+        stop(signal).then(resolve, () => resolve(1));
+      });
+    }
+    const consoleAdapter = app.adapters.find((a) => a.platform === 'console') as ConsoleAdapter | undefined;
+    // Piped input: when it ends, finish the running replies, then stop.
+    consoleAdapter?.inputEnded.then(async () => {
+      await app.bot.idle();
+      stop('input closed').then(resolve, () => resolve(1));
+    });
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(
+      `switchboard crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(1);
+  },
+);

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config/index.js';
+import { isErrorCode, SwitchboardError } from '../../src/errors.js';
+
+const base = { ANTHROPIC_API_KEY: 'sk-ant-test-key' };
+
+function problems(env: Record<string, string>): { message: string; variables: string[] } {
+  try {
+    loadConfig({ env, cwd: '/srv/bot' });
+  } catch (err) {
+    if (!isErrorCode(err, 'CONFIG_INVALID')) throw err;
+    return { message: err.message, variables: err.detail.variables as string[] };
+  }
+  throw new Error('expected CONFIG_INVALID');
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults and resolves paths against cwd', () => {
+    const c = loadConfig({ env: base, cwd: '/srv/bot' });
+    expect(c.model).toBe('claude-sonnet-4-6');
+    expect(c.dataDir).toBe('/srv/bot/data');
+    expect(c.workspace).toBe('/srv/bot/workspace');
+    expect(c.permissionMode).toBe('default');
+    expect(c.projectAccess).toBe('restricted');
+    expect(c.approvalTimeoutMs).toBe(600_000);
+    expect(c.allowedUsers).toEqual([]);
+    expect(c.console).toBe(true);
+    expect(c.telegram).toBeUndefined();
+    expect(c.secrets).toEqual(['sk-ant-test-key']);
+  });
+
+  it('names a missing ANTHROPIC_API_KEY and points at .env.example', () => {
+    const p = problems({});
+    expect(p.variables).toEqual(['ANTHROPIC_API_KEY']);
+    expect(p.message).toMatch(/ANTHROPIC_API_KEY is not set/);
+    expect(p.message).toMatch(/\.env\.example/);
+  });
+
+  it('lists every invalid variable with what is expected and what was given', () => {
+    const p = problems({
+      ...base,
+      SWITCHBOARD_PERMISSION_MODE: 'yolo',
+      SWITCHBOARD_APPROVAL_TIMEOUT: 'ten',
+      SWITCHBOARD_ALLOWED_USERS: 'telegram:1,bob',
+    });
+    expect(p.variables.sort()).toEqual([
+      'SWITCHBOARD_ALLOWED_USERS',
+      'SWITCHBOARD_APPROVAL_TIMEOUT',
+      'SWITCHBOARD_PERMISSION_MODE',
+    ]);
+    expect(p.message).toMatch(
+      /SWITCHBOARD_PERMISSION_MODE expected one of plan, default, acceptEdits, bypassPermissions \(got "yolo"\)/,
+    );
+    expect(p.message).toMatch(/SWITCHBOARD_APPROVAL_TIMEOUT expected a number of seconds/);
+  });
+
+  it('never echoes a secret value in its message', () => {
+    const p = problems({ ...base, TELEGRAM_BOT_TOKEN: 'not-a-token-but-secret' });
+    expect(p.variables).toEqual(['TELEGRAM_BOT_TOKEN']);
+    expect(p.message).not.toContain('not-a-token-but-secret');
+  });
+
+  it('requires a Slack transport and a webhook secret', () => {
+    expect(problems({ ...base, SLACK_BOT_TOKEN: 'xoxb-1-2' }).variables).toEqual(['SLACK_APP_TOKEN']);
+    expect(
+      problems({
+        ...base,
+        TELEGRAM_BOT_TOKEN: '123:abcdefghijklmnop',
+        TELEGRAM_WEBHOOK_URL: 'https://x.example/tg',
+      }).variables,
+    ).toEqual(['TELEGRAM_WEBHOOK_SECRET']);
+  });
+
+  it('builds platform sections and turns off the console when a platform is configured', () => {
+    const c = loadConfig({
+      env: {
+        ...base,
+        TELEGRAM_BOT_TOKEN: '123:abcdefghijklmnop',
+        TELEGRAM_API_ROOT: 'http://127.0.0.1:9/',
+        SLACK_BOT_TOKEN: 'xoxb-1-2',
+        SLACK_APP_TOKEN: 'xapp-1-2',
+        DISCORD_BOT_TOKEN: 'discord-token-value',
+        DISCORD_GUILD_ID: '123456789012',
+        SWITCHBOARD_ADMINS: 'telegram:7',
+        SWITCHBOARD_LINKED_USERS: 'alice=telegram:1,slack:U1;bob=discord:22',
+        SWITCHBOARD_APPROVAL_TIMEOUT: '30',
+      },
+    });
+    expect(c.console).toBe(false);
+    expect(c.telegram).toEqual({ token: '123:abcdefghijklmnop', apiRoot: 'http://127.0.0.1:9' });
+    expect(c.slack).toMatchObject({
+      botToken: 'xoxb-1-2',
+      appToken: 'xapp-1-2',
+      commandName: 'switchboard',
+      port: 3000,
+    });
+    expect(c.discord).toEqual({ token: 'discord-token-value', guildId: '123456789012' });
+    expect(c.linkedUsers).toEqual({ alice: ['telegram:1', 'slack:U1'], bob: ['discord:22'] });
+    expect(c.approvalTimeoutMs).toBe(30_000);
+    expect(c.secrets).toContain('discord-token-value');
+  });
+
+  it('runs the console alongside platforms with --console', () => {
+    const c = loadConfig({ env: { ...base, DISCORD_BOT_TOKEN: 'discord-token-value' }, argv: ['--console'] });
+    expect(c.console).toBe(true);
+  });
+
+  it('throws a SwitchboardError, not a raw zod error', () => {
+    expect(() => loadConfig({ env: {} })).toThrow(SwitchboardError);
+  });
+});
