@@ -1,0 +1,68 @@
+/**
+ * Conversion between switchboard's provider-neutral shapes and the Anthropic
+ * Messages API's parameters.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ContentBlock } from '../session/types.js';
+import type { ProviderMessage, ToolDefinition } from './types.js';
+
+type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+const IMAGE_TYPES = new Set<string>(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/** One content block as the Messages API expects it, or undefined when the API would reject it. */
+export function toApiBlock(block: ContentBlock): Anthropic.ContentBlockParam | undefined {
+  switch (block.type) {
+    case 'text':
+      // The API rejects empty text blocks; an interrupted reply can leave one.
+      return block.text.length > 0 ? { type: 'text', text: block.text } : undefined;
+    case 'image':
+      return {
+        type: 'image',
+        source: {
+          type: 'base64',
+          media_type: (IMAGE_TYPES.has(block.mediaType) ? block.mediaType : 'image/png') as ImageMediaType,
+          data: block.data,
+        },
+      };
+    case 'tool_use':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+    case 'tool_result':
+      return {
+        type: 'tool_result',
+        tool_use_id: block.toolUseId,
+        content: block.content,
+        ...(block.isError ? { is_error: true } : {}),
+      };
+  }
+}
+
+/**
+ * Messages for the API: empty messages dropped, consecutive messages of one
+ * role merged (the session may hold a summary followed by a new prompt, or a
+ * tool result followed by a prompt after an abort).
+ */
+export function toApiMessages(messages: readonly ProviderMessage[]): Anthropic.MessageParam[] {
+  const out: Anthropic.MessageParam[] = [];
+  for (const message of messages) {
+    const content = message.content
+      .map(toApiBlock)
+      .filter((b): b is Anthropic.ContentBlockParam => b !== undefined);
+    if (content.length === 0) continue;
+    const last = out[out.length - 1];
+    if (last && last.role === message.role && Array.isArray(last.content)) {
+      last.content.push(...content);
+    } else {
+      out.push({ role: message.role, content });
+    }
+  }
+  return out;
+}
+
+/** Tool definitions for the API. */
+export function toApiTools(tools: readonly ToolDefinition[]): Anthropic.Tool[] {
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: { type: 'object', ...t.inputSchema } as Anthropic.Tool.InputSchema,
+  }));
+}

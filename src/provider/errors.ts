@@ -1,0 +1,111 @@
+/**
+ * Turns Anthropic SDK errors into {@link SwitchboardError}s whose messages can
+ * be shown in a chat: what went wrong and what to do, never the API key.
+ */
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from '@anthropic-ai/sdk';
+import { SwitchboardError } from '../errors.js';
+import { scrubSecrets } from '../logger.js';
+
+const CONTEXT_TOO_LONG = /prompt is too long|too many tokens|context (window|length)|maximum context/i;
+
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const ms = headers?.get('retry-after-ms');
+  if (ms && !Number.isNaN(Number.parseFloat(ms))) return Number.parseFloat(ms);
+  const s = headers?.get('retry-after');
+  if (s && !Number.isNaN(Number.parseFloat(s))) return Number.parseFloat(s) * 1000;
+  return undefined;
+}
+
+/**
+ * Maps anything the SDK throws (or an abort) to a SwitchboardError.
+ *
+ * @param secrets values removed from every message (the API key).
+ */
+export function mapProviderError(
+  err: unknown,
+  signal: AbortSignal | undefined,
+  secrets: readonly string[],
+): SwitchboardError {
+  if (err instanceof SwitchboardError) return err;
+  const clean = (text: string) => scrubSecrets(text, secrets);
+  if (err instanceof APIUserAbortError || signal?.aborted) {
+    return new SwitchboardError('ABORTED', 'The request to the model was stopped.', { cause: err });
+  }
+  if (err instanceof APIConnectionTimeoutError) {
+    return new SwitchboardError(
+      'PROVIDER_ERROR',
+      'The Anthropic API did not answer in time. Try again in a moment.',
+      { cause: err },
+    );
+  }
+  if (err instanceof APIConnectionError) {
+    return new SwitchboardError(
+      'PROVIDER_ERROR',
+      'Could not reach the Anthropic API (network error). Check the connection or ANTHROPIC_BASE_URL and try again.',
+      { cause: err },
+    );
+  }
+  if (err instanceof APIError) {
+    const status = err.status;
+    const type = err.type ?? '';
+    const apiMessage = clean(err.apiMessage ?? err.message);
+    const detail = { status, type, apiMessage };
+    if (status === 401 || type === 'authentication_error') {
+      return new SwitchboardError(
+        'PROVIDER_AUTH',
+        'ANTHROPIC_API_KEY was rejected by the Anthropic API (401): check the key in .env and restart.',
+        { cause: err, detail },
+      );
+    }
+    if (status === 403 || type === 'permission_error') {
+      return new SwitchboardError(
+        'PROVIDER_AUTH',
+        `The Anthropic API refused this request (403): the API key may lack access to this model. ${apiMessage}`,
+        { cause: err, detail },
+      );
+    }
+    if (status === 429 || type === 'rate_limit_error') {
+      const wait = retryAfterMs(err.headers);
+      return new SwitchboardError(
+        'PROVIDER_RATE_LIMITED',
+        `The Anthropic API rate limit was reached${wait ? `; try again in ${Math.ceil(wait / 1000)} s` : '; try again in a minute'}.`,
+        { cause: err, detail, ...(wait === undefined ? {} : { retryAfterMs: wait }) },
+      );
+    }
+    if (status === 529 || type === 'overloaded_error') {
+      return new SwitchboardError(
+        'PROVIDER_OVERLOADED',
+        'The Anthropic API is overloaded right now. Try again in a minute.',
+        { cause: err, detail },
+      );
+    }
+    if (status === 413 || (status === 400 && CONTEXT_TOO_LONG.test(apiMessage))) {
+      return new SwitchboardError(
+        'PROVIDER_CONTEXT_TOO_LONG',
+        'The conversation is too long for the model: use /compact to summarize it, or /new to start over.',
+        { cause: err, detail },
+      );
+    }
+    if (status === undefined) {
+      return new SwitchboardError(
+        'PROVIDER_ERROR',
+        `The Anthropic API reported an error in the middle of the reply (${type || 'error'}): ${apiMessage}. Try again.`,
+        { cause: err, detail },
+      );
+    }
+    return new SwitchboardError(
+      'PROVIDER_ERROR',
+      `The Anthropic API answered ${status}${type ? ` (${type})` : ''}: ${apiMessage}`,
+      { cause: err, detail },
+    );
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new SwitchboardError('PROVIDER_ERROR', `The model request failed: ${clean(message)}`, {
+    cause: err,
+  });
+}
