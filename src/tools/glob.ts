@@ -1,0 +1,93 @@
+/**
+ * Glob: finds files by name pattern under the workspace, newest first.
+ */
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { defineTool, pathScope, stringField, toolError } from './define.js';
+import { compileGlob, splitLiteralPrefix } from './glob-pattern.js';
+import { displayPath, resolveInWorkspace, workspaceRoot } from './paths.js';
+import type { Tool } from './types.js';
+import { type WalkStats, walkFiles } from './walk.js';
+
+/** Most paths one Glob call lists. */
+export const GLOB_MAX_RESULTS = 100;
+/** Most directory entries one Glob call looks at. */
+export const GLOB_MAX_ENTRIES = 50_000;
+
+const schema = z
+  .object({
+    pattern: z
+      .string()
+      .min(1)
+      .describe('Glob such as "**/*.ts" or "src/*.{js,json}", relative to path (default: the workspace).'),
+    path: z.string().min(1).optional().describe('Folder to search in, inside the workspace.'),
+  })
+  .strict();
+
+/** Builds the Glob tool. */
+export function createGlobTool(): Tool {
+  return defineTool({
+    name: 'Glob',
+    description:
+      'Lists files in the workspace whose path (relative to `path`, default the workspace) matches a glob: ' +
+      '`*` and `?` within a name, `**` across folders, `[abc]`, `{a,b}`. Results are workspace-relative, ' +
+      `sorted by modification time, newest first (ties by name), at most ${GLOB_MAX_RESULTS}. ` +
+      'node_modules and .git are skipped unless the pattern starts inside them.',
+    toolClass: 'inspect',
+    schema,
+    subject: (input) => {
+      const pattern = stringField(input, 'pattern') ?? '?';
+      const path = stringField(input, 'path');
+      return path === undefined ? pattern : `${pattern} in ${path}`;
+    },
+    scopeKey: (input) => pathScope(input, 'path'),
+    async run(input, context) {
+      const { prefix, rest } = splitLiteralPrefix(input.pattern);
+      const matcher = compileGlob('Glob', 'pattern', rest);
+      if (typeof matcher === 'string') return toolError(matcher);
+      const root = await workspaceRoot(context.cwd);
+      const base = await resolveInWorkspace(root, input.path ?? '.');
+      // The literal folders go through the same confinement as any path,
+      // which also turns `../x/*` and absolute patterns outside into errors.
+      const start = await resolveInWorkspace(root, join(base, prefix));
+      let startInfo: Awaited<ReturnType<typeof stat>>;
+      try {
+        startInfo = await stat(start);
+      } catch {
+        return { content: `No files match ${input.pattern}.` };
+      }
+      if (!startInfo.isDirectory()) return toolError(`${displayPath(root, start)} is not a folder.`);
+      const stats: WalkStats = { entries: 0, truncated: false };
+      const found: { shown: string; mtimeMs: number }[] = [];
+      for await (const file of walkFiles(
+        { root, start, signal: context.signal, maxEntries: GLOB_MAX_ENTRIES },
+        stats,
+      )) {
+        if (!matcher.test(file.relFromStart)) continue;
+        const mtimeMs = await stat(file.realPath).then(
+          (s) => s.mtimeMs,
+          () => 0,
+        );
+        found.push({ shown: displayPath(root, file.path), mtimeMs });
+      }
+      if (found.length === 0) {
+        return { content: `No files match ${input.pattern}.${walkNote(stats)}` };
+      }
+      found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.shown < b.shown ? -1 : a.shown > b.shown ? 1 : 0));
+      const lines = found.slice(0, GLOB_MAX_RESULTS).map((f) => f.shown);
+      if (found.length > GLOB_MAX_RESULTS) {
+        lines.push(
+          `[${found.length - GLOB_MAX_RESULTS} more matches not shown; showing the ${GLOB_MAX_RESULTS} newest. Narrow the pattern or path.]`,
+        );
+      }
+      return { content: lines.join('\n') + walkNote(stats) };
+    },
+  });
+}
+
+function walkNote(stats: WalkStats): string {
+  return stats.truncated
+    ? `\n[search stopped after ${GLOB_MAX_ENTRIES} entries; narrow the pattern or path]`
+    : '';
+}

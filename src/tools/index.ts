@@ -1,0 +1,57 @@
+/**
+ * The built-in tools (Read, Write, Edit, Glob, Grep, Bash), the permission
+ * policy, workspace confinement and the scrubbed child environment.
+ */
+import { BASH_DEFAULT_MAX_OUTPUT_CHARS, BASH_DEFAULT_TIMEOUT_MS, createBashTool } from './bash.js';
+import { createEditTool } from './edit.js';
+import { createGlobTool } from './glob.js';
+import { createGrepTool } from './grep.js';
+import { createReadTool } from './read.js';
+import type { Tool } from './types.js';
+import { createWriteTool } from './write.js';
+
+/** Options for {@link createBuiltinTools}. */
+export interface BuiltinToolsOptions {
+  /** Default Bash timeout in ms (120 s); a call may ask for up to 600 s. */
+  bashTimeoutMs?: number;
+  /** Cap on the characters one tool call returns (30,000): Bash output, Grep results, Read text. */
+  maxOutputChars?: number;
+}
+
+/**
+ * Creates the six built-in tools. File tools are confined to the session's
+ * workspace (`ToolContext.cwd`) after resolving symlinks; Bash runs there
+ * with `ToolContext.env`, which the caller must have scrubbed
+ * (see {@link scrubbedEnv}).
+ *
+ * @example
+ * const tools = createBuiltinTools({ bashTimeoutMs: 60_000 });
+ * const session = new InteractiveSession({ cwd, provider, tools, toolEnv: scrubbedEnv() });
+ */
+export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
+  const maxOutputChars = options.maxOutputChars ?? BASH_DEFAULT_MAX_OUTPUT_CHARS;
+  return [
+    createReadTool({ maxOutputChars }),
+    createWriteTool(),
+    createEditTool(),
+    createGlobTool(),
+    createGrepTool({ maxOutputChars }),
+    createBashTool({ timeoutMs: options.bashTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS, maxOutputChars }),
+  ];
+}
+
+export {
+  BASH_DEFAULT_MAX_OUTPUT_CHARS,
+  BASH_DEFAULT_TIMEOUT_MS,
+  BASH_MAX_TIMEOUT_MS,
+  createBashTool,
+} from './bash.js';
+export { createEditTool } from './edit.js';
+export { scrubbedEnv } from './env.js';
+export { createGlobTool, GLOB_MAX_RESULTS } from './glob.js';
+export { createGrepTool, GREP_MAX_RESULTS } from './grep.js';
+export { displayPath, isInside, resolveInWorkspace } from './paths.js';
+export { decidePermission, type PermissionDecision } from './permissions.js';
+export { createReadTool, READ_DEFAULT_LIMIT } from './read.js';
+export type { Tool, ToolContext, ToolResult } from './types.js';
+export { createWriteTool } from './write.js';
