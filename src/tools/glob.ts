@@ -2,7 +2,7 @@
  * Glob: finds files by name pattern under the workspace, newest first.
  */
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { defineTool, pathScope, stringField, toolError } from './define.js';
 import { compileGlob, splitLiteralPrefix } from './glob-pattern.js';
@@ -50,7 +50,7 @@ export function createGlobTool(): Tool {
       const base = await resolveInWorkspace(root, input.path ?? '.');
       // The literal folders go through the same confinement as any path,
       // which also turns `../x/*` and absolute patterns outside into errors.
-      const start = await resolveInWorkspace(root, join(base, prefix));
+      const start = await resolveInWorkspace(root, resolve(base, prefix));
       let startInfo: Awaited<ReturnType<typeof stat>>;
       try {
         startInfo = await stat(start);

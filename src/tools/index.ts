@@ -14,7 +14,10 @@ import { createWriteTool } from './write.js';
 export interface BuiltinToolsOptions {
   /** Default Bash timeout in ms (120 s); a call may ask for up to 600 s. */
   bashTimeoutMs?: number;
-  /** Cap on the characters one tool call returns (30,000): Bash output, Grep results, Read text. */
+  /**
+   * Cap on the characters Bash and Grep return per call (30,000). Read has
+   * its own larger cap, since it already pages by lines.
+   */
   maxOutputChars?: number;
 }
 
@@ -31,7 +34,7 @@ export interface BuiltinToolsOptions {
 export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
   const maxOutputChars = options.maxOutputChars ?? BASH_DEFAULT_MAX_OUTPUT_CHARS;
   return [
-    createReadTool({ maxOutputChars }),
+    createReadTool(),
     createWriteTool(),
     createEditTool(),
     createGlobTool(),
@@ -52,6 +55,6 @@ export { createGlobTool, GLOB_MAX_RESULTS } from './glob.js';
 export { createGrepTool, GREP_MAX_RESULTS } from './grep.js';
 export { displayPath, isInside, resolveInWorkspace } from './paths.js';
 export { decidePermission, type PermissionDecision } from './permissions.js';
-export { createReadTool, READ_DEFAULT_LIMIT } from './read.js';
+export { createReadTool, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_CHARS } from './read.js';
 export type { Tool, ToolContext, ToolResult } from './types.js';
 export { createWriteTool } from './write.js';

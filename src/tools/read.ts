@@ -13,6 +13,8 @@ export const READ_DEFAULT_LIMIT = 2000;
 export const READ_MAX_LINE_CHARS = 2000;
 /** Files larger than this are refused; the model should use Grep or Bash to narrow down. */
 export const READ_MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** Most characters one Read returns (about 25,000 tokens); a window of long lines ends early. */
+export const READ_MAX_OUTPUT_CHARS = 100_000;
 /** How far into a file we look for NUL bytes to call it binary (git uses the same idea). */
 const BINARY_SNIFF_BYTES = 8192;
 
@@ -37,8 +39,9 @@ export function looksBinary(buffer: Uint8Array): boolean {
   return buffer.subarray(0, BINARY_SNIFF_BYTES).includes(0);
 }
 
-/** Builds the Read tool; `maxOutputChars` caps what one call returns. */
-export function createReadTool(options: { maxOutputChars: number }): Tool {
+/** Builds the Read tool; `maxOutputChars` caps what one call returns (default {@link READ_MAX_OUTPUT_CHARS}). */
+export function createReadTool(options: { maxOutputChars?: number } = {}): Tool {
+  const maxOutputChars = options.maxOutputChars ?? READ_MAX_OUTPUT_CHARS;
   return defineTool({
     name: 'Read',
     description:
@@ -78,7 +81,7 @@ export function createReadTool(options: { maxOutputChars: number }): Tool {
           `${shown} looks like a binary file (it contains NUL bytes); Read shows text files only.`,
         );
       }
-      return { content: numberLines(buffer.toString('utf8'), input, shown, options.maxOutputChars) };
+      return { content: numberLines(buffer.toString('utf8'), input, shown, maxOutputChars) };
     },
   });
 }

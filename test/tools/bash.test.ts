@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/clock.js';
+import { BASH_MAX_TIMEOUT_MS } from '../../src/tools/bash.js';
+import { createBuiltinTools } from '../../src/tools/index.js';
+import { makeContext, makeSandbox, type Sandbox, tool } from './helpers.js';
+
+/** True while `pid` runs; a zombie (killed, not yet reaped) counts as gone. */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Lets real I/O progress until the tool has started its child and set its timer. */
+async function untilTimerSet(clock: VirtualClock): Promise<void> {
+  while (clock.pending === 0) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('Bash', () => {
+  let box: Sandbox;
+  const bash = tool('Bash');
+  const run = (input: Record<string, unknown>) => bash.run(input, makeContext(box.workspace));
+
+  beforeAll(async () => {
+    box = await makeSandbox();
+    await box.write({ 'hello.txt': 'hi there\n' });
+  });
+  afterAll(() => box.cleanup());
+
+  it('runs bash -c in the workspace and reports the exit code', async () => {
+    const result = await run({ command: 'pwd; cat hello.txt; [[ -n "$BASH_VERSION" ]] && echo bash' });
+    expect(result).toEqual({ content: `${box.workspace}\nhi there\nbash\n[exit code: 0]` });
+  });
+
+  it('captures stderr with stdout and marks a failing command as an error', async () => {
+    const result = await run({ command: 'echo to-stderr >&2; exit 3' });
+    expect(result).toEqual({ content: 'to-stderr\n[exit code: 3]', isError: true });
+    expect(await run({ command: 'true' })).toEqual({ content: '(no output)\n[exit code: 0]' });
+  });
+
+  it('gives the command an empty stdin instead of hanging', async () => {
+    expect(await run({ command: 'cat; echo done' })).toEqual({ content: 'done\n[exit code: 0]' });
+  });
+
+  it('caps output at 30,000 characters, keeping both ends, and says how much was cut', async () => {
+    const result = await run({
+      command: "printf 'A%.0s' {1..20000}; printf 'B%.0s' {1..20000}; printf 'C%.0s' {1..10000}",
+    });
+    expect(result.isError).toBeUndefined();
+    const [head, tail] = result.content.split('\n[output truncated: 20000 characters omitted]\n');
+    expect(head).toBe('A'.repeat(15_000));
+    expect(tail).toBe(`${'B'.repeat(5_000)}${'C'.repeat(10_000)}\n[exit code: 0]`);
+  });
+
+  it('honours a smaller maxOutputChars', async () => {
+    const small = createBuiltinTools({ maxOutputChars: 10 }).find((t) => t.name === 'Bash')!;
+    const result = await small.run({ command: 'printf 0123456789abcdefghij' }, makeContext(box.workspace));
+    expect(result.content).toBe('01234\n[output truncated: 10 characters omitted]\nfghij\n[exit code: 0]');
+  });
+
+  it('kills the command and its process group on timeout (real time, 300 ms)', async () => {
+    const started = Date.now();
+    const result = await run({ command: 'sleep 30 & echo $! > bg.pid; sleep 5', timeout: 300 });
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(result.isError).toBe(true);
+    expect(result.content).toBe(
+      '(no output)\n[timed out after 300 ms; the command and its child processes were killed]',
+    );
+    const bgPid = Number(readFileSync(`${box.workspace}/bg.pid`, 'utf8'));
+    expect(isAlive(bgPid)).toBe(false);
+  });
+
+  it('times out after 120 s by default, on the injected clock', async () => {
+    const clock = new VirtualClock();
+    const pending = bash.run({ command: 'echo started; sleep 5' }, makeContext(box.workspace, { clock }));
+    await untilTimerSet(clock);
+    expect(clock.nextAt()).toBe(120_000);
+    await clock.advance(120_000);
+    const result = await pending;
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('[timed out after 120000 ms;');
+  });
+
+  it(`caps the timeout input at ${BASH_MAX_TIMEOUT_MS} ms and uses the configured default`, async () => {
+    const clock = new VirtualClock();
+    const pending = bash.run(
+      { command: 'sleep 5', timeout: 10_000_000 },
+      makeContext(box.workspace, { clock }),
+    );
+    await untilTimerSet(clock);
+    expect(clock.nextAt()).toBe(BASH_MAX_TIMEOUT_MS);
+    await clock.advance(BASH_MAX_TIMEOUT_MS);
+    expect((await pending).content).toContain(`[timed out after ${BASH_MAX_TIMEOUT_MS} ms;`);
+
+    const quick = createBuiltinTools({ bashTimeoutMs: 5_000 }).find((t) => t.name === 'Bash')!;
+    const clock2 = new VirtualClock();
+    const pending2 = quick.run({ command: 'sleep 5' }, makeContext(box.workspace, { clock: clock2 }));
+    await untilTimerSet(clock2);
+    expect(clock2.nextAt()).toBe(5_000);
+    await clock2.advance(5_000);
+    expect((await pending2).content).toContain('[timed out after 5000 ms;');
+  });
+
+  it('stops the command and its children when the signal aborts', async () => {
+    const clock = new VirtualClock();
+    const controller = new AbortController();
+    const pending = bash.run(
+      { command: 'sleep 30 & echo $! > abort.pid; wait' },
+      makeContext(box.workspace, { clock, signal: controller.signal }),
+    );
+    await untilTimerSet(clock);
+    // Wait for the child to record its pid before stopping it.
+    while (!isReadable(`${box.workspace}/abort.pid`)) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    const result = await pending;
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('[stopped: the command was aborted and its processes were killed]');
+    expect(isAlive(Number(readFileSync(`${box.workspace}/abort.pid`, 'utf8')))).toBe(false);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('does not start a command when the turn is already stopped', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await bash.run(
+      { command: 'touch should-not-exist' },
+      makeContext(box.workspace, { signal: controller.signal }),
+    );
+    expect(result).toEqual({ content: 'The command was not run: the turn was stopped.', isError: true });
+    expect(isReadable(`${box.workspace}/should-not-exist`)).toBe(false);
+  });
+
+  it('ends background processes the command leaves behind', async () => {
+    const result = await run({ command: 'sleep 30 & echo $!' });
+    const pid = Number(result.content.split('\n')[0]);
+    expect(pid).toBeGreaterThan(0);
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it('summarizes and scopes by the exact command', () => {
+    expect(bash.toolClass).toBe('execute');
+    expect(bash.summarize({ command: 'npm test' })).toBe('Bash: npm test');
+    const long = bash.summarize({ command: `echo ${'x'.repeat(200)}\nrm -rf /` });
+    expect(long.length).toBeLessThanOrEqual(80);
+    expect(long.endsWith('…')).toBe(true);
+    expect(bash.scopeKey({ command: 'npm test' })).toBe('npm test');
+    expect(bash.scopeKey({ command: 'npm test && rm -rf .' })).toBe('npm test && rm -rf .');
+  });
+
+  it('answers bad input with an error naming the field', async () => {
+    expect((await run({})).content).toMatch(/^Invalid input for Bash: command: /);
+    expect((await run({ command: 'true', timeout: -5 })).content).toMatch(
+      /^Invalid input for Bash: timeout: /,
+    );
+    expect((await run({ command: 'true', timeout: '5s' })).content).toMatch(/timeout: /);
+  });
+});
+
+function isReadable(path: string): boolean {
+  try {
+    return readFileSync(path, 'utf8').trim().length > 0;
+  } catch {
+    return false;
+  }
+}
