@@ -15,6 +15,19 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Resolves once `pid` has gone. A SIGKILLed process closes its pipes a moment
+ * before the kernel marks it dead, so allow it a short real-time grace.
+ */
+async function gone(pid: number, graceMs = 2_000): Promise<boolean> {
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return true;
+}
+
 /** Lets real I/O progress until the tool has started its child and set its timer. */
 async function untilTimerSet(clock: VirtualClock): Promise<void> {
   while (clock.pending === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -71,7 +84,7 @@ describe('Bash', () => {
       '(no output)\n[timed out after 300 ms; the command and its child processes were killed]',
     );
     const bgPid = Number(readFileSync(`${box.workspace}/bg.pid`, 'utf8'));
-    expect(isAlive(bgPid)).toBe(false);
+    expect(await gone(bgPid)).toBe(true);
   });
 
   it('times out after 120 s by default, on the injected clock', async () => {
@@ -119,7 +132,7 @@ describe('Bash', () => {
     const result = await pending;
     expect(result.isError).toBe(true);
     expect(result.content).toContain('[stopped: the command was aborted and its processes were killed]');
-    expect(isAlive(Number(readFileSync(`${box.workspace}/abort.pid`, 'utf8')))).toBe(false);
+    expect(await gone(Number(readFileSync(`${box.workspace}/abort.pid`, 'utf8')))).toBe(true);
     expect(clock.pending).toBe(0);
   });
 
@@ -138,7 +151,7 @@ describe('Bash', () => {
     const result = await run({ command: 'sleep 30 & echo $!' });
     const pid = Number(result.content.split('\n')[0]);
     expect(pid).toBeGreaterThan(0);
-    expect(isAlive(pid)).toBe(false);
+    expect(await gone(pid)).toBe(true);
   });
 
   it('summarizes and scopes by the exact command', () => {
