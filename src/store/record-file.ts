@@ -1,0 +1,31 @@
+/**
+ * Reading and writing a session's small record file (`<id>.json`) with lowdb.
+ * Reads use the raw text so that `null`, `0` or an empty file are reported
+ * as `corrupt` rather than mistaken for a missing file (lowdb's `read()`
+ * keeps its defaults for any falsy value).
+ */
+import { readFile } from 'node:fs/promises';
+import { Low } from 'lowdb';
+import { JSONFile } from 'lowdb/node';
+import { errorCode } from './fs-util.js';
+import { classifyMetaText, type StoredMeta } from './schema.js';
+import type { StoreOutcome } from './types.js';
+
+/** Reads and classifies the record at `path` for session `id`. */
+export async function readRecord(path: string, id: string): Promise<StoreOutcome<StoredMeta>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = errorCode(err);
+    if (code === 'ENOENT') return { status: 'missing' };
+    return { status: 'corrupt', reason: `record cannot be read (${code ?? String(err)})`, path };
+  }
+  return classifyMetaText(text, id, path);
+}
+
+/** Writes a record atomically (lowdb's writer: temp file, then rename). */
+export async function writeRecord(path: string, record: StoredMeta): Promise<void> {
+  const db = new Low<StoredMeta>(new JSONFile<StoredMeta>(path), record);
+  await db.write();
+}
