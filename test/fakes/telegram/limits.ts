@@ -1,0 +1,94 @@
+/**
+ * Rate limits and fault injection for the fake Bot API. Limits are sliding
+ * windows over the fake's wall clock; faults are rules matched per call, with
+ * a seeded random source so a run is repeatable.
+ */
+
+/** At most `count` calls in any `windowMs`. */
+export interface FakeRateLimit {
+  count: number;
+  windowMs: number;
+}
+
+/** A sliding-window counter keyed by chat (or one key for the global limit). */
+export class SlidingWindow {
+  readonly #hits = new Map<string, number[]>();
+
+  constructor(readonly limit: FakeRateLimit) {}
+
+  /** Records a call at `now` if allowed; otherwise returns ms until a slot frees. */
+  take(key: string, now: number): { ok: true } | { ok: false; waitMs: number } {
+    const start = now - this.limit.windowMs;
+    const hits = (this.#hits.get(key) ?? []).filter((t) => t > start);
+    if (hits.length >= this.limit.count) {
+      this.#hits.set(key, hits);
+      return { ok: false, waitMs: (hits[0] as number) - start };
+    }
+    hits.push(now);
+    this.#hits.set(key, hits);
+    return { ok: true };
+  }
+}
+
+/** What a matching fault does to a call. */
+export type FaultKind =
+  | { kind: 'rate-limit'; retryAfter?: number }
+  | { kind: 'server-error'; status?: number }
+  | { kind: 'slow'; delayMs: number }
+  | { kind: 'drop' }
+  | { kind: 'error'; code: number; description: string };
+
+/** A fault rule: which calls, how many of them, and what happens. */
+export type FaultRule = FaultKind & {
+  /** Method name or pattern; all methods when absent. */
+  method?: string | RegExp;
+  /** Share of matching calls hit (0..1); default 1. */
+  share?: number;
+  /** Stop after this many hits; unlimited when absent. */
+  times?: number;
+};
+
+/** mulberry32: small, seeded, good enough to pick which calls fail. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Holds the active fault rules and picks the one (if any) for a call. */
+export class FaultInjector {
+  #rules: { rule: FaultRule; hits: number }[] = [];
+  readonly #random: () => number;
+
+  constructor(seed = 1) {
+    this.#random = seededRandom(seed);
+  }
+
+  add(rule: FaultRule): void {
+    this.#rules.push({ rule, hits: 0 });
+  }
+
+  clear(): void {
+    this.#rules = [];
+  }
+
+  pick(method: string): FaultKind | undefined {
+    for (const entry of this.#rules) {
+      const { rule } = entry;
+      if (rule.times !== undefined && entry.hits >= rule.times) continue;
+      if (rule.method !== undefined) {
+        const matches = typeof rule.method === 'string' ? rule.method === method : rule.method.test(method);
+        if (!matches) continue;
+      }
+      if (rule.share !== undefined && this.#random() >= rule.share) continue;
+      entry.hits++;
+      return rule;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,326 @@
+/**
+ * The fake's Bot API methods. Each validates its parameters the way Telegram
+ * does (lengths after entity parsing, 64-byte callback_data, "message is not
+ * modified", unknown messages) and updates {@link FakeState}. Shapes follow
+ * the installed @grammyjs/types definitions.
+ */
+import type { InlineKeyboardMarkup, User } from 'grammy/types';
+import { EntityParseError, parseTelegramHtml, visibleText } from './markup.js';
+import { ApiError, type FakeMessage, type FakeState } from './state.js';
+
+/** Limits the fake enforces, all configurable. */
+export interface FakeContentLimits {
+  maxLength: number;
+  richMaxLength: number;
+  callbackDataBytes: number;
+  /** How long a callback query may go unanswered. */
+  callbackDeadlineMs: number;
+}
+
+/** Context every handler gets. */
+export interface MethodContext {
+  state: FakeState;
+  bot: User;
+  limits: FakeContentLimits;
+  rich: boolean;
+  drafts: boolean;
+  now: number;
+}
+
+type Params = Record<string, unknown>;
+type Handler = (p: Params, ctx: MethodContext) => unknown;
+
+const bad = (description: string) => new ApiError(400, `Bad Request: ${description}`);
+
+function num(p: Params, key: string): number {
+  const v = p[key];
+  const n = typeof v === 'string' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isFinite(n)) throw bad(`${key} is required`);
+  return n;
+}
+
+function optNum(p: Params, key: string): number | undefined {
+  return p[key] === undefined ? undefined : num(p, key);
+}
+
+function utf16Length(text: string): number {
+  return text.length;
+}
+
+function parseText(text: unknown, parseMode: unknown, ctx: MethodContext): string {
+  if (typeof text !== 'string' || text.length === 0) throw bad('message text is empty');
+  try {
+    const visible = visibleText(text, typeof parseMode === 'string' ? parseMode : undefined);
+    if (visible.trim().length === 0) throw bad('message text is empty');
+    if (utf16Length(visible) > ctx.limits.maxLength)
+      throw new ApiError(400, 'Bad Request: message is too long');
+    return visible;
+  } catch (err) {
+    if (err instanceof EntityParseError) throw bad(`can't parse entities: ${err.message}`);
+    throw err;
+  }
+}
+
+function parseRich(rich: unknown, ctx: MethodContext): string {
+  if (typeof rich !== 'object' || rich === null) throw bad('rich_message is required');
+  const r = rich as { markdown?: unknown; html?: unknown; blocks?: unknown };
+  const given = [r.markdown, r.html, r.blocks].filter((v) => v !== undefined).length;
+  if (given !== 1) throw bad('exactly one of html, markdown or blocks must be specified');
+  let text: string;
+  if (typeof r.markdown === 'string') text = r.markdown;
+  else if (typeof r.html === 'string') {
+    try {
+      text = parseTelegramHtml(r.html, { anyTag: true });
+    } catch (err) {
+      if (err instanceof EntityParseError) throw bad(`can't parse entities: ${err.message}`);
+      throw err;
+    }
+  } else text = JSON.stringify(r.blocks);
+  if (text.trim().length === 0) throw bad('message text is empty');
+  if (utf16Length(text) > ctx.limits.richMaxLength)
+    throw new ApiError(400, 'Bad Request: message is too long');
+  return text;
+}
+
+function checkMarkup(markup: unknown, ctx: MethodContext): InlineKeyboardMarkup | undefined {
+  if (markup === undefined) return undefined;
+  const m = markup as InlineKeyboardMarkup;
+  if (!Array.isArray(m.inline_keyboard)) throw bad("can't parse reply keyboard markup JSON object");
+  for (const row of m.inline_keyboard) {
+    for (const button of row) {
+      if (!button.text) throw bad('text buttons are unallowed in the inline keyboard');
+      const data = (button as { callback_data?: string }).callback_data;
+      if (
+        data !== undefined &&
+        (data.length === 0 || Buffer.byteLength(data, 'utf8') > ctx.limits.callbackDataBytes)
+      ) {
+        throw bad('BUTTON_DATA_INVALID');
+      }
+    }
+  }
+  return m;
+}
+
+function chatOf(chatId: number) {
+  return chatId > 0
+    ? { id: chatId, type: 'private', first_name: 'User' }
+    : { id: chatId, type: 'supergroup', title: 'Group' };
+}
+
+function messageResult(m: FakeMessage, ctx: MethodContext) {
+  return {
+    message_id: m.messageId,
+    date: Math.floor(ctx.now / 1000),
+    chat: chatOf(m.chatId),
+    from: ctx.bot,
+    ...(m.threadId === undefined ? {} : { message_thread_id: m.threadId, is_topic_message: true }),
+    ...(m.rich ? { rich_message: { blocks: [] } } : { text: m.text }),
+    ...(m.replyMarkup ? { reply_markup: m.replyMarkup } : {}),
+  };
+}
+
+/** A real message makes that chat's drafts disappear, as in Telegram clients. */
+function clearDrafts(ctx: MethodContext, chatId: number, threadId: number | undefined) {
+  for (const d of ctx.state.drafts.values())
+    if (d.chatId === chatId && d.threadId === threadId) d.active = false;
+}
+
+function send(p: Params, ctx: MethodContext, rich: boolean) {
+  const chatId = num(p, 'chat_id');
+  const threadId = optNum(p, 'message_thread_id');
+  const text = rich ? parseRich(p.rich_message, ctx) : parseText(p.text, p.parse_mode, ctx);
+  const markup = checkMarkup(p.reply_markup, ctx);
+  const reply = p.reply_parameters as
+    | { message_id?: number; allow_sending_without_reply?: boolean }
+    | undefined;
+  if (
+    reply?.message_id !== undefined &&
+    !ctx.state.message(chatId, reply.message_id) &&
+    !reply.allow_sending_without_reply
+  ) {
+    throw bad('message to be replied not found');
+  }
+  const message: FakeMessage = {
+    chatId,
+    messageId: ctx.state.nextMessageId(chatId),
+    ...(threadId === undefined ? {} : { threadId }),
+    fromBot: true,
+    text,
+    source: rich ? JSON.stringify(p.rich_message) : String(p.text),
+    ...(typeof p.parse_mode === 'string' ? { parseMode: p.parse_mode } : {}),
+    rich,
+    ...(markup ? { replyMarkup: markup } : {}),
+    ...(reply?.message_id === undefined ? {} : { replyTo: reply.message_id }),
+    deleted: false,
+    history: [text],
+  };
+  ctx.state.putMessage(message);
+  clearDrafts(ctx, chatId, threadId);
+  return messageResult(message, ctx);
+}
+
+function editText(p: Params, ctx: MethodContext) {
+  const chatId = num(p, 'chat_id');
+  const message = ctx.state.message(chatId, num(p, 'message_id'));
+  if (!message || message.deleted) throw bad('message to edit not found');
+  if (!message.fromBot) throw bad("message can't be edited");
+  const rich = p.rich_message !== undefined;
+  if (rich && !ctx.rich) throw bad('message text is empty');
+  let text: string;
+  try {
+    text = rich ? parseRich(p.rich_message, ctx) : parseText(p.text, p.parse_mode, ctx);
+  } catch (err) {
+    // Telegram words an over-long edit differently from an over-long send.
+    if (err instanceof ApiError && err.description.endsWith('message is too long'))
+      throw bad('MESSAGE_TOO_LONG');
+    throw err;
+  }
+  const markup = checkMarkup(p.reply_markup, ctx);
+  const source = rich ? JSON.stringify(p.rich_message) : String(p.text);
+  const parseMode = typeof p.parse_mode === 'string' ? p.parse_mode : undefined;
+  if (
+    source === message.source &&
+    parseMode === message.parseMode &&
+    rich === message.rich &&
+    JSON.stringify(markup ?? null) === JSON.stringify(message.replyMarkup ?? null)
+  ) {
+    throw bad(
+      'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+    );
+  }
+  message.text = text;
+  message.source = source;
+  message.rich = rich;
+  if (parseMode === undefined) delete message.parseMode;
+  else message.parseMode = parseMode;
+  // Telegram drops the inline keyboard when an edit carries none.
+  if (markup) message.replyMarkup = markup;
+  else delete message.replyMarkup;
+  message.history.push(text);
+  return messageResult(message, ctx);
+}
+
+function draft(p: Params, ctx: MethodContext, rich: boolean) {
+  const chatId = num(p, 'chat_id');
+  if (chatId <= 0) throw bad('TEXTDRAFT_PEER_INVALID');
+  const draftId = num(p, 'draft_id');
+  if (draftId === 0) throw bad('draft_id must be non-zero');
+  const threadId = optNum(p, 'message_thread_id');
+  let text = '';
+  if (rich) text = parseRich(p.rich_message, ctx);
+  else if (typeof p.text === 'string' && p.text.length > 0) text = parseText(p.text, p.parse_mode, ctx);
+  const key = `${chatId}:${threadId ?? ''}:${draftId}`;
+  const existing = ctx.state.drafts.get(key);
+  if (existing) {
+    existing.texts.push(text);
+    existing.active = true;
+  } else {
+    ctx.state.drafts.set(key, {
+      chatId,
+      ...(threadId === undefined ? {} : { threadId }),
+      draftId,
+      rich,
+      canStop: p.can_stop === true,
+      texts: [text],
+      active: true,
+    });
+  }
+  return true;
+}
+
+/** Every method the fake serves. */
+export const METHODS: Record<string, Handler> = {
+  getMe: (_p, ctx) => ctx.bot,
+  deleteWebhook: (_p, ctx) => {
+    ctx.state.webhook = undefined;
+    return true;
+  },
+  setWebhook: (p, ctx) => {
+    if (typeof p.url !== 'string' || !/^https?:\/\//.test(p.url))
+      throw bad('bad webhook: an HTTPS URL must be provided for webhook');
+    const secret = p.secret_token;
+    if (secret !== undefined && (typeof secret !== 'string' || !/^[A-Za-z0-9_-]{1,256}$/.test(secret))) {
+      throw bad('bad webhook: secret token contains unallowed characters');
+    }
+    const allowed = Array.isArray(p.allowed_updates) ? (p.allowed_updates as string[]) : undefined;
+    ctx.state.webhook = {
+      url: p.url,
+      ...(typeof secret === 'string' ? { secret } : {}),
+      ...(allowed ? { allowedUpdates: allowed } : {}),
+    };
+    if (allowed) ctx.state.allowedUpdates = allowed;
+    return true;
+  },
+  getWebhookInfo: (_p, ctx) => ({
+    url: ctx.state.webhook?.url ?? '',
+    has_custom_certificate: false,
+    pending_update_count: 0,
+  }),
+  setMyCommands: (p, ctx) => {
+    const commands = p.commands as { command: string; description: string }[] | undefined;
+    if (!Array.isArray(commands) || commands.length > 100)
+      throw bad('commands must be an array of at most 100');
+    for (const c of commands) {
+      if (!/^[a-z0-9_]{1,32}$/.test(c.command)) throw bad('BOT_COMMAND_INVALID');
+      if (!c.description || c.description.length > 256) throw bad('BOT_COMMAND_DESCRIPTION_INVALID');
+    }
+    ctx.state.commands = commands;
+    return true;
+  },
+  sendMessage: (p, ctx) => send(p, ctx, false),
+  sendRichMessage: (p, ctx) => send(p, ctx, true),
+  editMessageText: editText,
+  sendMessageDraft: (p, ctx) => draft(p, ctx, false),
+  sendRichMessageDraft: (p, ctx) => draft(p, ctx, true),
+  deleteMessage: (p, ctx) => {
+    const message = ctx.state.message(num(p, 'chat_id'), num(p, 'message_id'));
+    if (!message || message.deleted) throw bad('message to delete not found');
+    message.deleted = true;
+    return true;
+  },
+  sendChatAction: (p, ctx) => {
+    const threadId = optNum(p, 'message_thread_id');
+    ctx.state.chatActions.push({
+      chatId: num(p, 'chat_id'),
+      ...(threadId === undefined ? {} : { threadId }),
+      action: String(p.action),
+      at: ctx.now,
+    });
+    return true;
+  },
+  answerCallbackQuery: (p, ctx) => {
+    const callback = ctx.state.callbacks.get(String(p.callback_query_id));
+    if (!callback || callback.answered || ctx.now - callback.pushedAt > ctx.limits.callbackDeadlineMs) {
+      throw bad('query is too old and response timeout expired or query ID is invalid');
+    }
+    if (typeof p.text === 'string' && p.text.length > 200) throw bad('MESSAGE_TOO_LONG');
+    callback.answered = {
+      ...(typeof p.text === 'string' ? { text: p.text } : {}),
+      ...(p.show_alert === true ? { showAlert: true } : {}),
+      at: ctx.now,
+    };
+    return true;
+  },
+  getFile: (p, ctx) => {
+    const file = ctx.state.files.get(String(p.file_id));
+    if (!file) throw bad('invalid file_id');
+    return {
+      file_id: p.file_id,
+      file_unique_id: `u${p.file_id}`,
+      file_size: file.data.length,
+      file_path: file.path,
+    };
+  },
+};
+
+/** Methods that count against the per-chat and global flood limits. */
+export const RATE_LIMITED_METHODS = new Set([
+  'sendMessage',
+  'sendRichMessage',
+  'editMessageText',
+  'sendMessageDraft',
+  'sendRichMessageDraft',
+]);
+
+/** Methods an older Bot API server does not have (404 when rich is off). */
+export const RICH_METHODS = new Set(['sendRichMessage', 'sendRichMessageDraft']);
