@@ -1,0 +1,84 @@
+/**
+ * Creating and logging in the discord.js client. Start-up fails with a
+ * message that says what to fix: a rejected token (401 on /gateway/bot or
+ * gateway close 4004) or the Message Content intent not enabled (close 4014),
+ * without ever echoing the token.
+ */
+import { Client, Events, GatewayIntentBits, Partials, type RESTOptions } from 'discord.js';
+import { SwitchboardError } from '../../src/errors.js';
+
+/** Gateway close codes that mean start-up cannot succeed. */
+const AUTH_FAILED = 4004;
+const DISALLOWED_INTENTS = 4014;
+
+/** The message start() rejects with when the Message Content intent is off. */
+export const INTENT_MESSAGE =
+  'Discord refused the Message Content intent: enable it in the Developer Portal > Bot > Privileged Gateway Intents';
+
+/** The message start() rejects with when the token is wrong. */
+export const TOKEN_MESSAGE =
+  'DISCORD_BOT_TOKEN was rejected by Discord: copy the token from the Developer Portal > Bot (Reset Token) into .env';
+
+/** Builds the client: guild and DM messages with their content; partial channels so uncached DMs arrive. */
+export function buildClient(rest: Partial<RESTOptions>): Client {
+  return new Client({
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.MessageContent,
+      GatewayIntentBits.DirectMessages,
+    ],
+    partials: [Partials.Channel, Partials.Message],
+    allowedMentions: { parse: [], repliedUser: false },
+    rest,
+  });
+}
+
+function refusal(code: number): SwitchboardError | undefined {
+  if (code === DISALLOWED_INTENTS) {
+    return new SwitchboardError('PLATFORM_AUTH', INTENT_MESSAGE, { detail: { closeCode: code } });
+  }
+  if (code === AUTH_FAILED)
+    return new SwitchboardError('PLATFORM_AUTH', TOKEN_MESSAGE, { detail: { closeCode: code } });
+  return undefined;
+}
+
+/**
+ * Logs in and resolves once the client is ready (guilds received). Rejects
+ * with a {@link SwitchboardError} when Discord refuses the token or intents;
+ * the client is destroyed before rejecting.
+ */
+export async function connect(client: Client, token: string): Promise<void> {
+  let onDisconnect: ((event: { code: number }) => void) | undefined;
+  const refused = new Promise<never>((_, reject) => {
+    onDisconnect = (event) =>
+      reject(
+        refusal(event.code) ??
+          new SwitchboardError('PLATFORM_ERROR', `Discord closed the gateway (code ${event.code}).`),
+      );
+    client.on(Events.ShardDisconnect, onDisconnect);
+  });
+  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+  try {
+    await Promise.race([client.login(token).then(() => ready), refused]);
+  } catch (err) {
+    await client.destroy().catch(() => {});
+    throw mapLoginError(err);
+  } finally {
+    if (onDisconnect) client.off(Events.ShardDisconnect, onDisconnect);
+    refused.catch(() => {});
+  }
+}
+
+function mapLoginError(err: unknown): SwitchboardError {
+  if (err instanceof SwitchboardError) return err;
+  const e = err as { code?: unknown; status?: number; message?: string };
+  if (e.code === 'TokenInvalid' || e.status === 401 || e.message === 'Authentication failed') {
+    return new SwitchboardError('PLATFORM_AUTH', TOKEN_MESSAGE, { cause: err });
+  }
+  if (e.message === 'Used disallowed intents')
+    return new SwitchboardError('PLATFORM_AUTH', INTENT_MESSAGE, { cause: err });
+  return new SwitchboardError('PLATFORM_ERROR', `Could not connect to Discord: ${e.message ?? String(err)}`, {
+    cause: err,
+  });
+}

@@ -1,0 +1,128 @@
+/**
+ * Gateway messages as the core's events. A mention of the bot in a text
+ * channel opens a thread from that message, and the thread is the session;
+ * every later message in a session thread continues it without a mention;
+ * in a DM every message counts. Bots (the bot itself included) are ignored.
+ */
+import { ChannelType, type Message, type PartialMessage, type ThreadChannel } from 'discord.js';
+import type { MessageEvent } from '../../src/bot/types.js';
+import { threadKey } from './chat-key.js';
+import { chatUser, deliver, type InboundContext, sessionChat } from './context.js';
+
+const THREAD_NAME_MAX = 90;
+
+/** Removes mentions of the bot from message text. */
+export function stripMention(text: string, botId: string): string {
+  return text
+    .replace(new RegExp(`<@!?${botId}>`, 'g'), ' ')
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
+}
+
+/** A thread name from the first words of the prompt. */
+export function threadName(text: string, author: string): string {
+  const line = text.split('\n')[0]?.trim() ?? '';
+  const base = line.length > 0 ? line : `${author}'s session`;
+  const chars = [...base];
+  return chars.length > THREAD_NAME_MAX ? `${chars.slice(0, THREAD_NAME_MAX - 1).join('')}…` : base;
+}
+
+function mentionsBot(message: Message, botId: string): boolean {
+  return message.mentions.users.has(botId) || new RegExp(`<@!?${botId}>`).test(message.content);
+}
+
+/** Handles new messages; one per channel at a time so a thread's messages keep their order. */
+export class DiscordInbound {
+  #chains = new Map<string, Promise<void>>();
+
+  constructor(private readonly ctx: InboundContext) {}
+
+  onMessage(message: Message): Promise<void> {
+    return this.#serial(message.channelId, () => this.#handleMessage(message));
+  }
+
+  onMessageUpdate(message: Message | PartialMessage, before?: Message | PartialMessage): Promise<void> {
+    return this.#serial(message.channelId, () => this.#handleUpdate(message, before));
+  }
+
+  #serial(key: string, work: () => Promise<void>): Promise<void> {
+    const run = (this.#chains.get(key) ?? Promise.resolve()).then(work).catch((err) => {
+      this.ctx.logger.error({ err }, 'Discord message handling failed');
+    });
+    this.#chains.set(key, run);
+    void run.then(() => {
+      if (this.#chains.get(key) === run) this.#chains.delete(key);
+    });
+    return run;
+  }
+
+  async #handleMessage(message: Message): Promise<void> {
+    const botId = this.ctx.client.user.id;
+    if (message.author.bot || message.author.id === botId || message.system) return;
+    const channel = message.channel ?? (await this.ctx.client.channels.fetch(message.channelId));
+    if (!channel) return;
+    const mentioned = mentionsBot(message, botId);
+    const text = stripMention(message.content, botId);
+    if (text.length === 0 && message.attachments.size === 0) return;
+    let chat = sessionChat(this.ctx, channel);
+    if (!chat && channel.isThread() && mentioned) {
+      // Mentioned in someone else's thread: the bot joins it and the thread becomes a session.
+      this.ctx.joinedThreads.add(channel.id);
+      chat = threadKey(channel.id);
+    }
+    if (!chat && mentioned && channel.type === ChannelType.GuildText) {
+      const thread = await this.#openThread(message, text);
+      chat = threadKey(thread.id);
+    }
+    if (!chat) return;
+    const ref = message.reference?.messageId;
+    const event: MessageEvent = {
+      type: 'message',
+      chat,
+      user: chatUser(message.author, message.member),
+      deliveryId: message.id,
+      text,
+      messageId: message.id,
+      ...(ref && ref !== message.id ? { replyTo: { messageId: ref } } : {}),
+      ...(message.attachments.size > 0
+        ? {
+            attachments: [...message.attachments.values()].map((a) => ({
+              kind: a.contentType?.startsWith('image/') ? ('image' as const) : ('document' as const),
+              ...(a.contentType ? { mediaType: a.contentType } : {}),
+              name: a.name,
+            })),
+          }
+        : {}),
+    };
+    await deliver(this.ctx, event);
+  }
+
+  async #openThread(message: Message, text: string): Promise<ThreadChannel> {
+    const author = chatUser(message.author, message.member).name;
+    return message.startThread({ name: threadName(text, author), autoArchiveDuration: 1440 });
+  }
+
+  async #handleUpdate(update: Message | PartialMessage, before?: Message | PartialMessage): Promise<void> {
+    const message = update.partial ? await update.fetch() : update;
+    const botId = this.ctx.client.user.id;
+    if (message.author.bot || message.author.id === botId) return;
+    // Embeds unfurling also arrive as updates; only a changed text is an edit.
+    if (before && !before.partial && before.content === message.content) return;
+    const channel = message.channel ?? (await this.ctx.client.channels.fetch(message.channelId));
+    let chat = sessionChat(this.ctx, channel);
+    if (!chat && channel?.type === ChannelType.GuildText) {
+      // The message that opened a thread lives in the parent channel; its thread has the message's id.
+      const thread = message.thread ?? this.ctx.client.channels.cache.get(message.id);
+      if (thread?.isThread() && thread.ownerId === botId) chat = threadKey(thread.id);
+    }
+    if (!chat) return;
+    await deliver(this.ctx, {
+      type: 'edit',
+      chat,
+      user: chatUser(message.author, message.member),
+      deliveryId: `edit:${message.id}:${message.editedTimestamp ?? 0}`,
+      text: stripMention(message.content, botId),
+      messageId: message.id,
+    });
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Render operations as REST calls through discord.js's REST client, which
+ * owns Discord's rate-limit buckets: it reads the X-RateLimit headers and
+ * holds a request until its bucket has room, so the core's scheduler sees a
+ * slow call (an edit still in flight) rather than a 429. Calls go straight to
+ * the channel routes, so a thread that is not in the cache (after a restart)
+ * needs no extra fetch.
+ */
+import { escapeMarkdown, type REST, Routes } from 'discord.js';
+import type { OutboundMessage, SentMessage } from '../../src/bot/types.js';
+import { toActionRows } from './buttons.js';
+import { MAX_MESSAGE_LENGTH } from './capabilities.js';
+import { parseChatKey } from './chat-key.js';
+import { toSwitchboardError } from './errors.js';
+
+/** Discord refuses empty content; a zero-width space keeps a button-only or emptied message valid. */
+const EMPTY = '\u200b';
+
+/** The JSON body of a create or edit. */
+export function messageBody(message: OutboundMessage, editing: boolean): Record<string, unknown> {
+  let content = message.text;
+  if (message.format === 'plain') {
+    // Plain text must not render as Markdown; escape it when the escaped text still fits.
+    const escaped = escapeMarkdown(content);
+    if ([...escaped].length <= MAX_MESSAGE_LENGTH) content = escaped;
+  }
+  const body: Record<string, unknown> = {
+    content: content.length > 0 ? content : EMPTY,
+    // The agent's text must never ping @everyone, roles or users.
+    allowed_mentions: { parse: [] },
+  };
+  if (message.buttons !== undefined) body.components = toActionRows(message.buttons);
+  else if (!editing) body.components = [];
+  return body;
+}
+
+/** Sends, edits and deletes messages and shows typing in Discord chats. */
+export class DiscordOutbound {
+  constructor(private readonly rest: () => REST) {}
+
+  async send(chat: string, message: OutboundMessage): Promise<SentMessage> {
+    const { channelId } = parseChatKey(chat);
+    const body = messageBody(message, false);
+    // A thread started from a message has that message's id; the starter lives in the parent channel,
+    // and Discord refuses a reply across channels, so it is not referenced.
+    if (message.replyTo && message.replyTo !== channelId) {
+      body.message_reference = { message_id: message.replyTo, fail_if_not_exists: false };
+    }
+    try {
+      const sent = (await this.rest().post(Routes.channelMessages(channelId), { body })) as { id: string };
+      return { messageId: sent.id };
+    } catch (err) {
+      throw toSwitchboardError(err, 'send a message');
+    }
+  }
+
+  async edit(chat: string, messageId: string, message: OutboundMessage): Promise<void> {
+    const { channelId } = parseChatKey(chat);
+    try {
+      await this.rest().patch(Routes.channelMessage(channelId, messageId), {
+        body: messageBody(message, true),
+      });
+    } catch (err) {
+      throw toSwitchboardError(err, 'edit a message');
+    }
+  }
+
+  async delete(chat: string, messageId: string): Promise<void> {
+    const { channelId } = parseChatKey(chat);
+    try {
+      await this.rest().delete(Routes.channelMessage(channelId, messageId));
+    } catch (err) {
+      throw toSwitchboardError(err, 'delete a message');
+    }
+  }
+
+  async typing(chat: string): Promise<void> {
+    const { channelId } = parseChatKey(chat);
+    try {
+      await this.rest().post(Routes.channelTyping(channelId));
+    } catch (err) {
+      throw toSwitchboardError(err, 'show typing');
+    }
+  }
+}

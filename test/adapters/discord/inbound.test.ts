@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChatEvent, EditEvent, MessageEvent } from '../../../src/bot/types.js';
+import { mention, type Rig, startRig } from './helpers.js';
+
+const isMessage = (e: ChatEvent): e is MessageEvent => e.type === 'message';
+const isEdit = (e: ChatEvent): e is EditEvent => e.type === 'edit';
+
+describe('Discord adapter: inbound messages', () => {
+  let rig: Rig | undefined;
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+  });
+
+  it('registers the application commands to the configured guild at start-up', async () => {
+    rig = await startRig();
+    const names = (rig.fake.commands.get(rig.fake.guildId) ?? []).map((c) => c.name);
+    expect(names).toEqual([
+      'ask',
+      'new',
+      'compact',
+      'rename',
+      'stop',
+      'status',
+      'sessions',
+      'resume',
+      'fork',
+      'mode',
+      'help',
+    ]);
+    expect(rig.fake.commands.has('global')).toBe(false);
+    const mode = rig.fake.commands.get(rig.fake.guildId)?.find((c) => c.name === 'mode') as {
+      options: { choices: { value: string }[] }[];
+    };
+    expect(mode.options[0]?.choices.map((c) => c.value)).toEqual([
+      'plan',
+      'default',
+      'acceptEdits',
+      'bypassPermissions',
+    ]);
+  });
+
+  it('registers globally when no guild is configured', async () => {
+    rig = await startRig({}, { guildId: undefined as unknown as string });
+    expect(rig.fake.commands.get('global')?.length).toBe(11);
+  });
+
+  it('opens a thread from a mention in a text channel and emits the message for the thread', async () => {
+    rig = await startRig();
+    const { fake, log } = rig;
+    const alice = fake.user('alice');
+    const original = fake.userMessage({
+      channelId: fake.generalId,
+      author: alice,
+      content: `${mention(fake)}  what is in the repo?`,
+    });
+    const event = await log.next(isMessage);
+    const [thread] = fake.threadsOf(fake.generalId);
+    expect(thread).toBeDefined();
+    expect(thread?.id).toBe(original.id);
+    expect(thread?.name).toBe('what is in the repo?');
+    expect(event).toMatchObject({
+      chat: `discord:${thread?.id}`,
+      text: 'what is in the repo?',
+      messageId: original.id,
+      deliveryId: original.id,
+      user: { id: alice.id, name: 'Alice' },
+    });
+  });
+
+  it('continues a session thread without a mention and ignores channels, bots and itself', async () => {
+    rig = await startRig();
+    const { fake, log } = rig;
+    const alice = fake.user('alice');
+    fake.userMessage({ channelId: fake.generalId, author: alice, content: 'no mention here' });
+    fake.userMessage({
+      channelId: fake.generalId,
+      author: { ...fake.user('robot'), bot: true },
+      content: `${mention(fake)} hi`,
+    });
+    fake.userMessage({ channelId: fake.generalId, author: alice, content: `${mention(fake)} start` });
+    const first = await log.next(isMessage);
+    const threadId = first.chat.split(':')[1]!;
+    fake.userMessage({ channelId: threadId, author: fake.user('bob'), content: 'and a follow-up' });
+    const second = await log.next((e): e is MessageEvent => isMessage(e) && e.text === 'and a follow-up');
+    expect(second.chat).toBe(first.chat);
+    expect(second.user.name).toBe('Bob');
+    await rig.adapter.send(first.chat, { text: 'bot text', format: 'discord-markdown' });
+    fake.userMessage({ channelId: threadId, author: alice, content: 'third' });
+    await log.next((e) => isMessage(e) && e.text === 'third');
+    expect(log.events.map((e) => (e as MessageEvent).text)).toEqual(['start', 'and a follow-up', 'third']);
+  });
+
+  it('treats a DM as one session where every message counts', async () => {
+    rig = await startRig();
+    const { fake, log } = rig;
+    const alice = fake.user('alice');
+    const dm = fake.dmChannel(alice);
+    fake.userMessage({ channelId: dm.id, author: alice, content: 'hello there' });
+    fake.userMessage({ channelId: dm.id, author: alice, content: `${mention(fake)} and again` });
+    await log.next((e) => isMessage(e) && e.text === 'and again');
+    expect(log.events.map((e) => [e.chat, (e as MessageEvent).text])).toEqual([
+      [`discord:dm:${dm.id}`, 'hello there'],
+      [`discord:dm:${dm.id}`, 'and again'],
+    ]);
+  });
+
+  it('turns edits of the opening message and of thread messages into edit events', async () => {
+    rig = await startRig();
+    const { fake, log } = rig;
+    const alice = fake.user('alice');
+    const opening = fake.userMessage({
+      channelId: fake.generalId,
+      author: alice,
+      content: `${mention(fake)} first try`,
+    });
+    const started = await log.next(isMessage);
+    fake.editUserMessage(opening.id, `${mention(fake)} second try`);
+    const edit = await log.next(isEdit);
+    expect(edit).toMatchObject({ chat: started.chat, messageId: opening.id, text: 'second try' });
+    const inThread = fake.userMessage({ channelId: opening.id, author: alice, content: 'typo' });
+    await log.next((e) => isMessage(e) && e.text === 'typo');
+    fake.editUserMessage(inThread.id, 'fixed');
+    const edit2 = await log.next((e): e is EditEvent => isEdit(e) && e.text === 'fixed');
+    expect(edit2).toMatchObject({ chat: started.chat, messageId: inThread.id });
+    expect(edit2.deliveryId).not.toBe(edit.deliveryId);
+    expect(edit2.deliveryId).not.toBe(inThread.id);
+  });
+
+  it('keeps working after the gateway socket drops: it resumes and replays what it missed', async () => {
+    rig = await startRig();
+    const { fake, log } = rig;
+    const alice = fake.user('alice');
+    const dm = fake.dmChannel(alice);
+    fake.gateway.drop();
+    await fake.waitFor(() => !fake.gateway.connected, 'socket closed');
+    fake.userMessage({ channelId: dm.id, author: alice, content: 'sent while down' });
+    await fake.waitFor(
+      () => fake.gateway.log.some((l) => l.op === 'resume') && fake.gateway.connected,
+      'resume',
+    );
+    fake.userMessage({ channelId: dm.id, author: alice, content: 'sent after' });
+    await log.next((e) => isMessage(e) && e.text === 'sent after');
+    expect(log.events.map((e) => (e as MessageEvent).text)).toEqual(['sent while down', 'sent after']);
+    expect(fake.gateway.log.filter((l) => l.op === 'identify')).toHaveLength(1);
+  });
+});
