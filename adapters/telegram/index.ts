@@ -1,0 +1,186 @@
+/**
+ * The Telegram adapter (`switchboard/telegram`): the real grammy client,
+ * long polling through @grammyjs/runner or a webhook, drafts for streaming
+ * in private chats, rich messages where the server has them.
+ *
+ * @example
+ * const telegram = createTelegramAdapter({ token: process.env.TELEGRAM_BOT_TOKEN! });
+ * const bot = createBot({ adapters: [telegram], ... });
+ * await bot.start();
+ */
+import { sequentialize } from '@grammyjs/runner';
+import { GrammyError } from 'grammy';
+import type {
+  ChatAdapter,
+  ChatCapabilities,
+  EventSink,
+  NativeStreaming,
+  RateBudget,
+} from '../../src/bot/types.js';
+import { type Clock, systemClock } from '../../src/clock.js';
+import { SwitchboardError } from '../../src/errors.js';
+import { type Logger, silentLogger } from '../../src/logger.js';
+import { createGrammyBot } from './api.js';
+import {
+  DEFAULT_PACES,
+  type TelegramFeatures,
+  type TelegramPaces,
+  telegramCapabilities,
+} from './capabilities.js';
+import { isPrivateChat, parseChatKey } from './chat-key.js';
+import { TELEGRAM_COMMANDS } from './commands.js';
+import { TelegramDispatcher } from './dispatch.js';
+import { sequenceKey } from './inbound.js';
+import { TelegramOutbound } from './outbound.js';
+import { startPolling, startWebhook, type Transport, type WebhookOptions } from './transport.js';
+
+export { DEFAULT_PACES, type TelegramFeatures, type TelegramPaces } from './capabilities.js';
+export { chatKey, parseChatKey } from './chat-key.js';
+export { TELEGRAM_COMMANDS } from './commands.js';
+export { ALLOWED_UPDATES, type WebhookOptions } from './transport.js';
+
+const DEFAULT_API_ROOT = 'https://api.telegram.org';
+
+/** Options for {@link createTelegramAdapter}. */
+export interface TelegramAdapterOptions {
+  /** The bot token from @BotFather. */
+  token: string;
+  /** A local Bot API server (no trailing slash); default Telegram's. */
+  apiRoot?: string;
+  /** Webhook mode instead of long polling. */
+  webhook?: WebhookOptions;
+  logger?: Logger;
+  clock?: Clock;
+  /** Override Telegram's paces (tests use short ones). */
+  paces?: Partial<TelegramPaces>;
+  /** Try rich messages first (default true); they turn off by themselves on a 404. */
+  rich?: boolean;
+  /** Answer a button press the core left unanswered after this long (default 10 s). */
+  callbackDeadlineMs?: number;
+  /** Largest photo passed to the model (default 5 MB). */
+  maxImageBytes?: number;
+}
+
+/** The adapter: a {@link ChatAdapter} with Telegram's drafts as native streaming. */
+export interface TelegramAdapter extends ChatAdapter {
+  startStream: NativeStreaming['startStream'];
+  updateStream: NativeStreaming['updateStream'];
+  finishStream: NativeStreaming['finishStream'];
+  readonly platform: 'telegram';
+  readonly globalBudget: RateBudget;
+  /** The server features in use (rich messages, drafts); each turns off after a 404. */
+  readonly features: Readonly<TelegramFeatures>;
+  /** The local port of the webhook server, once started in webhook mode. */
+  readonly webhookPort: number | undefined;
+}
+
+/** Creates the Telegram adapter; nothing touches the network before `start`. */
+export function createTelegramAdapter(options: TelegramAdapterOptions): TelegramAdapter {
+  const logger = options.logger ?? silentLogger;
+  const clock = options.clock ?? systemClock;
+  const apiRoot = (options.apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, '');
+  const paces: TelegramPaces = { ...DEFAULT_PACES, ...options.paces };
+  const features: TelegramFeatures = { rich: options.rich ?? true, drafts: true };
+  const bot = createGrammyBot({ token: options.token, apiRoot, logger });
+  const outbound = new TelegramOutbound({ api: bot.api, features, logger });
+  const dispatcher = new TelegramDispatcher({
+    api: bot.api,
+    token: options.token,
+    apiRoot,
+    logger,
+    clock,
+    callbackDeadlineMs: options.callbackDeadlineMs ?? 10_000,
+    maxImageBytes: options.maxImageBytes ?? 5 * 1024 * 1024,
+  });
+  let transport: Transport | undefined;
+  let sink: EventSink | undefined;
+  let lastUpdateId: number | undefined;
+
+  bot.use(async (ctx, next) => {
+    lastUpdateId = Math.max(lastUpdateId ?? 0, ctx.update.update_id);
+    await next();
+  });
+  bot.use(sequentialize((ctx: { update: Parameters<typeof sequenceKey>[0] }) => sequenceKey(ctx.update)));
+  bot.use(async (ctx) => {
+    if (sink) await dispatcher.dispatch(ctx.update, ctx.me, sink);
+  });
+  bot.catch((err) =>
+    logger.error({ err: err.message, update: err.ctx.update.update_id }, 'Telegram update handling failed'),
+  );
+
+  return {
+    platform: 'telegram',
+    globalBudget: { ...paces.globalBudget },
+    features,
+    get webhookPort() {
+      return transport?.port;
+    },
+
+    capabilities(chat: string): ChatCapabilities {
+      return telegramCapabilities(parseChatKey(chat), features, paces);
+    },
+
+    async start(eventSink: EventSink): Promise<void> {
+      sink = eventSink;
+      try {
+        await bot.init();
+      } catch (err) {
+        if (err instanceof GrammyError && err.error_code === 401) {
+          throw new SwitchboardError(
+            'PLATFORM_AUTH',
+            'TELEGRAM_BOT_TOKEN was rejected by Telegram (401): check the token from @BotFather',
+            {
+              detail: { status: 401 },
+            },
+          );
+        }
+        throw new SwitchboardError(
+          'PLATFORM_ERROR',
+          `Could not reach the Telegram Bot API at ${apiRoot}: check TELEGRAM_API_ROOT and the network`,
+          {
+            cause:
+              err instanceof Error ? new Error(err.message.split(options.token).join('[redacted]')) : err,
+          },
+        );
+      }
+      try {
+        await bot.api.setMyCommands([...TELEGRAM_COMMANDS]);
+      } catch (err) {
+        logger.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'could not register Telegram commands',
+        );
+      }
+      transport = options.webhook
+        ? await startWebhook(bot, options.webhook, logger)
+        : await startPolling(bot, logger, () => lastUpdateId);
+      logger.info(
+        { username: bot.botInfo.username, mode: options.webhook ? 'webhook' : 'polling' },
+        'Telegram adapter started',
+      );
+    },
+
+    async stop(): Promise<void> {
+      const running = transport;
+      transport = undefined;
+      await running?.stop();
+      sink = undefined;
+    },
+
+    send: (chat, message) => outbound.send(chat, message),
+    edit: (chat, messageId, message) => outbound.edit(chat, messageId, message),
+    delete: (chat, messageId) => outbound.delete(chat, messageId),
+    typing: (chat) => outbound.typing(chat),
+    startStream: (chat, streamOptions) => outbound.startStream(chat, streamOptions),
+    updateStream: (handle, message) => outbound.updateStream(handle, message),
+    finishStream: (handle, message) => outbound.finishStream(handle, message),
+
+    describeChat(chat: string): string {
+      const parsed = parseChatKey(chat);
+      if (isPrivateChat(parsed)) return 'Telegram private chat';
+      return parsed.threadId === undefined
+        ? `Telegram group ${parsed.chatId}`
+        : `Telegram topic ${parsed.threadId} in group ${parsed.chatId}`;
+    },
+  };
+}
