@@ -2,7 +2,7 @@
  * Edit: replaces an exact piece of text in a file. The piece must be unique
  * unless `replace_all` is set, so the model cannot change the wrong spot.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool, describeFsError, pathScope, stringField, toolError } from './define.js';
 import { displayPath, resolveInWorkspace, workspaceRoot } from './paths.js';
@@ -52,6 +52,8 @@ export function createEditTool(): Tool {
       }
       let raw: Buffer;
       try {
+        // A FIFO or device would block the read forever.
+        if (!(await stat(real)).isFile()) return toolError(`${shown} is not a regular file.`);
         raw = await readFile(real);
       } catch (err) {
         const reason = describeFsError(err, shown);

@@ -6,6 +6,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { defineTool, pathScope, stringField, toolError } from './define.js';
 import { compileGlob } from './glob-pattern.js';
+import { GREP_FILE_TIME_LIMIT_MS, LineMatcher } from './line-matcher.js';
 import { displayPath, resolveInWorkspace, workspaceRoot } from './paths.js';
 import { looksBinary } from './read.js';
 import type { Tool } from './types.js';
@@ -43,8 +44,16 @@ const schema = z
   })
   .strict();
 
-/** Builds the Grep tool; `maxOutputChars` caps what one call returns. */
-export function createGrepTool(options: { maxOutputChars: number }): Tool {
+/** Options for {@link createGrepTool}. */
+export interface GrepToolOptions {
+  /** Cap on the characters one call returns. */
+  maxOutputChars: number;
+  /** CPU time one file may take before the search is stopped (default 2 s). */
+  fileTimeLimitMs?: number;
+}
+
+/** Builds the Grep tool. */
+export function createGrepTool(options: GrepToolOptions): Tool {
   return defineTool({
     name: 'Grep',
     description:
@@ -59,9 +68,13 @@ export function createGrepTool(options: { maxOutputChars: number }): Tool {
     },
     scopeKey: (input) => pathScope(input, 'path'),
     async run(input, context) {
-      let regex: RegExp;
+      let matcher: LineMatcher;
       try {
-        regex = new RegExp(input.pattern, input.case_insensitive === true ? 'i' : '');
+        matcher = new LineMatcher(
+          input.pattern,
+          input.case_insensitive === true ? 'i' : '',
+          options.fileTimeLimitMs ?? GREP_FILE_TIME_LIMIT_MS,
+        );
       } catch (err) {
         return toolError(`Invalid input for Grep: pattern: ${(err as Error).message}`);
       }
@@ -79,9 +92,13 @@ export function createGrepTool(options: { maxOutputChars: number }): Tool {
       let files: AsyncIterable<WalkedFile> | Iterable<WalkedFile>;
       try {
         const info = await stat(start);
-        files = info.isDirectory()
-          ? walkFiles({ root, start, signal: context.signal, maxEntries: GREP_MAX_ENTRIES }, stats)
-          : [{ path: start, realPath: start, relFromStart: basename(start) }];
+        if (info.isDirectory()) {
+          files = walkFiles({ root, start, signal: context.signal, maxEntries: GREP_MAX_ENTRIES }, stats);
+        } else if (info.isFile()) {
+          files = [{ path: start, realPath: start, relFromStart: basename(start) }];
+        } else {
+          return toolError(`${displayPath(root, start)} is not a regular file or folder.`);
+        }
       } catch {
         return toolError(`${displayPath(root, start)} does not exist.`);
       }
@@ -101,17 +118,18 @@ export function createGrepTool(options: { maxOutputChars: number }): Tool {
         const text = await readText(file.realPath);
         if (text === undefined) continue;
         const shown = displayPath(root, file.path);
-        let count = 0;
-        const lines = text.split(/\r?\n/);
-        for (let i = 0; i < lines.length; i++) {
-          const line = lines[i]!;
-          if (!regex.test(line)) continue;
-          count++;
-          if (mode === 'files_with_matches') break;
-          if (mode === 'content' && !push(`${shown}:${i + 1}:${cut(line)}`)) break;
+        // One more than there is room for, so a cut-off list is noticed.
+        const room = GREP_MAX_RESULTS - results.length;
+        const max =
+          mode === 'content' ? room + 1 : mode === 'files_with_matches' ? 1 : Number.MAX_SAFE_INTEGER;
+        const { lines, hits } = matcher.match(text, max);
+        if (hits.length === 0) continue;
+        if (mode === 'files_with_matches') push(shown);
+        else if (mode === 'count') push(`${shown}:${hits.length}`);
+        else {
+          for (const i of hits.slice(0, room)) if (!push(`${shown}:${i + 1}:${cut(lines[i]!)}`)) break;
+          if (hits.length > room) full = true;
         }
-        if (count > 0 && mode === 'files_with_matches') push(shown);
-        if (count > 0 && mode === 'count') push(`${shown}:${count}`);
         if (full) break;
       }
 
@@ -125,7 +143,8 @@ export function createGrepTool(options: { maxOutputChars: number }): Tool {
 /** The file's text, or undefined when it is binary, too large or unreadable. */
 async function readText(path: string): Promise<string | undefined> {
   try {
-    if ((await stat(path)).size > GREP_MAX_FILE_BYTES) return undefined;
+    const info = await stat(path);
+    if (!info.isFile() || info.size > GREP_MAX_FILE_BYTES) return undefined;
     const buffer = await readFile(path);
     return looksBinary(buffer) ? undefined : buffer.toString('utf8');
   } catch {

@@ -60,6 +60,8 @@ export function createReadTool(options: { maxOutputChars?: number } = {}): Tool 
       try {
         const info = await stat(real);
         if (info.isDirectory()) return toolError(`${shown} is a directory; use Glob to list files.`);
+        // A FIFO or device would block the read forever.
+        if (!info.isFile()) return toolError(`${shown} is not a regular file.`);
         size = info.size;
       } catch (err) {
         return toolError(describeFsError(err, shown));

@@ -38,6 +38,8 @@ export function createWriteTool(): Tool {
       try {
         const info = await stat(real);
         if (info.isDirectory()) return toolError(`${shown} is a directory; give a file path.`);
+        // Writing to a FIFO would wait for a reader that never comes.
+        if (!info.isFile()) return toolError(`${shown} is not a regular file.`);
         existed = true;
       } catch {
         // New file.

@@ -74,6 +74,22 @@ describe('Grep', () => {
     expect(small.content).toContain('[output truncated');
   });
 
+  it('does not claim truncation when the results fit exactly', async () => {
+    const exact = await lines({ pattern: 'needle (1\\d\\d|[0-9]?[0-9])$', path: 'big.txt' });
+    expect(exact).toHaveLength(GREP_MAX_RESULTS);
+    expect(exact.at(-1)).toBe('big.txt:200:needle 199');
+  });
+
+  it('stops a pattern that backtracks without end, instead of freezing the bot', async () => {
+    await box.write({ 'evil.txt': `${'a'.repeat(40)}b\n` });
+    const slowGuarded = createGrepTool({ maxOutputChars: 30_000, fileTimeLimitMs: 100 });
+    const started = Date.now();
+    const result = await slowGuarded.run({ pattern: '(a+)+$', path: 'evil.txt' }, makeContext(box.workspace));
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('the pattern took over 100 ms on one file and was stopped');
+  });
+
   it('reports no matches and refuses paths outside the workspace', async () => {
     expect(await run({ pattern: 'haystack' })).toEqual({ content: 'No matches for /haystack/.' });
     for (const path of ['..', box.outside, 'out-dir', 'out-file.txt']) {
