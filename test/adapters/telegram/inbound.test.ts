@@ -16,7 +16,7 @@ import {
   stopGenerationUpdate,
   textMessage,
 } from '../../fakes/telegram/index.js';
-import { captureLogger, EventLog } from './helpers.js';
+import { EventLog } from './helpers.js';
 
 let fake: FakeTelegram;
 let adapter: TelegramAdapter;
