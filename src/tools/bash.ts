@@ -14,6 +14,12 @@ import type { Tool, ToolResult } from './types.js';
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 /** The most a command may ask for with `timeout`. */
 export const BASH_MAX_TIMEOUT_MS = 600_000;
+/**
+ * How long to keep reading after bash exits. What it wrote is already in the
+ * pipe; a process that left the group (`setsid`) may keep the pipe open for
+ * ever, and must not hold the turn with it.
+ */
+export const BASH_EXIT_GRACE_MS = 250;
 /** Default cap on captured stdout + stderr. */
 export const BASH_DEFAULT_MAX_OUTPUT_CHARS = 30_000;
 
@@ -85,6 +91,7 @@ function runCommand(
   return new Promise((resolve) => {
     const output = new CappedOutput(maxOutputChars);
     let ended: 'timeout' | 'aborted' | undefined;
+    let detachedHolder = false;
     const child = spawn('bash', ['-c', command], {
       cwd,
       env: context.env,
@@ -103,14 +110,23 @@ function runCommand(
     const timer = context.clock.setTimeout(() => stop('timeout'), timeoutMs);
     const onAbort = () => stop('aborted');
     context.signal.addEventListener('abort', onAbort, { once: true });
+    let grace: ReturnType<typeof context.clock.setTimeout> | undefined;
     const cleanup = () => {
       context.clock.clearTimeout(timer);
+      if (grace !== undefined) context.clock.clearTimeout(grace);
       context.signal.removeEventListener('abort', onAbort);
     };
 
-    // When bash itself ends, background jobs it left would hold the pipes
-    // open and keep the turn waiting; end them with it.
-    child.on('exit', () => killGroup(child.pid));
+    child.on('exit', () => {
+      // Background jobs bash left would hold the pipes open and keep the turn
+      // waiting; end them with it.
+      killGroup(child.pid);
+      grace = context.clock.setTimeout(() => {
+        detachedHolder = true;
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, BASH_EXIT_GRACE_MS);
+    });
     child.on('error', (err) => {
       cleanup();
       resolve(toolError(`Could not run bash: ${err.message}`));
@@ -118,7 +134,10 @@ function runCommand(
     child.on('close', (code, signal) => {
       cleanup();
       const text = output.text();
-      const body = text.length > 0 ? text.replace(/\n$/, '') : '(no output)';
+      let body = text.length > 0 ? text.replace(/\n$/, '') : '(no output)';
+      if (detachedHolder) {
+        body += '\n[a process started outside the command group still holds its output; it was left running]';
+      }
       if (ended === 'timeout') {
         resolve(
           toolError(

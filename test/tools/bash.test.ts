@@ -154,6 +154,23 @@ describe('Bash', () => {
     expect(await gone(pid)).toBe(true);
   });
 
+  it('does not wait for a process that left the group but holds the output open', async () => {
+    const started = Date.now();
+    // The loop waits until the holder runs in its own session, so the group kill cannot reach it first.
+    const result = await run({
+      command:
+        "setsid bash -c 'echo $$ > holder.pid; exec sleep 5' & until [ -s holder.pid ]; do :; done; cat holder.pid",
+    });
+    const pid = Number(result.content.split('\n')[0]);
+    try {
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(result.content).toContain('still holds its output; it was left running');
+      expect(result.content).toContain('[exit code: 0]');
+    } finally {
+      process.kill(pid, 'SIGKILL');
+    }
+  });
+
   it('summarizes and scopes by the exact command', () => {
     expect(bash.toolClass).toBe('execute');
     expect(bash.summarize({ command: 'npm test' })).toBe('Bash: npm test');
