@@ -15,6 +15,9 @@ const SECRET_NAME_PATTERNS: readonly RegExp[] = [
   /(^|_)API_?KEY/i,
   /PASSWORD|PASSWD/i,
   /(^|_)CREDENTIALS?($|_)/i,
+  /AUTH_?TOKEN|(^|_)AUTH($|_)|(^|_)PASS($|_)|(^|_)PAT$/i,
+  // A DSN (Sentry and the like) embeds its key.
+  /(^|_)DSN$/i,
   // DATABASE_URL, PG_URI, REDIS_URL, MONGO_DSN ...: connection strings carry passwords.
   /(DATABASE|(^|_)DB|POSTGRES|(^|_)PG|MYSQL|MARIADB|MONGO|REDIS|AMQP|RABBITMQ)[A-Z0-9_]*_?(URL|URI|DSN)$/i,
 ];

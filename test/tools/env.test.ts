@@ -18,6 +18,11 @@ const PLANTED = {
   REDIS_URL: 'redis://cache:6379',
   UPSTREAM: 'https://user:hunter2@example.test/api',
   GOOGLE_APPLICATION_CREDENTIALS: '/etc/gcp.json',
+  NPM_CONFIG__AUTHTOKEN: 'planted-npm',
+  SMTP_PASS: 'planted-smtp',
+  GH_PAT: 'planted-pat',
+  SENTRY_DSN: 'https://planted@o1.ingest.example.test/1',
+  BASIC_AUTH: 'planted-basic',
 };
 
 describe('scrubbedEnv', () => {
@@ -32,8 +37,12 @@ describe('scrubbedEnv', () => {
       KEYBOARD_LAYOUT: 'us',
       TOKENIZER_MODEL: 'bpe',
       BASE_URL: 'https://example.test',
+      PASSAGE: 'kept',
+      PATH_INFO: 'kept',
     });
     expect(env).toEqual({
+      PASSAGE: 'kept',
+      PATH_INFO: 'kept',
       PATH: '/usr/bin:/bin',
       HOME: '/home/bot',
       LANG: 'C.UTF-8',
