@@ -92,7 +92,7 @@ describe('fake Telegram Bot API', () => {
 
     const controller = new AbortController();
     const abandoned = api
-      .getUpdates({ offset: id + 1, timeout: 30 }, controller.signal)
+      .getUpdates({ offset: id + 1, timeout: 30 }, controller.signal as Parameters<typeof api.getUpdates>[1])
       .catch((e: unknown) => e);
     await fake.waitFor(() => fake.callsTo('getUpdates').length === 2);
     controller.abort();
