@@ -18,7 +18,8 @@ export async function readRecord(path: string, id: string): Promise<StoreOutcome
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = errorCode(err);
-    if (code === 'ENOENT') return { status: 'missing' };
+    // ENOTDIR: the store's directory is not there as a directory, so neither is the record.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { status: 'missing' };
     return { status: 'corrupt', reason: `record cannot be read (${code ?? String(err)})`, path };
   }
   return classifyMetaText(text, id, path);
