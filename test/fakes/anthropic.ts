@@ -32,6 +32,8 @@ export interface ScriptedResponse {
   midStreamError?: { type: string; message: string };
   /** Stop sending after this many text chunks and hold the connection open. */
   stallAfterChunks?: number;
+  /** The reply is held open after its text until this settles (lets a test keep a turn running). */
+  release?: Promise<unknown>;
   /** stop_reason; default `tool_use` when toolUse is given, else `end_turn`. */
   stopReason?: string;
 }
@@ -257,6 +259,10 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       }
       send('content_block_stop', { type: 'content_block_stop', index });
       index++;
+    }
+    if (script.release) {
+      await script.release.catch(() => undefined);
+      if (res.destroyed) return;
     }
     if (script.midStreamError) {
       send('error', { type: 'error', error: script.midStreamError });

@@ -1,0 +1,115 @@
+/**
+ * Building history messages and turning the history into what the model
+ * sees: session notices left out, the cut-off notice after an interrupted
+ * reply, and tool calls that never got a result answered as interrupted.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { ProviderMessage } from '../provider/types.js';
+import type { ContentBlock, HistoryMessage } from './types.js';
+
+/** What `submit()` accepts: a prompt, or a prompt with its author and images. */
+export type SubmitInput =
+  | string
+  | {
+      text: string;
+      /** Display name of the person who wrote it, in shared chats. */
+      author?: string;
+      images?: Array<{ mediaType: string; data: string }>;
+    };
+
+/** Told to the model in the request after an interrupted reply. */
+export const CUT_OFF_NOTICE =
+  '[Your previous reply was interrupted by the user before it finished; the text above is all that was sent. Do not assume the interrupted work was completed.]';
+
+/** The result of a tool call that was not run (or not finished) because the turn was interrupted. */
+export const INTERRUPTED_TOOL_RESULT =
+  'interrupted: the user stopped the turn before this tool call finished';
+
+/** Creates a history message with a fresh id and the clock's time. */
+export function createMessage(
+  role: HistoryMessage['role'],
+  content: ContentBlock[],
+  clock: Clock,
+  extra: Partial<Pick<HistoryMessage, 'state' | 'kind' | 'author'>> = {},
+): HistoryMessage {
+  return { id: randomUUID(), role, content, createdAt: new Date(clock.now()).toISOString(), ...extra };
+}
+
+/** The user message for a submission; in shared chats the text starts with `[Author]`. */
+export function userMessage(input: SubmitInput, clock: Clock): HistoryMessage {
+  const { text, author, images } = typeof input === 'string' ? { text: input } : input;
+  const content: ContentBlock[] = [];
+  const prefixed = author ? `[${author}] ${text}` : text;
+  if (prefixed.length > 0) content.push({ type: 'text', text: prefixed });
+  for (const image of images ?? [])
+    content.push({ type: 'image', mediaType: image.mediaType, data: image.data });
+  return createMessage('user', content, clock, author ? { author } : {});
+}
+
+/** The text blocks of a message, joined. */
+export function messageText(message: Pick<HistoryMessage, 'content'>): string {
+  return message.content
+    .filter((b): b is Extract<ContentBlock, { type: 'text' }> => b.type === 'text')
+    .map((b) => b.text)
+    .join('');
+}
+
+function toolUseIds(content: readonly ContentBlock[]): string[] {
+  return content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
+}
+
+function answeredIds(message: HistoryMessage | undefined): Set<string> {
+  if (message?.role !== 'user') return new Set();
+  return new Set(message.content.flatMap((b) => (b.type === 'tool_result' ? [b.toolUseId] : [])));
+}
+
+/** Puts text after any leading tool_result blocks (the API wants results first). */
+function withNotice(content: readonly ContentBlock[], notice: string): ContentBlock[] {
+  const results = content.filter((b) => b.type === 'tool_result');
+  const rest = content.filter((b) => b.type !== 'tool_result');
+  return [...results, { type: 'text', text: notice }, ...rest];
+}
+
+/**
+ * The history as provider messages. Consecutive messages of one role are
+ * merged; a user message after an interrupted reply carries
+ * {@link CUT_OFF_NOTICE}; unanswered tool calls (after an abort or a crash)
+ * get an interrupted result so the request stays valid.
+ */
+export function toProviderMessages(history: readonly HistoryMessage[]): ProviderMessage[] {
+  const visible = history.filter((m) => m.kind !== 'notice');
+  const out: ProviderMessage[] = [];
+  const push = (message: ProviderMessage) => {
+    const last = out[out.length - 1];
+    if (last && last.role === message.role) last.content = [...last.content, ...message.content];
+    else out.push({ role: message.role, content: [...message.content] });
+  };
+  let cutOff = false;
+  for (let i = 0; i < visible.length; i++) {
+    const message = visible[i] as HistoryMessage;
+    if (message.role === 'assistant') {
+      // An abort before the first token leaves an empty reply: nothing to send, but still a cut-off.
+      const content = message.content.filter((b) => b.type !== 'text' || b.text.length > 0);
+      if (content.length > 0) push({ role: 'assistant', content });
+      const answered = answeredIds(visible[i + 1]);
+      const missing = toolUseIds(message.content).filter((id) => !answered.has(id));
+      if (missing.length > 0) {
+        push({
+          role: 'user',
+          content: missing.map((id) => ({
+            type: 'tool_result',
+            toolUseId: id,
+            content: INTERRUPTED_TOOL_RESULT,
+            isError: true,
+          })),
+        });
+      }
+      if (message.state === 'interrupted') cutOff = true;
+      continue;
+    }
+    push({ role: 'user', content: cutOff ? withNotice(message.content, CUT_OFF_NOTICE) : message.content });
+    cutOff = false;
+  }
+  return out;
+}

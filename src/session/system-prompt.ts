@@ -1,0 +1,30 @@
+/** The system prompt: a base (built in or the caller's), the workspace, and trusted project instructions. */
+import type { ToolDefinition } from '../provider/types.js';
+
+/** What {@link buildSystemPrompt} combines. */
+export interface SystemPromptParts {
+  cwd: string;
+  tools: readonly Pick<ToolDefinition, 'name'>[];
+  /** AGENTS.md / CLAUDE.md text; empty for restricted sessions. */
+  projectInstructions: string;
+  /** Replaces the built-in base prompt. */
+  base?: string;
+}
+
+const DEFAULT_BASE = [
+  'You are an AI agent that people talk to from a chat app (Telegram, Slack, Discord or a console).',
+  'Your replies are shown as chat messages: keep them concise, and use Markdown sparingly (short paragraphs, lists, code blocks).',
+  'In shared chats each user message starts with its author in brackets, like "[Alice] ...", so you know who said what.',
+  'Tool calls that change files or run commands may need a person to approve them; if one is denied, say what you wanted to do instead of retrying it.',
+].join('\n');
+
+/** Builds the system prompt for a session. */
+export function buildSystemPrompt(parts: SystemPromptParts): string {
+  const sections = [parts.base ?? DEFAULT_BASE];
+  const toolNames = parts.tools.map((t) => t.name).join(', ');
+  sections.push(
+    `Your workspace is ${parts.cwd}.${toolNames ? ` Your tools (${toolNames}) work inside it; paths outside it are refused.` : ''}`,
+  );
+  if (parts.projectInstructions) sections.push(parts.projectInstructions);
+  return sections.join('\n\n');
+}

@@ -1,0 +1,160 @@
+/**
+ * Runs the tool calls of one model reply: permission first (mode policy,
+ * scoped session grants, then asking), `tool_start` / `tool_end` events,
+ * and a result for every call — interrupted ones included — so the history
+ * stays valid for the API.
+ */
+import type { Clock } from '../clock.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { decidePermission } from '../tools/permissions.js';
+import type { Tool } from '../tools/types.js';
+import type { TypedEmitter } from './emitter.js';
+import { INTERRUPTED_TOOL_RESULT } from './history.js';
+import type { PermissionGate, PermissionOutcome } from './permissions.js';
+import type { StreamCallResult } from './stream-call.js';
+import type { ContentBlock, PermissionMode, SessionEvents, ToolEndEvent } from './types.js';
+
+/** What the tool runner needs from the session. */
+export interface ToolHost {
+  tools: readonly Tool[];
+  emitter: TypedEmitter<SessionEvents>;
+  gate: PermissionGate;
+  clock: Clock;
+  logger: Logger;
+  cwd: string;
+  env: Record<string, string>;
+  permissionTimeoutMs: number;
+  permissionMode(): PermissionMode;
+  /** True when "allow for this session" covers `scope` (`Bash:npm test`). */
+  isScopeAllowed(scope: string): boolean;
+  /** Remembers (and persists) an "allow for this session" grant. */
+  allowScope(scope: string): void;
+}
+
+type ToolResultBlock = Extract<ContentBlock, { type: 'tool_result' }>;
+
+function safe(fn: () => string, fallback: string): string {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+function denialText(outcome: PermissionOutcome, host: ToolHost, tool: Tool): string {
+  switch (outcome) {
+    case 'unanswered':
+      return `Permission denied: nobody was available to approve ${tool.name}. Do not retry it; explain what you wanted to do.`;
+    case 'timeout':
+      return `Permission denied: the approval request for ${tool.name} got no answer within ${Math.round(host.permissionTimeoutMs / 1000)} s.`;
+    default:
+      return `Permission denied: the user refused this ${tool.name} call. Ask how to proceed instead of retrying it.`;
+  }
+}
+
+/**
+ * Settles with the tool's result, or rejects as soon as `signal` aborts: a
+ * tool that misses the abort must not hold the turn (it finishes unobserved).
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => undefined);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** Runs `calls` in order and returns one tool_result block per call. */
+export async function runToolCalls(
+  host: ToolHost,
+  calls: StreamCallResult['toolUses'],
+  signal: AbortSignal,
+): Promise<ToolResultBlock[]> {
+  const results: ToolResultBlock[] = [];
+  for (const call of calls) {
+    if (signal.aborted) {
+      results.push({
+        type: 'tool_result',
+        toolUseId: call.id,
+        content: INTERRUPTED_TOOL_RESULT,
+        isError: true,
+      });
+      continue;
+    }
+    const tool = host.tools.find((t) => t.name === call.name);
+    const summary = tool ? safe(() => tool.summarize(call.input), tool.name) : call.name;
+    host.emitter.emit('tool_start', { id: call.id, name: call.name, summary });
+    const end = (status: ToolEndEvent['status'], content: string, isError: boolean) => {
+      host.emitter.emit('tool_end', { id: call.id, name: call.name, summary, status });
+      results.push({
+        type: 'tool_result',
+        toolUseId: call.id,
+        content,
+        ...(isError ? { isError: true } : {}),
+      });
+    };
+    if (!tool) {
+      end(
+        'error',
+        `Unknown tool "${call.name}". Available tools: ${host.tools.map((t) => t.name).join(', ')}.`,
+        true,
+      );
+      continue;
+    }
+    const mode = host.permissionMode();
+    const decision = decidePermission(mode, tool.toolClass);
+    if (decision === 'deny') {
+      end(
+        'denied',
+        `Permission denied: ${tool.name} (${tool.toolClass}) is not allowed in ${mode} mode.`,
+        true,
+      );
+      continue;
+    }
+    if (decision === 'ask') {
+      const scope = `${tool.name}:${safe(() => tool.scopeKey(call.input), '')}`;
+      if (!host.isScopeAllowed(scope)) {
+        const outcome = await host.gate.request(
+          { toolName: tool.name, toolArgs: call.input, summary, toolClass: tool.toolClass },
+          signal,
+        );
+        if (outcome === 'aborted' || signal.aborted) {
+          end('interrupted', INTERRUPTED_TOOL_RESULT, true);
+          continue;
+        }
+        if (outcome === 'allow-session') host.allowScope(scope);
+        else if (outcome !== 'allow') {
+          end('denied', denialText(outcome, host, tool), true);
+          continue;
+        }
+      }
+    }
+    try {
+      const result = await untilAborted(
+        tool.run(call.input, { cwd: host.cwd, signal, env: host.env, clock: host.clock }),
+        signal,
+      );
+      if (signal.aborted) end('interrupted', INTERRUPTED_TOOL_RESULT, true);
+      else end(result.isError ? 'error' : 'ok', result.content, result.isError === true);
+    } catch (err) {
+      if (signal.aborted) end('interrupted', INTERRUPTED_TOOL_RESULT, true);
+      else {
+        host.logger.debug({ err, tool: tool.name }, 'tool failed');
+        end('error', `Error: ${describeError(err)}`, true);
+      }
+    }
+  }
+  return results;
+}
