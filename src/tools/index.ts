@@ -47,12 +47,14 @@ export {
   BASH_DEFAULT_MAX_OUTPUT_CHARS,
   BASH_DEFAULT_TIMEOUT_MS,
   BASH_MAX_TIMEOUT_MS,
+  type BashToolOptions,
   createBashTool,
 } from './bash.js';
 export { createEditTool } from './edit.js';
 export { scrubbedEnv } from './env.js';
 export { createGlobTool, GLOB_MAX_RESULTS } from './glob.js';
-export { createGrepTool, GREP_MAX_RESULTS } from './grep.js';
+export { createGrepTool, GREP_MAX_RESULTS, type GrepToolOptions } from './grep.js';
+export { GREP_FILE_TIME_LIMIT_MS } from './line-matcher.js';
 export { displayPath, isInside, resolveInWorkspace } from './paths.js';
 export { decidePermission, type PermissionDecision } from './permissions.js';
 export { createReadTool, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_CHARS } from './read.js';

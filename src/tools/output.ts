@@ -16,6 +16,7 @@ export class CappedOutput {
     this.#tailMax = maxChars - this.#headMax;
   }
 
+  /** Adds the next piece of output, in the order it arrived. */
   append(chunk: string): void {
     let rest = chunk;
     if (this.#head.length < this.#headMax) {
