@@ -1,0 +1,97 @@
+/**
+ * Who may use the bot, who owns what, and who is an admin. Users are
+ * `platform:userId` strings; linked identities (`alice` = `telegram:1`,
+ * `slack:U1`) are one person, so they share sessions and approvals.
+ */
+
+/** Options for {@link AccessPolicy}. */
+export interface AccessOptions {
+  /** `platform:userId` entries; empty or absent means no one is allowed yet. */
+  allowedUsers?: readonly string[] | undefined;
+  /** `platform:userId` entries that may answer any approval, see every session and use bypassPermissions. */
+  admins?: readonly string[] | undefined;
+  /** Person -> their ids on several platforms. */
+  linkedUsers?: Readonly<Record<string, readonly string[]>> | undefined;
+  /**
+   * Platforms whose users are always allowed. The console's user is the local
+   * operator, who already has the machine. Default `['console']`.
+   */
+  trustedPlatforms?: readonly string[] | undefined;
+}
+
+/** The result of {@link AccessPolicy.check}. */
+export type AccessDecision = 'allowed' | 'no-allowlist' | 'denied';
+
+/** Builds a user key from a platform and the platform's user id. */
+export function userKey(platform: string, userId: string): string {
+  return `${platform}:${userId}`;
+}
+
+/**
+ * @example
+ * const access = new AccessPolicy({ allowedUsers: ['telegram:1'], linkedUsers: { alice: ['telegram:1', 'slack:U1'] } });
+ * access.check('slack:U1'); // 'allowed': a linked id of an allowed person
+ * access.ownerKey('slack:U1'); // 'alice'
+ */
+export class AccessPolicy {
+  readonly #allowed: Set<string>;
+  readonly #admins: Set<string>;
+  readonly #personOf = new Map<string, string>();
+  readonly #idsOf = new Map<string, string[]>();
+  readonly #trusted: Set<string>;
+
+  constructor(options: AccessOptions = {}) {
+    for (const [person, ids] of Object.entries(options.linkedUsers ?? {})) {
+      const clean = ids.map((id) => id.trim()).filter(Boolean);
+      this.#idsOf.set(person, clean);
+      for (const id of clean) this.#personOf.set(id, person);
+    }
+    this.#allowed = new Set(this.#expand(options.allowedUsers ?? []));
+    this.#admins = new Set(this.#expand(options.admins ?? []));
+    this.#trusted = new Set(options.trustedPlatforms ?? ['console']);
+  }
+
+  /** True when an allowlist (or an admin) is configured. */
+  get configured(): boolean {
+    return this.#allowed.size > 0 || this.#admins.size > 0;
+  }
+
+  /** Whether `user` (`platform:id`) may use the bot. */
+  check(user: string): AccessDecision {
+    if (this.#trusted.has(platformOf(user))) return 'allowed';
+    if (!this.configured) return 'no-allowlist';
+    return this.#allowed.has(user) || this.#admins.has(user) ? 'allowed' : 'denied';
+  }
+
+  isAdmin(user: string): boolean {
+    return this.#admins.has(user);
+  }
+
+  /** The owner key sessions are recorded under: the linked person's name, or the user key. */
+  ownerKey(user: string): string {
+    return this.#personOf.get(user) ?? user;
+  }
+
+  /** True when `user` is the owner recorded as `owner` (directly or through a linked identity). */
+  owns(user: string, owner: string | undefined): boolean {
+    if (owner === undefined) return false;
+    return owner === user || owner === this.ownerKey(user) || this.ownerKey(owner) === this.ownerKey(user);
+  }
+
+  /** An entry plus every id linked to it: allowing `alice` or one of her ids allows all of them. */
+  #expand(entries: readonly string[]): string[] {
+    const out: string[] = [];
+    for (const raw of entries) {
+      const entry = raw.trim();
+      if (!entry) continue;
+      const person = this.#idsOf.has(entry) ? entry : this.#personOf.get(entry);
+      out.push(entry, ...(person ? (this.#idsOf.get(person) ?? []) : []));
+    }
+    return out;
+  }
+}
+
+function platformOf(user: string): string {
+  const i = user.indexOf(':');
+  return i < 0 ? user : user.slice(0, i);
+}

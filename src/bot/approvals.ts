@@ -1,0 +1,164 @@
+/**
+ * Pending tool approvals. Each permission request becomes a message with
+ * Allow / Allow for this session / Deny buttons holding a short random id.
+ * Only the person whose message started the turn, or an admin, may answer;
+ * an unanswered request is denied after the timeout. Whatever happens, the
+ * message is edited to say the outcome and who chose it, and the buttons go.
+ */
+import type { Clock, TimerHandle } from '../clock.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { PermissionAnswer, PermissionRequest } from '../session/types.js';
+import type { AccessPolicy } from './access.js';
+import { approvalButtons, type ButtonPayload, shortId } from './buttons.js';
+import type { Outbox } from './stream/types.js';
+import { say } from './text.js';
+import type { ButtonEvent } from './types.js';
+
+/** The person a request belongs to: whoever sent the message that started the turn. */
+export interface Requester {
+  /** `platform:userId`. */
+  key: string;
+  name: string;
+}
+
+/** What {@link ApprovalRegistry.open} needs. */
+export interface ApprovalInput {
+  chat: string;
+  turnId: string;
+  request: PermissionRequest;
+  requester: Requester;
+  /** Hands the answer to the session; false when the session no longer waits for it. */
+  resolve: (answer: PermissionAnswer) => boolean;
+}
+
+interface Pending extends ApprovalInput {
+  id: string;
+  prompt: string;
+  sent: Promise<string[]>;
+  timer: TimerHandle;
+}
+
+/** Options for {@link ApprovalRegistry}. */
+export interface ApprovalOptions {
+  outbox: Outbox;
+  access: AccessPolicy;
+  clock: Clock;
+  timeoutMs: number;
+  logger: Logger;
+}
+
+type Answer = 'allow' | 'allow-session' | 'deny';
+
+/** The open approval prompts of every chat. */
+export class ApprovalRegistry {
+  readonly #pending = new Map<string, Pending>();
+  readonly #options: ApprovalOptions;
+  readonly #edits = new Set<Promise<void>>();
+
+  constructor(options: ApprovalOptions) {
+    this.#options = options;
+  }
+
+  /** Number of prompts waiting for an answer. */
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  /** Posts the prompt and starts its timeout; returns the short id on its buttons. */
+  open(input: ApprovalInput): string {
+    const { outbox, clock, timeoutMs, logger } = this.#options;
+    const id = shortId();
+    const prompt = say.approvalPrompt(input.request);
+    const sent = outbox.send(input.chat, prompt, { buttons: approvalButtons(id) }).catch((err: unknown) => {
+      logger.error({ chat: input.chat, err: describeError(err) }, 'approval prompt could not be sent');
+      return [] as string[];
+    });
+    const timer = clock.setTimeout(() => this.#settle(id, 'deny', say.deniedTimeout, true), timeoutMs);
+    this.#pending.set(id, { ...input, id, prompt, sent, timer });
+    logger.info({ chat: input.chat, approval: id, tool: input.request.toolName }, 'approval requested');
+    return id;
+  }
+
+  /** Handles a press of one of the approval buttons; always responds exactly once. */
+  async press(event: ButtonEvent, payload: ButtonPayload, presser: string): Promise<void> {
+    const { access } = this.#options;
+    const pending = this.#pending.get(payload.id);
+    if (!pending || pending.chat !== event.chat || payload.action === 'stop') {
+      await event.respond({ text: say.expired, ephemeral: true });
+      return;
+    }
+    const allowed = access.owns(presser, access.ownerKey(pending.requester.key)) || access.isAdmin(presser);
+    if (!allowed) {
+      await event.respond({ text: say.approvalOnlyFor(pending.requester.name), ephemeral: true });
+      return;
+    }
+    const answer = payload.action as Answer;
+    const outcome =
+      answer === 'allow'
+        ? say.allowed(event.user.name)
+        : answer === 'allow-session'
+          ? say.allowedSession(event.user.name)
+          : say.denied(event.user.name);
+    const accepted = this.#settle(payload.id, answer, outcome);
+    await event.respond({ text: accepted ? say.answered[answer] : say.expired, ephemeral: true });
+  }
+
+  /** Denies every prompt of a turn that ended (stopped, failed) and marks them so. */
+  closeTurn(turnId: string, outcome: string = say.deniedStopped): void {
+    for (const pending of [...this.#pending.values()]) {
+      if (pending.turnId === turnId) this.#settle(pending.id, 'deny', outcome, true);
+    }
+  }
+
+  /** Denies every open prompt (shutdown). */
+  closeAll(outcome: string): void {
+    for (const id of [...this.#pending.keys()]) this.#settle(id, 'deny', outcome, true);
+  }
+
+  /** Waits for the outcome edits still in flight. */
+  async idle(): Promise<void> {
+    while (this.#edits.size) await Promise.allSettled([...this.#edits]);
+  }
+
+  /**
+   * Gives the answer to the session, then edits the prompt; false when the
+   * session had moved on. `final` outcomes (timeout, stop) are shown even then:
+   * the session denied the request itself, which is what they say.
+   */
+  #settle(id: string, answer: Answer, outcome: string, final = false): boolean {
+    const pending = this.#pending.get(id);
+    if (!pending) return false;
+    this.#pending.delete(id);
+    this.#options.clock.clearTimeout(pending.timer);
+    let accepted = false;
+    try {
+      accepted = pending.resolve(answer);
+    } catch (err) {
+      this.#options.logger.error(
+        { chat: pending.chat, err: describeError(err) },
+        'resolving a permission failed',
+      );
+    }
+    const text = `${pending.prompt}\n\n${accepted || final ? outcome : say.expired}`;
+    this.#options.logger.info({ chat: pending.chat, approval: id, answer, accepted }, 'approval settled');
+    const edit = this.#edit(pending, text);
+    this.#edits.add(edit);
+    void edit.finally(() => this.#edits.delete(edit));
+    return accepted;
+  }
+
+  async #edit(pending: Pending, text: string): Promise<void> {
+    const ids = await pending.sent;
+    const last = ids.at(-1);
+    if (last === undefined) return;
+    try {
+      await this.#options.outbox.edit(pending.chat, last, text, { buttons: [] });
+    } catch (err) {
+      this.#options.logger.warn(
+        { chat: pending.chat, err: describeError(err) },
+        'approval outcome edit failed',
+      );
+    }
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * What a command handler gets, and the rule for commands that must not
+ * overlap a running reply.
+ */
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { SessionStore } from '../store/types.js';
+import type { AccessPolicy } from './access.js';
+import type { ChatRuntime } from './chat-runtime.js';
+import type { SessionRegistry } from './sessions-registry.js';
+import { say } from './text.js';
+
+/** Who ran a command, where, and how to answer. */
+export interface CommandContext {
+  chat: string;
+  /** `platform:userId`. */
+  user: string;
+  userName: string;
+  /** Owner key for sessions this user creates. */
+  owner: string;
+  runtime: ChatRuntime;
+  registry: SessionRegistry;
+  sessionStore: SessionStore;
+  access: AccessPolicy;
+  logger: Logger;
+  answer: (text: string) => Promise<void>;
+}
+
+/**
+ * Runs `work` in the chat's queue slot when nothing else runs, so it never
+ * overlaps a turn; otherwise asks the user to wait or /stop.
+ */
+export async function whenIdle(
+  ctx: CommandContext,
+  name: string,
+  work: () => Promise<string>,
+  abort?: () => void,
+): Promise<void> {
+  if (ctx.runtime.busy) {
+    await ctx.answer(say.waitForReply(name));
+    return;
+  }
+  await new Promise<void>((resolve) => {
+    ctx.runtime.enqueue({
+      kind: 'task',
+      name,
+      ...(abort ? { abort } : {}),
+      run: async () => {
+        try {
+          await ctx.answer(await work());
+        } catch (err) {
+          await ctx.answer(`/${name} failed: ${describeError(err)}`);
+        } finally {
+          resolve();
+        }
+      },
+    });
+  });
+}

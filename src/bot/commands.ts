@@ -1,0 +1,209 @@
+/**
+ * The chat commands, the same words on every platform. Each answers in one
+ * line or a short list. /stop, /status and /help answer at once, even while
+ * a reply runs; /mode and /rename act at once (they only touch the session's
+ * settings); /new, /resume, /fork and /compact change what the chat talks to
+ * or rewrite history, so while a reply runs they ask to wait or /stop it.
+ */
+import { describeError, isErrorCode } from '../errors.js';
+import { PERMISSION_MODES, type PermissionMode } from '../session/types.js';
+import { validateSessionName } from '../store/index.js';
+import { type CommandContext, whenIdle } from './command-context.js';
+import { listSessions, resumeSession } from './session-commands.js';
+import { say } from './text.js';
+
+export type { CommandContext } from './command-context.js';
+
+interface CommandSpec {
+  usage: string;
+  help: string;
+  /** True when the command takes arguments; others refuse extra words. */
+  takesArgs: boolean;
+  run: (ctx: CommandContext, args: string) => Promise<void>;
+}
+
+const pct = (n: number) => `${n.toFixed(1)}%`;
+
+/** Every command, in the order /help lists them. */
+export const COMMANDS: Record<string, CommandSpec> = {
+  new: { usage: '/new', help: 'start a fresh session in this chat', takesArgs: false, run: runNew },
+  compact: {
+    usage: '/compact [focus]',
+    help: 'summarize the conversation to free context (optionally say what to keep)',
+    takesArgs: true,
+    run: runCompact,
+  },
+  rename: { usage: '/rename <name>', help: 'name this session', takesArgs: true, run: runRename },
+  stop: {
+    usage: '/stop',
+    help: 'stop the current reply and drop queued messages',
+    takesArgs: false,
+    run: runStop,
+  },
+  status: {
+    usage: '/status',
+    help: 'context used, model, permission mode, session name and id',
+    takesArgs: false,
+    run: runStatus,
+  },
+  sessions: { usage: '/sessions', help: 'list your sessions', takesArgs: false, run: listSessions },
+  resume: {
+    usage: '/resume <name|id>',
+    help: 'continue a saved session here (also one from another platform)',
+    takesArgs: true,
+    run: resumeSession,
+  },
+  fork: {
+    usage: '/fork',
+    help: 'copy this session and continue the copy here',
+    takesArgs: false,
+    run: runFork,
+  },
+  mode: {
+    usage: `/mode <${PERMISSION_MODES.join('|')}>`,
+    help: 'how freely tools may run (bypassPermissions: admins only)',
+    takesArgs: true,
+    run: runMode,
+  },
+  help: { usage: '/help', help: 'this list', takesArgs: false, run: runHelp },
+};
+
+/** `/Compact@my_bot` -> `compact`. */
+export function normalizeCommandName(name: string): string {
+  return name.trim().replace(/^\//, '').replace(/@.*$/, '').toLowerCase();
+}
+
+/** Runs one command; every outcome, error included, becomes one answer. */
+export async function runCommand(ctx: CommandContext, rawName: string, rawArgs: string): Promise<void> {
+  const name = normalizeCommandName(rawName);
+  const spec = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!spec) {
+    await ctx.answer(say.unknownCommand(name.slice(0, 40)));
+    return;
+  }
+  const args = rawArgs.trim();
+  if (!spec.takesArgs && args) {
+    await ctx.answer(`/${name} takes no arguments. Usage: ${spec.usage}`);
+    return;
+  }
+  ctx.logger.info({ chat: ctx.chat, command: name }, 'command');
+  try {
+    await spec.run(ctx, args);
+  } catch (err) {
+    ctx.logger.error({ chat: ctx.chat, command: name, err: describeError(err) }, 'command failed');
+    await ctx.answer(`/${name} failed: ${describeError(err)}`);
+  }
+}
+
+async function runNew(ctx: CommandContext): Promise<void> {
+  await whenIdle(ctx, 'new', async () => {
+    const session = await ctx.registry.create(ctx.chat, ctx.owner);
+    return `Started a new session (${session.getSession().getSessionId()}). /resume brings back earlier ones.`;
+  });
+}
+
+async function runCompact(ctx: CommandContext, focus: string): Promise<void> {
+  if (focus.length > 2_000) {
+    await ctx.answer(`The focus is ${focus.length} characters; keep it under 2,000. Usage: /compact [focus]`);
+    return;
+  }
+  const session = await ctx.registry.existing(ctx.chat);
+  if (!session) {
+    await ctx.answer('Nothing to compact yet: this chat has no session.');
+    return;
+  }
+  await whenIdle(
+    ctx,
+    'compact',
+    async () => {
+      const release = await ctx.registry.lock(session);
+      try {
+        const { before, after } = await session.compactContext(focus || undefined);
+        return `Compacted: context ${pct(before.usedPercentage)} -> ${pct(after.usedPercentage)}.`;
+      } catch (err) {
+        if (isErrorCode(err, 'ABORTED')) return 'Compaction stopped; the history is unchanged.';
+        return `Compaction failed: ${describeError(err)} The history is unchanged.`;
+      } finally {
+        release();
+      }
+    },
+    () => session.abort(),
+  );
+}
+
+async function runRename(ctx: CommandContext, args: string): Promise<void> {
+  if (!args) {
+    await ctx.answer('Usage: /rename <name>, for example /rename parser-refactor');
+    return;
+  }
+  let name: string;
+  try {
+    name = validateSessionName(args);
+  } catch (err) {
+    await ctx.answer(describeError(err));
+    return;
+  }
+  const session = await ctx.registry.forChat(ctx.chat, ctx.owner);
+  await session.setName(name);
+  await ctx.answer(`Renamed this session to "${name}".`);
+}
+
+async function runStop(ctx: CommandContext): Promise<void> {
+  const { dropped, running } = ctx.runtime.stop();
+  await ctx.answer(running || dropped ? say.stopped(dropped, running) : say.nothingToStop);
+}
+
+async function runStatus(ctx: CommandContext): Promise<void> {
+  const session = await ctx.registry.existing(ctx.chat);
+  const queue = ctx.runtime.queueLength;
+  const activity = `${ctx.runtime.runningTurnId ? 'a reply is running' : 'idle'}, ${queue} queued`;
+  if (!session) {
+    await ctx.answer(`No session yet: send a message to start one. (${activity})`);
+    return;
+  }
+  const state = session.getContextState();
+  const tokens = `${state.usedTokens.toLocaleString('en-US')} of ${state.maxTokens.toLocaleString('en-US')} tokens`;
+  const name = session.getName();
+  const lines = [
+    `Session: ${name ? `"${name}" ` : ''}(${session.getSession().getSessionId()})`,
+    `Context: ${pct(state.usedPercentage)} used (${tokens})`,
+    `Model: ${session.getModel()}`,
+    `Permission mode: ${session.getSession().getPermissionMode()}`,
+    `Activity: ${activity}`,
+  ];
+  await ctx.answer(lines.join('\n'));
+}
+
+async function runFork(ctx: CommandContext): Promise<void> {
+  if (!(await ctx.registry.boundId(ctx.chat))) {
+    await ctx.answer('Nothing to fork yet: this chat has no session.');
+    return;
+  }
+  await whenIdle(ctx, 'fork', async () => {
+    const from = await ctx.registry.boundId(ctx.chat);
+    const copy = await ctx.registry.fork(ctx.chat, ctx.owner);
+    return `Forked ${from} into ${copy.getSession().getSessionId()}; this chat continues the copy.`;
+  });
+}
+
+async function runMode(ctx: CommandContext, args: string): Promise<void> {
+  const mode = PERMISSION_MODES.find((m) => m.toLowerCase() === args.toLowerCase());
+  if (!mode) {
+    await ctx.answer(
+      `Usage: ${COMMANDS.mode?.usage}. ${args ? `"${args.slice(0, 40)}" is not a mode.` : ''}`.trim(),
+    );
+    return;
+  }
+  if (mode === 'bypassPermissions' && !ctx.access.isAdmin(ctx.user)) {
+    await ctx.answer('Only an admin can use /mode bypassPermissions.');
+    return;
+  }
+  const session = await ctx.registry.forChat(ctx.chat, ctx.owner);
+  session.getSession().setPermissionMode(mode satisfies PermissionMode);
+  await ctx.answer(`Permission mode is now ${mode}.`);
+}
+
+async function runHelp(ctx: CommandContext): Promise<void> {
+  const lines = Object.values(COMMANDS).map((c) => `${c.usage} - ${c.help}`);
+  await ctx.answer(['Commands:', ...lines].join('\n'));
+}

@@ -1,0 +1,279 @@
+/**
+ * Which session a chat talks to, and the sessions held in memory. A chat key
+ * points at a session id through the state store; sessions are opened on
+ * demand, shared when two chats point at the same id, turned one at a time
+ * (a per-session lock), and closed after sitting idle for a while.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Clock, TimerHandle } from '../clock.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Provider } from '../provider/types.js';
+import { InteractiveSession } from '../session/index.js';
+import type { PermissionMode, ProjectAccess } from '../session/types.js';
+import type { BotStateStore, SessionStore } from '../store/types.js';
+import type { Tool } from '../tools/types.js';
+
+/** What the registry needs to open sessions. */
+export interface RegistryOptions {
+  provider: Provider;
+  sessionStore: SessionStore;
+  stateStore: BotStateStore;
+  workspace: string;
+  workspacePerChat: boolean;
+  tools: Tool[];
+  permissionMode: PermissionMode;
+  model?: string | undefined;
+  projectAccess?: ProjectAccess | undefined;
+  toolEnv?: Record<string, string> | undefined;
+  /** The session's own permission timeout; the bot's approval timer fires first. */
+  permissionTimeoutMs: number;
+  idleReleaseMs: number;
+  clock: Clock;
+  logger: Logger;
+  /** Tells a chat something happened to its session (corrupt file moved aside). */
+  notify: (chat: string, text: string) => void;
+  /** Text of the notice for a session that could not be read. */
+  corruptNotice: (id: string, status: string, reason: string) => string;
+}
+
+interface Entry {
+  id: string;
+  session: InteractiveSession;
+  /** Turns and commands using the session right now; it is not released while > 0. */
+  holds: number;
+  /** Resolves when the current lock holder is done. */
+  tail: Promise<void>;
+  timer?: TimerHandle;
+}
+
+/** Chat -> session mapping plus the in-memory cache of open sessions. */
+export class SessionRegistry {
+  readonly #o: RegistryOptions;
+  readonly #entries = new Map<string, Entry>();
+  readonly #opening = new Map<string, Promise<Entry>>();
+  /** One resolution per chat at a time, so two messages never create two sessions. */
+  readonly #resolving = new Map<string, Promise<InteractiveSession>>();
+  #closed = false;
+
+  constructor(options: RegistryOptions) {
+    this.#o = options;
+  }
+
+  /** Sessions currently held in memory. */
+  get openCount(): number {
+    return this.#entries.size;
+  }
+
+  /** The id a chat is bound to, if any. */
+  async boundId(chat: string): Promise<string | undefined> {
+    return (await this.#o.stateStore.getChat(chat))?.sessionId;
+  }
+
+  /**
+   * The chat's session: the bound one (reloaded if it left memory), or a new
+   * one owned by `owner`. A bound session that cannot be read is reported to
+   * the chat, moved aside intact, and replaced by a fresh one.
+   */
+  forChat(chat: string, owner: string): Promise<InteractiveSession> {
+    const inFlight = this.#resolving.get(chat);
+    if (inFlight) return inFlight;
+    const p = this.#resolve(chat, owner).finally(() => this.#resolving.delete(chat));
+    this.#resolving.set(chat, p);
+    return p;
+  }
+
+  /** The chat's session if it has one, without creating it. */
+  async existing(chat: string): Promise<InteractiveSession | undefined> {
+    const binding = await this.#o.stateStore.getChat(chat);
+    return binding ? this.forChat(chat, binding.owner ?? '') : undefined;
+  }
+
+  /** A fresh session for the chat (`/new`). */
+  async create(chat: string, owner: string): Promise<InteractiveSession> {
+    const entry = await this.#adopt(await InteractiveSession.open(await this.#sessionOptions(chat, owner)));
+    await this.#bind(chat, entry.id, owner);
+    return entry.session;
+  }
+
+  /** Opens a stored session (valid outcome checked by the caller) and binds the chat to it (`/resume`). */
+  async resume(chat: string, id: string, owner: string | undefined): Promise<InteractiveSession> {
+    const entry = await this.#open(chat, id, owner);
+    await this.#bind(chat, id, owner);
+    return entry.session;
+  }
+
+  /** Copies the chat's session under a new id and binds the chat to the copy (`/fork`). */
+  async fork(chat: string, owner: string): Promise<InteractiveSession> {
+    const current = await this.forChat(chat, owner);
+    const from = current.getSession().getSessionId();
+    const session = await InteractiveSession.open({
+      ...(await this.#sessionOptions(chat, owner)),
+      resumeSessionId: from,
+      forkSession: true,
+    });
+    const entry = await this.#adopt(session);
+    await this.#bind(chat, entry.id, owner);
+    return entry.session;
+  }
+
+  /**
+   * Takes the session's turn lock: one turn or command at a time per session,
+   * even when several chats share it. Call the returned function when done.
+   */
+  async lock(session: InteractiveSession): Promise<() => void> {
+    const entry = this.#entries.get(session.getSession().getSessionId());
+    if (!entry) return () => {};
+    entry.holds++;
+    this.#disarm(entry);
+    const previous = entry.tail;
+    let release!: () => void;
+    entry.tail = new Promise<void>((r) => {
+      release = r;
+    });
+    await previous;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      entry.holds--;
+      release();
+      this.#arm(entry);
+    };
+  }
+
+  /** Restarts the idle timer of a session that was just used. */
+  touch(session: InteractiveSession): void {
+    const entry = this.#entries.get(session.getSession().getSessionId());
+    if (entry) this.#arm(entry);
+  }
+
+  /** Closes every open session (flushing its saves) and stops the idle timers. */
+  async closeAll(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#opening.values()]);
+    const entries = [...this.#entries.values()];
+    this.#entries.clear();
+    for (const entry of entries) this.#disarm(entry);
+    await Promise.allSettled(entries.map((e) => this.#close(e)));
+  }
+
+  async #resolve(chat: string, owner: string): Promise<InteractiveSession> {
+    const { stateStore, sessionStore, logger } = this.#o;
+    const binding = await stateStore.getChat(chat);
+    if (!binding) return this.create(chat, owner);
+    const id = binding.sessionId;
+    const open = this.#entries.get(id);
+    if (open) return open.session;
+    const outcome = await sessionStore.load(id);
+    if (outcome.status === 'valid') return (await this.#open(chat, id, binding.owner ?? owner)).session;
+    if (outcome.status === 'missing') {
+      // A session that never finished a turn may not be on disk yet.
+      logger.warn({ chat, sessionId: id }, 'bound session not found; starting a new one');
+      return this.create(chat, binding.owner ?? owner);
+    }
+    const reason = outcome.status === 'corrupt' ? outcome.reason : `version ${String(outcome.version)}`;
+    let moved: string[] = [];
+    try {
+      moved = await sessionStore.quarantine(id);
+    } catch (err) {
+      logger.error(
+        { chat, sessionId: id, err: describeError(err) },
+        'could not move the unreadable session aside',
+      );
+    }
+    logger.error(
+      { chat, sessionId: id, status: outcome.status, reason, moved },
+      'session unreadable; starting fresh',
+    );
+    this.#o.notify(chat, this.#o.corruptNotice(id, outcome.status, reason));
+    return this.create(chat, binding.owner ?? owner);
+  }
+
+  async #open(chat: string, id: string, owner: string | undefined): Promise<Entry> {
+    const open = this.#entries.get(id);
+    if (open) return open;
+    const inFlight = this.#opening.get(id);
+    if (inFlight) return inFlight;
+    const p = (async () => {
+      const options = await this.#sessionOptions(chat, owner);
+      return this.#adopt(await InteractiveSession.open({ ...options, resumeSessionId: id }));
+    })().finally(() => this.#opening.delete(id));
+    this.#opening.set(id, p);
+    return p;
+  }
+
+  async #adopt(session: InteractiveSession): Promise<Entry> {
+    const id = session.getSession().getSessionId();
+    const entry: Entry = { id, session, holds: 0, tail: Promise.resolve() };
+    if (this.#closed) {
+      await session.close();
+      throw new Error('The bot is shutting down.');
+    }
+    this.#entries.set(id, entry);
+    this.#arm(entry);
+    this.#o.logger.debug({ sessionId: id }, 'session opened');
+    return entry;
+  }
+
+  async #bind(chat: string, sessionId: string, owner: string | undefined): Promise<void> {
+    const updatedAt = new Date(this.#o.clock.now()).toISOString();
+    await this.#o.stateStore.setChat(chat, { sessionId, updatedAt, ...(owner ? { owner } : {}) });
+    this.#o.logger.info({ chat, sessionId }, 'chat bound to session');
+  }
+
+  async #sessionOptions(chat: string, owner: string | undefined) {
+    const o = this.#o;
+    const cwd = o.workspacePerChat ? join(o.workspace, sanitizeChatKey(chat)) : o.workspace;
+    // The tools need their working directory to exist before the first call.
+    await mkdir(cwd, { recursive: true });
+    return {
+      cwd,
+      provider: o.provider,
+      sessionStore: o.sessionStore,
+      permissionMode: o.permissionMode,
+      tools: o.tools,
+      clock: o.clock,
+      logger: o.logger,
+      permissionTimeoutMs: o.permissionTimeoutMs,
+      ...(owner ? { owner } : {}),
+      ...(o.model ? { model: o.model } : {}),
+      ...(o.projectAccess ? { projectAccess: o.projectAccess } : {}),
+      ...(o.toolEnv ? { toolEnv: o.toolEnv } : {}),
+    };
+  }
+
+  #arm(entry: Entry): void {
+    this.#disarm(entry);
+    if (this.#closed || entry.holds > 0) return;
+    entry.timer = this.#o.clock.setTimeout(() => void this.#release(entry), this.#o.idleReleaseMs);
+  }
+
+  #disarm(entry: Entry): void {
+    if (entry.timer !== undefined) this.#o.clock.clearTimeout(entry.timer);
+    delete entry.timer;
+  }
+
+  async #release(entry: Entry): Promise<void> {
+    delete entry.timer;
+    if (entry.holds > 0 || entry.session.isRunning() || this.#entries.get(entry.id) !== entry) return;
+    this.#entries.delete(entry.id);
+    this.#o.logger.info({ sessionId: entry.id }, 'idle session released from memory');
+    await this.#close(entry);
+  }
+
+  async #close(entry: Entry): Promise<void> {
+    try {
+      await entry.session.close();
+    } catch (err) {
+      this.#o.logger.error({ sessionId: entry.id, err: describeError(err) }, 'closing a session failed');
+    }
+  }
+}
+
+/** A chat key as a folder name: `slack:C1:17.2` -> `slack_C1_17.2`. */
+export function sanitizeChatKey(chat: string): string {
+  const clean = chat.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
+  return clean.slice(0, 120) || '_';
+}
