@@ -1,0 +1,179 @@
+/**
+ * Slack events as the core's events. A mention in a channel starts a
+ * session in that message's thread; later messages in a thread the bot takes
+ * part in continue it without a mention; in a DM every thread is a session.
+ * A mention arrives twice (`message` and `app_mention`, different event ids),
+ * Slack redelivers events it thinks were lost, and bots (this one included)
+ * post messages too: each is handed on once, and bots never.
+ */
+import type { ChatEvent, EventSink, MessageEvent } from '../../src/bot/types.js';
+import type { Logger } from '../../src/logger.js';
+import { parseTextCommand } from './commands.js';
+import { isDirectChannel, slackChatKey } from './keys.js';
+import type { ThreadTracker } from './threads.js';
+import type { UserNames } from './users.js';
+
+/** Who the bot is, from auth.test. */
+export interface BotIdentity {
+  userId: string;
+  botId: string;
+  teamId: string;
+}
+
+/** The parts of a message event the adapter reads. */
+export interface SlackMessageEvent {
+  type: string;
+  subtype?: string;
+  channel: string;
+  channel_type?: string;
+  user?: string;
+  bot_id?: string;
+  text?: string;
+  ts: string;
+  thread_ts?: string;
+  team?: string;
+  files?: Array<{ name?: string; mimetype?: string }>;
+  message?: SlackMessageEvent;
+  previous_message?: { text?: string };
+}
+
+/** Subtypes that are still a person writing to the bot. */
+const PERSON_SUBTYPES = new Set(['file_share', 'thread_broadcast']);
+
+/** Slack markup in a person's text, as plain text for the model. */
+export function decodeSlackText(text: string, botUserId: string): string {
+  return text
+    .replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>`, 'g'), '')
+    .replace(/<((?:https?|mailto):[^|>]+)\|([^>]+)>/g, '$2 ($1)')
+    .replace(/<((?:https?|mailto):[^>]+)>/g, '$1')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
+}
+
+/** Dependencies of {@link SlackInbound}. */
+export interface InboundDeps {
+  tracker: ThreadTracker;
+  users: UserNames;
+  logger: Logger;
+  /** Does the thread contain a message of the bot? (conversations.replies) */
+  botInThread: (channel: string, threadTs: string) => Promise<boolean>;
+}
+
+/** Turns Slack message events into the core's message, command and edit events. */
+export class SlackInbound {
+  sink: EventSink | undefined;
+  bot: BotIdentity | undefined;
+  readonly #chains = new Map<string, Promise<void>>();
+
+  constructor(private readonly deps: InboundDeps) {}
+
+  /** Handles `message` and `app_mention` events. */
+  async onEvent(eventId: string | undefined, event: SlackMessageEvent): Promise<void> {
+    const bot = this.bot;
+    if (!bot) return;
+    const { tracker } = this.deps;
+    // A redelivery (or the same id twice) never starts anything again.
+    if (eventId && !tracker.events.add(eventId)) {
+      this.deps.logger.debug({ eventId }, 'Slack redelivered an event already handled; dropped');
+      return;
+    }
+    if (event.type === 'message' && event.subtype === 'message_changed')
+      return this.#onEdit(eventId, event, bot);
+    if (event.type !== 'message' && event.type !== 'app_mention') return;
+    if (event.subtype && !PERSON_SUBTYPES.has(event.subtype)) return;
+    if (event.bot_id || !event.user || event.user === bot.userId) return;
+    const { channel, ts } = event;
+    const threadTs = event.thread_ts ?? ts;
+    const direct = event.channel_type === 'im' || isDirectChannel(channel);
+    const mentioned = event.type === 'app_mention' || (event.text ?? '').includes(`<@${bot.userId}`);
+    const reply = event.thread_ts !== undefined && event.thread_ts !== ts;
+    let check = false;
+    if (!direct && !mentioned) {
+      // A top-level channel message without a mention is not for the bot.
+      if (!reply || tracker.knownWithoutBot(channel, threadTs)) return;
+      check = !tracker.joined(channel, threadTs);
+    }
+    if (!tracker.messages.add(`${channel}:${ts}`)) return;
+    if (!check) tracker.join(channel, threadTs);
+    const user = event.user;
+    const chat = slackChatKey(channel, threadTs);
+    this.#serial(chat, async () => {
+      if (check && !(await this.deps.botInThread(channel, threadTs))) return;
+      tracker.touch(channel, threadTs);
+      tracker.setRecipient(channel, threadTs, { userId: user, teamId: event.team ?? bot.teamId });
+      const name = await this.deps.users.name(user);
+      const text = decodeSlackText(event.text ?? '', bot.userId);
+      const command = parseTextCommand(text);
+      const base = { chat, user: { id: user, name }, ...(eventId ? { deliveryId: eventId } : {}) };
+      if (command) {
+        await this.#dispatch({
+          type: 'command',
+          ...base,
+          name: command.name,
+          args: command.args,
+          messageId: ts,
+        });
+        return;
+      }
+      const message: MessageEvent = { type: 'message', ...base, text, messageId: ts };
+      if (event.files?.length)
+        message.attachments = event.files.map((f) => ({
+          kind: f.mimetype?.startsWith('image/') ? 'image' : 'document',
+          ...(f.mimetype ? { mediaType: f.mimetype } : {}),
+          ...(f.name ? { name: f.name } : {}),
+        }));
+      await this.#dispatch(message);
+    });
+  }
+
+  /** Hands an event to the core; a failing sink is logged, never thrown into Bolt. */
+  async #dispatch(event: ChatEvent): Promise<void> {
+    if (!this.sink) return;
+    try {
+      await this.sink(event);
+    } catch (err) {
+      this.deps.logger.error(
+        { err, chat: event.chat, type: event.type },
+        'the bot core rejected a Slack event',
+      );
+    }
+  }
+
+  /** Runs work for one chat in arrival order (name lookups must not reorder messages). */
+  #serial(chat: string, work: () => Promise<void>): void {
+    const previous = this.#chains.get(chat) ?? Promise.resolve();
+    const next = previous.then(work).catch((err: unknown) => {
+      this.deps.logger.error({ err, chat }, 'handling a Slack message failed');
+    });
+    this.#chains.set(chat, next);
+    void next.then(() => {
+      if (this.#chains.get(chat) === next) this.#chains.delete(chat);
+    });
+  }
+
+  #onEdit(eventId: string | undefined, event: SlackMessageEvent, bot: BotIdentity): void {
+    const msg = event.message;
+    if (!msg || msg.bot_id || !msg.user || msg.user === bot.userId) return;
+    // Unfurls and other changes that keep the text are not edits by a person.
+    if (event.previous_message && event.previous_message.text === msg.text) return;
+    const threadTs = msg.thread_ts ?? msg.ts;
+    const direct = event.channel_type === 'im' || isDirectChannel(event.channel);
+    if (!direct && !this.deps.tracker.joined(event.channel, threadTs)) return;
+    const chat = slackChatKey(event.channel, threadTs);
+    const user = msg.user;
+    this.#serial(chat, async () => {
+      const name = await this.deps.users.name(user);
+      await this.#dispatch({
+        type: 'edit',
+        chat,
+        user: { id: user, name },
+        text: decodeSlackText(msg.text ?? '', bot.userId),
+        messageId: msg.ts,
+        ...(eventId ? { deliveryId: eventId } : {}),
+      });
+    });
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * The Slack adapter (`switchboard/slack`), on @slack/bolt: each Slack thread
+ * is an agent session, driven by mentions, direct messages, thread replies,
+ * `/switchboard <command>` and buttons. Socket Mode when an app token is
+ * given, otherwise HTTP with signature checks.
+ *
+ * @example
+ * const slack = createSlackAdapter({ botToken: process.env.SLACK_BOT_TOKEN!, appToken: process.env.SLACK_APP_TOKEN });
+ * const bot = createBot({ adapters: [slack], ... });
+ * await bot.start();
+ */
+import { webApi } from '@slack/bolt';
+import type {
+  ChatAdapter,
+  ChatCapabilities,
+  EventSink,
+  NativeStreaming,
+  OutboundMessage,
+  SentMessage,
+  StreamHandle,
+} from '../../src/bot/types.js';
+import { type Clock, systemClock } from '../../src/clock.js';
+import { SwitchboardError } from '../../src/errors.js';
+import { type Logger, silentLogger } from '../../src/logger.js';
+import { SLACK_DEFAULT_PACES, type SlackPaces, slackCapabilities } from './capabilities.js';
+import { toSwitchboardError } from './errors.js';
+import { type BotIdentity, SlackInbound } from './inbound.js';
+import { SlackInteractions } from './interactions.js';
+import { parseSlackChatKey, SLACK_PLATFORM } from './keys.js';
+import { callSlack, SlackOutbound } from './outbound.js';
+import { SlackStreams } from './stream.js';
+import { ThreadTracker } from './threads.js';
+import { boltLogger, startTransport, type Transport } from './transport.js';
+import { UserNames } from './users.js';
+
+export { SLACK_DEFAULT_PACES, type SlackPaces } from './capabilities.js';
+export { BOT_COMMANDS } from './commands.js';
+export { parseSlackChatKey, slackChatKey } from './keys.js';
+
+/** Options of {@link createSlackAdapter}. */
+export interface SlackAdapterOptions {
+  /** Bot token, `xoxb-...` (SLACK_BOT_TOKEN). */
+  botToken: string;
+  /** App-level token, `xapp-...` (SLACK_APP_TOKEN): Socket Mode. */
+  appToken?: string;
+  /** Signing secret (SLACK_SIGNING_SECRET): HTTP mode, used when no app token is given. */
+  signingSecret?: string;
+  /** HTTP mode port (SLACK_PORT, default 3000; 0 picks a free one). */
+  port?: number;
+  /** HTTP mode listen address (default all interfaces). */
+  host?: string;
+  /** Web API base ending in `/api/` (SLACK_API_URL); default Slack's. */
+  apiUrl?: string;
+  /** The one slash command the manifest declares (default `switchboard`). */
+  commandName?: string;
+  logger?: Logger;
+  paces?: SlackPaces;
+  /** Use chat streams when the server has them (default true). */
+  nativeStreaming?: boolean;
+  /** Retries of sends after 5xx / network errors (default 2; edits never retry). */
+  retries?: number;
+  clock?: Clock;
+}
+
+/** The Slack adapter. */
+export interface SlackAdapter extends Omit<ChatAdapter, keyof NativeStreaming>, NativeStreaming {
+  readonly platform: 'slack';
+  /** Who the bot is, once started. */
+  readonly identity: BotIdentity | undefined;
+  /** HTTP mode: the events URL, once started. */
+  readonly url: string | undefined;
+}
+
+/** Creates the Slack adapter; nothing connects until `start`. */
+export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
+  const logger = options.logger ?? silentLogger;
+  const clock = options.clock ?? systemClock;
+  const commandName = `/${(options.commandName ?? 'switchboard').replace(/^\//, '')}`;
+  const paces: Required<SlackPaces> = { ...SLACK_DEFAULT_PACES, ...options.paces };
+  const base = {
+    ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+    logger: boltLogger(logger),
+    rejectRateLimitedCalls: true,
+  };
+  const retries = options.retries ?? 2;
+  const sendClient = new webApi.WebClient(options.botToken, { ...base, retryConfig: { retries } });
+  const editClient = new webApi.WebClient(options.botToken, { ...base, retryConfig: { retries: 0 } });
+  const tracker = new ThreadTracker();
+  const users = new UserNames(sendClient, logger);
+  const outbound = new SlackOutbound({ send: sendClient, edit: editClient }, tracker);
+  const streams = new SlackStreams(editClient, outbound, tracker, logger, options.nativeStreaming ?? true);
+  let identity: BotIdentity | undefined;
+  let transport: Transport | undefined;
+
+  const inbound = new SlackInbound({
+    tracker,
+    users,
+    logger,
+    botInThread: async (channel, threadTs) => {
+      try {
+        const res = await callSlack(sendClient, 'conversations.replies', {
+          channel,
+          ts: threadTs,
+          limit: 200,
+        });
+        const messages = (res.messages ?? []) as Array<{ user?: string; bot_id?: string }>;
+        const found = messages.some(
+          (m) => m.user === identity?.userId || (m.bot_id && m.bot_id === identity?.botId),
+        );
+        if (found) tracker.join(channel, threadTs);
+        else tracker.markWithoutBot(channel, threadTs);
+        return found;
+      } catch (err) {
+        logger.debug({ err, channel }, 'conversations.replies failed; ignoring the thread message');
+        return false;
+      }
+    },
+  });
+  const interactions = new SlackInteractions({
+    tracker,
+    users,
+    outbound,
+    logger,
+    commandName,
+    threadLink: async (channel, threadTs) => {
+      try {
+        const res = await callSlack(sendClient, 'chat.getPermalink', { channel, message_ts: threadTs });
+        return `<${String(res.permalink)}|this thread>`;
+      } catch {
+        return `the thread started at ${threadTs}`;
+      }
+    },
+    startThread: async (channel, text) => {
+      const res = await callSlack(sendClient, 'chat.postMessage', { channel, text });
+      return String(res.ts);
+    },
+  });
+
+  const adapter: SlackAdapter = {
+    platform: SLACK_PLATFORM,
+    get identity() {
+      return identity;
+    },
+    get url() {
+      return transport?.url;
+    },
+    capabilities(_chat: string): ChatCapabilities {
+      return slackCapabilities(paces, streams.available !== false);
+    },
+    async start(sink: EventSink): Promise<void> {
+      if (transport) throw new SwitchboardError('PLATFORM_ERROR', 'The Slack adapter is already started.');
+      let auth: Record<string, unknown>;
+      try {
+        auth = (await sendClient.apiCall('auth.test', {})) as unknown as Record<string, unknown>;
+      } catch (err) {
+        const e = toSwitchboardError(err, 'auth.test');
+        throw e.code === 'PLATFORM_AUTH'
+          ? e
+          : new SwitchboardError(
+              'PLATFORM_ERROR',
+              `Could not reach Slack to check the bot token: ${e.message}`,
+              {
+                cause: err,
+              },
+            );
+      }
+      identity = { userId: String(auth.user_id), botId: String(auth.bot_id), teamId: String(auth.team_id) };
+      inbound.bot = identity;
+      inbound.sink = sink;
+      interactions.bot = identity;
+      interactions.sink = sink;
+      transport = await startTransport({
+        botToken: options.botToken,
+        botId: identity.botId,
+        botUserId: identity.userId,
+        ...(options.appToken ? { appToken: options.appToken } : {}),
+        ...(options.signingSecret ? { signingSecret: options.signingSecret } : {}),
+        port: options.port ?? 3000,
+        ...(options.host ? { host: options.host } : {}),
+        commandName,
+        clientOptions: {
+          ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+          retryConfig: { retries },
+        },
+        logger,
+        clock,
+        inbound,
+        interactions,
+      });
+      logger.info(
+        { mode: transport.url ? 'http' : 'socket', url: transport.url, bot: identity.userId },
+        'Slack adapter started',
+      );
+    },
+    async stop(): Promise<void> {
+      const running = transport;
+      transport = undefined;
+      inbound.sink = undefined;
+      interactions.sink = undefined;
+      await running?.stop();
+    },
+    send: (chat: string, message: OutboundMessage): Promise<SentMessage> => outbound.send(chat, message),
+    edit: (chat: string, messageId: string, message: OutboundMessage): Promise<void> =>
+      outbound.edit(chat, messageId, message),
+    delete: (chat: string, messageId: string): Promise<void> => outbound.delete(chat, messageId),
+    async typing(_chat: string): Promise<void> {
+      // Slack shows no typing indicator for bots; capabilities say typingIntervalMs 0.
+    },
+    startStream: (chat: string, opts: { replyTo?: string }): Promise<StreamHandle> =>
+      streams.startStream(chat, opts),
+    updateStream: (handle: StreamHandle, message: OutboundMessage): Promise<void> =>
+      streams.updateStream(handle, message),
+    finishStream: (handle: StreamHandle, message: OutboundMessage): Promise<SentMessage> =>
+      streams.finishStream(handle, message),
+    describeChat(chat: string): string {
+      const { channel, threadTs } = parseSlackChatKey(chat);
+      return channel.startsWith('D') ? `DM thread ${threadTs}` : `<#${channel}> thread ${threadTs}`;
+    },
+  };
+  return adapter;
+}

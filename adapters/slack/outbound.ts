@@ -1,0 +1,98 @@
+/**
+ * Render operations as Web API calls: chat.postMessage (threaded under the
+ * chat's thread), chat.update, chat.delete and ephemeral notices. Sends use a
+ * client that retries transport failures; edits use one that never retries,
+ * so a 429 reaches the core's scheduler at once as RATE_LIMITED.
+ */
+import type { webApi } from '@slack/bolt';
+import type { Button, OutboundMessage, SentMessage } from '../../src/bot/types.js';
+import { isErrorCode } from '../../src/errors.js';
+import { messageContent } from './buttons.js';
+import { toSwitchboardError } from './errors.js';
+import { parseSlackChatKey } from './keys.js';
+import { BoundedMap, type ThreadTracker } from './threads.js';
+
+type WebClient = webApi.WebClient;
+
+/** What a posted message carries that a later edit must know about. */
+interface Remembered {
+  buttons: Button[][];
+  hasBlocks: boolean;
+}
+
+/** Calls `method` and turns any failure into a SwitchboardError. */
+export async function callSlack(
+  client: WebClient,
+  method: string,
+  args: Record<string, unknown>,
+): Promise<webApi.WebAPICallResult & Record<string, unknown>> {
+  try {
+    return (await client.apiCall(method, args)) as webApi.WebAPICallResult & Record<string, unknown>;
+  } catch (err) {
+    throw toSwitchboardError(err, method);
+  }
+}
+
+/** The outbound half of the adapter. */
+export class SlackOutbound {
+  readonly #messages = new BoundedMap<Remembered>(5_000);
+
+  constructor(
+    private readonly clients: { send: WebClient; edit: WebClient },
+    private readonly tracker: ThreadTracker,
+  ) {}
+
+  async send(chat: string, message: OutboundMessage): Promise<SentMessage> {
+    const { channel, threadTs } = parseSlackChatKey(chat);
+    const content = messageContent(message);
+    const res = await callSlack(this.clients.send, 'chat.postMessage', {
+      channel,
+      thread_ts: threadTs,
+      ...content,
+      unfurl_links: false,
+      unfurl_media: false,
+    });
+    const ts = String(res.ts);
+    this.remember(channel, ts, message.buttons ?? [], content.blocks !== undefined);
+    this.tracker.join(channel, threadTs);
+    this.tracker.touch(channel, threadTs);
+    return { messageId: ts };
+  }
+
+  async edit(chat: string, messageId: string, message: OutboundMessage): Promise<void> {
+    const { channel } = parseSlackChatKey(chat);
+    const before = this.#messages.get(`${channel}:${messageId}`);
+    // Slack keeps a message's blocks when an update leaves them out, so the
+    // buttons are restated (or explicitly cleared) on every edit.
+    const buttons = message.buttons ?? before?.buttons ?? [];
+    const content = messageContent({ ...message, buttons }, before?.hasBlocks ?? false);
+    await callSlack(this.clients.edit, 'chat.update', { channel, ts: messageId, ...content });
+    this.remember(channel, messageId, buttons, (content.blocks?.length ?? 0) > 0);
+  }
+
+  async delete(chat: string, messageId: string): Promise<void> {
+    const { channel } = parseSlackChatKey(chat);
+    try {
+      await callSlack(this.clients.send, 'chat.delete', { channel, ts: messageId });
+    } catch (err) {
+      // Already gone is what we wanted.
+      if (!isErrorCode(err, 'NOT_FOUND')) throw err;
+    }
+    this.#messages.delete(`${channel}:${messageId}`);
+  }
+
+  /** A notice only `user` sees, in the thread. */
+  async ephemeral(channel: string, threadTs: string | undefined, user: string, text: string): Promise<void> {
+    await callSlack(this.clients.send, 'chat.postEphemeral', {
+      channel,
+      user,
+      text,
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    });
+  }
+
+  /** Records what an edit of this message must restate. */
+  remember(channel: string, ts: string, buttons: Button[][], hasBlocks: boolean): void {
+    this.#messages.set(`${channel}:${ts}`, { buttons, hasBlocks });
+  }
+}

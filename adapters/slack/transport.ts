@@ -1,0 +1,175 @@
+/**
+ * How Slack reaches the bot, through Bolt: Socket Mode (an app token; no
+ * public URL needed) or HTTP (Slack posts signed requests to
+ * `/slack/events`). Bolt checks signatures and rejects requests older than
+ * five minutes; it does not remember signatures, so a request captured and
+ * sent again within those five minutes would run twice. The HTTP server here
+ * refuses a signature it has already seen.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import type { Clock } from '../../src/clock.js';
+import { SwitchboardError } from '../../src/errors.js';
+import type { Logger } from '../../src/logger.js';
+import { ACTION_ID_PATTERN } from './buttons.js';
+import type { SlackInbound, SlackMessageEvent } from './inbound.js';
+import type {
+  BlockActionsPayload,
+  ButtonAction,
+  SlackInteractions,
+  SlashCommandPayload,
+} from './interactions.js';
+
+/** Bolt's logger interface over pino. */
+export function boltLogger(log: Logger): BoltLogger {
+  let level = LogLevel.INFO;
+  const line = (parts: unknown[]) => parts.map((p) => (p instanceof Error ? p.message : String(p))).join(' ');
+  return {
+    debug: (...m: unknown[]) => log.debug(line(m)),
+    info: (...m: unknown[]) => log.info(line(m)),
+    warn: (...m: unknown[]) => log.warn(line(m)),
+    error: (...m: unknown[]) => log.error(line(m)),
+    setLevel: (l: LogLevel) => {
+      level = l;
+    },
+    getLevel: () => level,
+    setName: () => {},
+  };
+}
+
+const REPLAY_WINDOW_MS = 5 * 60_000 + 30_000;
+
+/** Remembers request signatures for five minutes and refuses repeats. */
+export class ReplayGuard {
+  readonly #seen = new Map<string, number>();
+  constructor(private readonly clock: Clock) {}
+
+  /** `fresh` the first time a signature is seen, `replay` after. */
+  check(req: IncomingMessage): 'fresh' | 'replay' | 'unsigned' {
+    const signature = req.headers['x-slack-signature'];
+    const timestamp = req.headers['x-slack-request-timestamp'];
+    if (typeof signature !== 'string' || typeof timestamp !== 'string') return 'unsigned';
+    const now = this.clock.now();
+    for (const [key, expires] of this.#seen) {
+      if (expires > now) break;
+      this.#seen.delete(key);
+    }
+    const key = `${timestamp}:${signature}`;
+    if (this.#seen.has(key)) return 'replay';
+    this.#seen.set(key, now + REPLAY_WINDOW_MS);
+    return 'fresh';
+  }
+}
+
+/** Options of {@link startTransport}. */
+export interface TransportOptions {
+  botToken: string;
+  botId: string;
+  botUserId: string;
+  appToken?: string;
+  signingSecret?: string;
+  port: number;
+  host?: string;
+  commandName: string;
+  clientOptions: { slackApiUrl?: string; retryConfig: { retries: number } };
+  logger: Logger;
+  clock: Clock;
+  inbound: SlackInbound;
+  interactions: SlackInteractions;
+}
+
+/** A running transport. */
+export interface Transport {
+  /** HTTP mode: where Slack must post (`http://host:port/slack/events`). */
+  url?: string;
+  stop(): Promise<void>;
+}
+
+function register(app: App, o: TransportOptions): void {
+  const onEvent = async ({ body, event }: { body: { event_id?: string }; event: unknown }) => {
+    await o.inbound.onEvent(body.event_id, event as SlackMessageEvent);
+  };
+  app.event('message', onEvent);
+  app.event('app_mention', onEvent);
+  app.command(o.commandName, async ({ ack, command, respond }) => {
+    await ack();
+    await o.interactions.onCommand(command as SlashCommandPayload, async (text) => {
+      await respond({ response_type: 'ephemeral', text });
+    });
+  });
+  app.action({ type: 'block_actions', action_id: ACTION_ID_PATTERN }, async ({ ack, body, action }) => {
+    await ack();
+    await o.interactions.onButton(body as unknown as BlockActionsPayload, action as unknown as ButtonAction);
+  });
+  app.error(async (err) => {
+    o.logger.error({ err }, 'Slack event handling failed');
+  });
+}
+
+/** Starts Socket Mode when an app token is given, else the HTTP receiver. */
+export async function startTransport(o: TransportOptions): Promise<Transport> {
+  const logger = boltLogger(o.logger);
+  const common = {
+    token: o.botToken,
+    botId: o.botId,
+    botUserId: o.botUserId,
+    logger,
+    clientOptions: { ...o.clientOptions },
+  };
+  if (o.appToken) {
+    const receiver = new SocketModeReceiver({
+      appToken: o.appToken,
+      logger,
+      installerOptions: { clientOptions: { ...o.clientOptions } },
+    });
+    const app = new App({ ...common, receiver });
+    register(app, o);
+    try {
+      await app.start();
+    } catch (err) {
+      await receiver.client.disconnect().catch(() => {});
+      throw new SwitchboardError(
+        'PLATFORM_AUTH',
+        `Slack Socket Mode did not connect: ${err instanceof Error ? err.message : String(err)}. ` +
+          'Check SLACK_APP_TOKEN (xapp-..., with the connections:write scope) and that Socket Mode is enabled for the app.',
+        { cause: err },
+      );
+    }
+    return { stop: () => receiver.client.disconnect() };
+  }
+  if (!o.signingSecret)
+    throw new SwitchboardError(
+      'CONFIG_INVALID',
+      'Slack needs SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode).',
+      { detail: { variable: 'SLACK_APP_TOKEN' } },
+    );
+  const receiver = new HTTPReceiver({ signingSecret: o.signingSecret, logger });
+  const app = new App({ ...common, receiver });
+  register(app, o);
+  const guard = new ReplayGuard(o.clock);
+  const server: Server = createServer((req, res) => {
+    const seen = guard.check(req);
+    if (seen === 'replay') {
+      // A genuine Slack retry of a request already taken needs no second run, only a 200 to stop retrying.
+      const retry = req.headers['x-slack-retry-num'] !== undefined;
+      o.logger.warn({ retry }, 'refused a Slack request whose signature was already used');
+      res.writeHead(retry ? 200 : 401).end();
+      req.resume();
+      return;
+    }
+    receiver.requestListener(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host ?? '0.0.0.0', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${o.host ?? '127.0.0.1'}:${port}/slack/events`,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
