@@ -20,17 +20,26 @@ export interface InboundContext {
   joinedThreads: Set<string>;
 }
 
-/** True for a thread that is a switchboard session: the bot started it or was mentioned in it. */
-export function isSessionThread(ctx: InboundContext, thread: ThreadChannel): boolean {
-  // A partial thread (owner unknown) only reaches us through our own commands and buttons.
-  return thread.ownerId === ctx.client.user.id || thread.ownerId == null || ctx.joinedThreads.has(thread.id);
+/**
+ * True for a thread that is a switchboard session: the bot started it or was
+ * mentioned in it. `ownerUnknown` decides for a partial thread whose owner is
+ * not known: interactions (deliberate commands and button presses on the
+ * bot's own messages) accept it; plain messages fetch the thread first.
+ */
+export function isSessionThread(ctx: InboundContext, thread: ThreadChannel, ownerUnknown = false): boolean {
+  if (thread.ownerId == null) return ownerUnknown || ctx.joinedThreads.has(thread.id);
+  return thread.ownerId === ctx.client.user.id || ctx.joinedThreads.has(thread.id);
 }
 
 /** The session chat key of a channel, or undefined when the channel is not a session. */
-export function sessionChat(ctx: InboundContext, channel: Channel | null | undefined): string | undefined {
+export function sessionChat(
+  ctx: InboundContext,
+  channel: Channel | null | undefined,
+  ownerUnknown = false,
+): string | undefined {
   if (!channel) return undefined;
   if (channel.type === ChannelType.DM) return dmKey(channel.id);
-  if (channel.isThread() && isSessionThread(ctx, channel)) return threadKey(channel.id);
+  if (channel.isThread() && isSessionThread(ctx, channel, ownerUnknown)) return threadKey(channel.id);
   return undefined;
 }
 

@@ -11,6 +11,10 @@ import { chatUser, deliver, type InboundContext, sessionChat } from './context.j
 
 const THREAD_NAME_MAX = 90;
 
+/** Said when Discord refuses to open a thread (missing permission, thread limit). */
+export const THREAD_REFUSED =
+  'I could not open a thread for this here. I need the "Create Public Threads" and "Send Messages in Threads" permissions in this channel.';
+
 /** Removes mentions of the bot from message text. */
 export function stripMention(text: string, botId: string): string {
   return text
@@ -59,7 +63,9 @@ export class DiscordInbound {
   async #handleMessage(message: Message): Promise<void> {
     const botId = this.ctx.client.user.id;
     if (message.author.bot || message.author.id === botId || message.system) return;
-    const channel = message.channel ?? (await this.ctx.client.channels.fetch(message.channelId));
+    let channel = message.channel ?? (await this.ctx.client.channels.fetch(message.channelId));
+    // A thread known only partially (owner unknown) is fetched, so a stranger's thread is not taken for ours.
+    if (channel?.isThread() && channel.ownerId == null) channel = await channel.fetch(true);
     if (!channel) return;
     const mentioned = mentionsBot(message, botId);
     const text = stripMention(message.content, botId);
@@ -72,6 +78,7 @@ export class DiscordInbound {
     }
     if (!chat && mentioned && channel.type === ChannelType.GuildText) {
       const thread = await this.#openThread(message, text);
+      if (!thread) return;
       chat = threadKey(thread.id);
     }
     if (!chat) return;
@@ -97,9 +104,18 @@ export class DiscordInbound {
     await deliver(this.ctx, event);
   }
 
-  async #openThread(message: Message, text: string): Promise<ThreadChannel> {
+  async #openThread(message: Message, text: string): Promise<ThreadChannel | undefined> {
     const author = chatUser(message.author, message.member).name;
-    return message.startThread({ name: threadName(text, author), autoArchiveDuration: 1440 });
+    try {
+      return await message.startThread({ name: threadName(text, author), autoArchiveDuration: 1440 });
+    } catch (err) {
+      this.ctx.logger.warn({ err, channel: message.channelId }, 'could not open a thread for a mention');
+      // Say why nothing happens rather than ignoring the person.
+      await message
+        .reply({ content: THREAD_REFUSED, allowedMentions: { parse: [], repliedUser: false } })
+        .catch(() => {});
+      return undefined;
+    }
   }
 
   async #handleUpdate(update: Message | PartialMessage, before?: Message | PartialMessage): Promise<void> {

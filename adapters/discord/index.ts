@@ -127,6 +127,9 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       ready.on(Events.ShardResume, () => logger.info('Discord gateway resumed'));
       ready.on(Events.ShardReconnecting, () => logger.warn('Discord gateway reconnecting'));
       ready.on(Events.Error, (err) => logger.error({ err }, 'Discord client error'));
+      ready.on(Events.ShardDisconnect, (event) =>
+        logger.error({ code: event.code }, 'Discord closed the gateway for good; restart switchboard'),
+      );
       client = ready;
       logger.info({ user: ready.user.tag, guild: options.guildId ?? 'global' }, 'Discord connected');
     },

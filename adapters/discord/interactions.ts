@@ -70,7 +70,7 @@ export class DiscordInteractions {
 
   async #command(i: ChatInputCommandInteraction): Promise<void> {
     const { name, args } = commandWords(i);
-    const chat = sessionChat(this.ctx, i.channel);
+    const chat = sessionChat(this.ctx, i.channel, true);
     if (name === 'ask') return this.#ask(i, chat, args);
     if (!chat) {
       await i.reply({ content: OUTSIDE_SESSION_HINT, flags: MessageFlags.Ephemeral });
@@ -145,7 +145,7 @@ export class DiscordInteractions {
   }
 
   async #button(i: ButtonInteraction): Promise<void> {
-    const chat = sessionChat(this.ctx, i.channel);
+    const chat = sessionChat(this.ctx, i.channel, true);
     let started = false;
     let acknowledging: Promise<void> | undefined;
     const timer = this.ctx.clock.setTimeout(() => {

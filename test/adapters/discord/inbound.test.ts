@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { THREAD_REFUSED } from '../../../adapters/discord/inbound.js';
 import type { ChatEvent, EditEvent, MessageEvent } from '../../../src/bot/types.js';
 import { mention, type Rig, startRig } from './helpers.js';
 
@@ -89,6 +90,38 @@ describe('Discord adapter: inbound messages', () => {
     fake.userMessage({ channelId: threadId, author: alice, content: 'third' });
     await log.next((e) => isMessage(e) && e.text === 'third');
     expect(log.events.map((e) => (e as MessageEvent).text)).toEqual(['start', 'and a follow-up', 'third']);
+  });
+
+  it("joins someone else's thread only when mentioned there", async () => {
+    rig = await startRig();
+    const { fake, log } = rig;
+    const alice = fake.user('alice');
+    const theirs = fake.userThread(fake.generalId, alice, 'planning');
+    fake.userMessage({ channelId: theirs.id, author: alice, content: 'just us humans' });
+    fake.userMessage({ channelId: theirs.id, author: alice, content: `${mention(fake)} help us` });
+    fake.userMessage({ channelId: theirs.id, author: alice, content: 'thanks' });
+    await log.next((e) => isMessage(e) && e.text === 'thanks');
+    expect(log.events.map((e) => [e.chat, (e as MessageEvent).text])).toEqual([
+      [`discord:${theirs.id}`, 'help us'],
+      [`discord:${theirs.id}`, 'thanks'],
+    ]);
+  });
+
+  it('says what permission is missing when Discord refuses to open a thread', async () => {
+    rig = await startRig();
+    const { fake, log } = rig;
+    fake.addFault({ route: 'POST /channels/:id/messages/:id/threads', status: 403 });
+    const asked = fake.userMessage({
+      channelId: fake.generalId,
+      author: fake.user('alice'),
+      content: `${mention(fake)} hi`,
+    });
+    const refusal = await fake.waitFor(
+      () => fake.botMessages(fake.generalId).find((m) => m.message_reference?.message_id === asked.id),
+      'refusal',
+    );
+    expect(refusal.content).toBe(THREAD_REFUSED);
+    expect(log.events).toHaveLength(0);
   });
 
   it('treats a DM as one session where every message counts', async () => {

@@ -139,6 +139,11 @@ export class FakeDiscord {
     return channel;
   }
 
+  /** A person opens a thread of their own under `parentId`. */
+  userThread(parentId: string, owner: FakeUser, name: string): FakeChannel {
+    return this.createThread(parentId, name, undefined, 11, owner.id);
+  }
+
   /** Messages of a channel in order, deleted ones left out. */
   channelMessages(channelId: string): FakeMessage[] {
     return [...this.messages.values()].filter((m) => m.channel_id === channelId && !m.deleted);
@@ -401,14 +406,20 @@ export class FakeDiscord {
   }
 
   /** @internal Creates a thread (from a starter message: same id) and dispatches THREAD_CREATE. */
-  createThread(parentId: string, name: string, starterId: string | undefined, type: number): FakeChannel {
+  createThread(
+    parentId: string,
+    name: string,
+    starterId: string | undefined,
+    type: number,
+    ownerId = this.botUser.id,
+  ): FakeChannel {
     const parent = this.channels.get(parentId);
     const thread: FakeChannel = {
       id: starterId ?? snowflake(),
       type,
       name: name.slice(0, 100),
       parent_id: parentId,
-      owner_id: this.botUser.id,
+      owner_id: ownerId,
       ...(parent?.guild_id ? { guild_id: parent.guild_id } : {}),
     };
     this.channels.set(thread.id, thread);
