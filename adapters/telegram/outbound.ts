@@ -181,6 +181,10 @@ export class TelegramOutbound {
 
   async updateStream(handle: StreamHandle, message: OutboundMessage): Promise<void> {
     const chat = parseChatKey(handle.chat);
+    if (!this.#features.drafts) {
+      // Drafts went away mid-reply: NOT_FOUND tells the core to carry on in a real message.
+      throw new SwitchboardError('NOT_FOUND', 'This Bot API server has no drafts; continue in a message');
+    }
     const base = { chat_id: chat.chatId, ...threadOf(chat), draft_id: Number(handle.id), can_stop: true };
     const content = toContent(message, this.#features);
     // An empty draft shows Telegram's "Thinking…" placeholder; only the classic method takes empty text.
