@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { defineTool, stringField, toolError } from './define.js';
 import { CappedOutput } from './output.js';
 import { workspaceRoot } from './paths.js';
-import type { Tool, ToolResult } from './types.js';
+import type { Tool, ToolContext, ToolResult } from './types.js';
 
 /** Default time a command may run. */
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -81,7 +81,7 @@ interface RunOptions {
   cwd: string;
   timeoutMs: number;
   maxOutputChars: number;
-  context: Parameters<Tool['run']>[1];
+  context: ToolContext;
 }
 
 function runCommand(
