@@ -6,6 +6,7 @@
  */
 import { ChannelType, type Message, type PartialMessage, type ThreadChannel } from 'discord.js';
 import type { MessageEvent } from '../../src/bot/types.js';
+import { convertAttachments } from './attachments.js';
 import { threadKey } from './chat-key.js';
 import { chatUser, deliver, type InboundContext, sessionChat } from './context.js';
 
@@ -92,13 +93,7 @@ export class DiscordInbound {
       messageId: message.id,
       ...(ref && ref !== message.id ? { replyTo: { messageId: ref } } : {}),
       ...(message.attachments.size > 0
-        ? {
-            attachments: [...message.attachments.values()].map((a) => ({
-              kind: a.contentType?.startsWith('image/') ? ('image' as const) : ('document' as const),
-              ...(a.contentType ? { mediaType: a.contentType } : {}),
-              name: a.name,
-            })),
-          }
+        ? { attachments: await convertAttachments(message.attachments.values(), this.ctx.logger) }
         : {}),
     };
     await deliver(this.ctx, event);

@@ -124,6 +124,28 @@ describe('Discord adapter: inbound messages', () => {
     expect(log.events).toHaveLength(0);
   });
 
+  it('downloads readable images for the model and describes other files', async () => {
+    rig = await startRig();
+    const { fake, log } = rig;
+    const alice = fake.user('alice');
+    const dm = fake.dmChannel(alice);
+    const png = Buffer.from('89504e470d0a1a0a', 'hex');
+    fake.userMessage({
+      channelId: dm.id,
+      author: alice,
+      content: 'what is this?',
+      files: [
+        { filename: 'shot.png', contentType: 'image/png', data: png },
+        { filename: 'notes.pdf', contentType: 'application/pdf', data: Buffer.from('%PDF') },
+      ],
+    });
+    const event = await log.next(isMessage);
+    expect(event.attachments).toEqual([
+      { kind: 'image', name: 'shot.png', mediaType: 'image/png', data: png.toString('base64') },
+      { kind: 'document', name: 'notes.pdf', mediaType: 'application/pdf' },
+    ]);
+  });
+
   it('treats a DM as one session where every message counts', async () => {
     rig = await startRig();
     const { fake, log } = rig;

@@ -71,6 +71,8 @@ export class FakeDiscord {
   /** Bulk-overwritten commands by scope (`global` or a guild id). */
   readonly commands = new Map<string, Record<string, unknown>[]>();
   readonly calls: RestCall[] = [];
+  /** Uploaded files by attachment id, served under /attachments/. */
+  readonly files = new Map<string, { contentType: string; data: Buffer }>();
   readonly faults: FakeFault[] = [];
   readonly gateway: FakeGateway;
   rateLimit: { count: number; windowMs: number };
@@ -99,7 +101,11 @@ export class FakeDiscord {
     this.gateway = new FakeGateway(this);
     this.#server = createServer((req, res) => {
       if (req.url?.startsWith('/api/')) void handleRest(this, req, res);
-      else res.writeHead(404).end();
+      else if (req.url?.startsWith('/attachments/')) {
+        const file = this.files.get(req.url.split('/')[2] ?? '');
+        if (file) res.writeHead(200, { 'content-type': file.contentType }).end(file.data);
+        else res.writeHead(404).end();
+      } else res.writeHead(404).end();
     });
     this.#server.on('upgrade', (req, socket, head) => this.gateway.upgrade(req, socket, head));
   }
@@ -172,13 +178,31 @@ export class FakeDiscord {
   // ---- inbound: what people do -------------------------------------------
 
   /** A person posts `content` in a channel; `<@id>` mentions are parsed. */
-  userMessage(input: { channelId: string; author: FakeUser; content: string }): FakeMessage {
-    const message = this.storeMessage({
+  userMessage(input: {
+    channelId: string;
+    author: FakeUser;
+    content: string;
+    files?: { filename: string; contentType: string; data: Buffer }[];
+  }): FakeMessage {
+    const attachments = (input.files ?? []).map((f) => {
+      const id = snowflake();
+      const url = `${this.apiUrl.replace(/\/api$/, '')}/attachments/${id}/${encodeURIComponent(f.filename)}`;
+      this.files.set(id, { contentType: f.contentType, data: f.data });
+      return {
+        id,
+        filename: f.filename,
+        size: f.data.length,
+        url,
+        proxy_url: url,
+        content_type: f.contentType,
+      };
+    });
+    return this.storeMessage({
       channelId: input.channelId,
       author: input.author,
       content: input.content,
+      ...(attachments.length ? { attachments } : {}),
     });
-    return message;
   }
 
   /** A person edits their message. */
@@ -369,6 +393,7 @@ export class FakeDiscord {
     flags?: number;
     reference?: FakeMessage['message_reference'];
     interactionId?: string;
+    attachments?: FakeMessage['attachments'];
   }): FakeMessage {
     const channel = this.channels.get(input.channelId);
     const message: FakeMessage = {
@@ -383,6 +408,7 @@ export class FakeDiscord {
       flags: input.flags ?? 0,
       mentions: this.#mentions(input.content),
       history: [input.content],
+      ...(input.attachments ? { attachments: input.attachments } : {}),
       ...(input.reference ? { message_reference: input.reference } : {}),
       ...(input.interactionId ? { interactionId: input.interactionId, webhook_id: this.applicationId } : {}),
     };

@@ -30,6 +30,16 @@ export interface FakeActionRow {
   components: { type: 2; custom_id?: string; label?: string; style: number; disabled?: boolean }[];
 }
 
+/** An uploaded file as the API describes it; `url` is served by the fake. */
+export interface FakeAttachment {
+  id: string;
+  filename: string;
+  size: number;
+  url: string;
+  proxy_url: string;
+  content_type: string;
+}
+
 /** A message and its current state (what a user sees now). */
 export interface FakeMessage {
   id: string;
@@ -43,6 +53,7 @@ export interface FakeMessage {
   flags: number;
   message_reference?: { message_id: string; channel_id: string };
   mentions: FakeUser[];
+  attachments?: FakeAttachment[];
   /** Set when deleted; kept so tests can assert on deletions. */
   deleted?: boolean;
   /** Every content this message has had, in order. */
@@ -95,7 +106,7 @@ export function messageJson(m: FakeMessage): Record<string, unknown> {
     mention_everyone: false,
     mentions: m.mentions,
     mention_roles: [],
-    attachments: [],
+    attachments: m.attachments ?? [],
     embeds: [],
     pinned: false,
     type: m.message_reference ? 19 : 0,
