@@ -1,0 +1,46 @@
+/**
+ * Formatting: the model's Markdown, parsed once per render into an mdast
+ * tree and written out in each platform's dialect; splitting long text at
+ * readable boundaries without breaking code fences.
+ */
+import type { Dialect } from '../types.js';
+import { healPartialMarkdown, parseMarkdown } from './parse.js';
+import { renderTree } from './render.js';
+
+export { healPartialMarkdown, parseMarkdown } from './parse.js';
+export {
+  type FenceState,
+  fenceStateAt,
+  nextSplit,
+  type SplitPart,
+  splitMarkdown,
+  splitMarkdownParts,
+} from './split.js';
+export { renderStatusLine } from './status.js';
+
+/** Options for {@link renderMarkdown}. */
+export interface RenderOptions {
+  /**
+   * The text is a reply still being written: close an unfinished inline code
+   * span, bold or strike and drop a half-typed link before parsing.
+   */
+  partial?: boolean;
+}
+
+/**
+ * Renders Markdown in a platform dialect. Streaming-safe: any prefix of a
+ * reply renders to balanced markup.
+ *
+ * @example
+ * renderMarkdown('**hi** <you>', 'telegram-html'); // '<b>hi</b> &lt;you&gt;'
+ */
+export function renderMarkdown(md: string, dialect: Dialect, options: RenderOptions = {}): string {
+  const source = options.partial ? healPartialMarkdown(md) : md;
+  return renderTree(parseMarkdown(source), dialect);
+}
+
+/** The text of `md` without any markup (what a user would read). */
+export function toPlainText(md: string): string {
+  return renderTree(parseMarkdown(md), 'plain');
+}
+export { type LayoutOptions, layoutMarkdown, type RenderedPart, renderPart } from './layout.js';

@@ -1,0 +1,60 @@
+/**
+ * Splitting by the length that counts: the rendered one. Rendering can grow
+ * text (`&` becomes `&amp;`, a table becomes a padded block), so each part is
+ * rendered and split smaller until its rendered form fits.
+ */
+import type { Dialect } from '../types.js';
+import { healPartialMarkdown, parseMarkdown } from './parse.js';
+import { renderTree } from './render.js';
+import { type FenceState, nextSplit, type SplitPart } from './split.js';
+
+/** A split part with its rendered text. */
+export interface RenderedPart extends SplitPart {
+  rendered: string;
+}
+
+/** Options for {@link layoutMarkdown}. */
+export interface LayoutOptions {
+  dialect: Dialect;
+  /** Largest rendered length of one part. */
+  maxLength: number;
+  /** Start offset in the source (default 0) and the fence open there. */
+  from?: number;
+  fence?: FenceState | undefined;
+  /** The text is still being written: the last part is rendered healed. */
+  partial?: boolean;
+}
+
+const MIN_LIMIT = 32;
+
+/** Renders one part's text in `dialect`. */
+export function renderPart(text: string, dialect: Dialect, partial: boolean): string {
+  return renderTree(parseMarkdown(partial ? healPartialMarkdown(text) : text), dialect);
+}
+
+/**
+ * Splits `md` from `from` into parts whose rendered text is at most
+ * `maxLength` long, rendering each part once (twice or more only when
+ * rendering made it too long).
+ */
+export function layoutMarkdown(md: string, options: LayoutOptions): RenderedPart[] {
+  const parts: RenderedPart[] = [];
+  let start = options.from ?? 0;
+  let fence = options.fence;
+  while (start < md.length) {
+    let limit = options.maxLength;
+    let part: SplitPart;
+    let rendered: string;
+    for (;;) {
+      part = nextSplit(md, start, fence, limit);
+      const last = part.end >= md.length;
+      rendered = renderPart(part.text, options.dialect, last && options.partial === true);
+      if (rendered.length <= options.maxLength || limit <= MIN_LIMIT) break;
+      limit = Math.max(MIN_LIMIT, Math.floor((limit * options.maxLength * 0.95) / rendered.length));
+    }
+    parts.push({ ...part, rendered });
+    start = part.end;
+    fence = part.fenceAtEnd;
+  }
+  return parts;
+}

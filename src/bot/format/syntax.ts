@@ -1,0 +1,151 @@
+/**
+ * How each dialect spells inline and block markup. The renderer walks the
+ * mdast tree once and asks the dialect's {@link Syntax} for every node, so a
+ * dialect is data plus a few small functions, not a second renderer.
+ */
+import type { Dialect } from '../types.js';
+
+/** Markup for one dialect. Every function gets already-rendered inner text. */
+export interface Syntax {
+  /** Escapes literal text so it can never turn into markup. */
+  text(value: string): string;
+  strong(inner: string): string;
+  emphasis(inner: string): string;
+  strike(inner: string): string;
+  inlineCode(value: string): string;
+  link(url: string, inner: string): string;
+  heading(depth: number, inner: string): string;
+  code(value: string, lang: string | undefined): string;
+  /** Wraps an already rendered block (tables are drawn as monospace text). */
+  preformatted(value: string): string;
+  quote(inner: string): string;
+  bullet: string;
+  rule: string;
+  /** GFM tables are kept as tables (normalized Markdown only). */
+  keepsTables: boolean;
+}
+
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttr = (s: string) => escapeHtml(s).replace(/"/g, '&quot;');
+
+/** Backslash-escapes everything CommonMark / Discord could read as markup. */
+function escapeMarkdown(s: string, extra: RegExp): string {
+  return s
+    .replace(/[\\`*_~[\]<>]/g, '\\$&')
+    .replace(extra, '\\$&')
+    .replace(/^([ \t]*)([#>+-]|\d+[.)])(?=\s|$)/gm, (_m, sp: string, mk: string) =>
+      mk.length > 1 ? `${sp}${mk.slice(0, -1)}\\${mk.slice(-1)}` : `${sp}\\${mk}`,
+    );
+}
+
+/** A fence longer than any backtick run inside `value`. */
+function fenceFor(value: string): string {
+  let longest = 0;
+  for (const m of value.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/** Inline code that survives backticks inside it. */
+function markdownInlineCode(value: string): string {
+  let longest = 0;
+  for (const m of value.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
+  const ticks = '`'.repeat(longest + 1);
+  const pad = value.startsWith('`') || value.endsWith('`') ? ' ' : '';
+  return `${ticks}${pad}${value}${pad}${ticks}`;
+}
+
+const prefixLines = (inner: string, prefix: string) =>
+  inner
+    .split('\n')
+    .map((l) => (l === '' ? prefix.trimEnd() : prefix + l))
+    .join('\n');
+
+const telegramHtml: Syntax = {
+  text: escapeHtml,
+  strong: (s) => `<b>${s}</b>`,
+  emphasis: (s) => `<i>${s}</i>`,
+  strike: (s) => `<s>${s}</s>`,
+  inlineCode: (v) => `<code>${escapeHtml(v)}</code>`,
+  link: (url, inner) => `<a href="${escapeAttr(url)}">${inner}</a>`,
+  heading: (_d, inner) => `<b>${inner}</b>`,
+  code: (v, lang) =>
+    lang
+      ? `<pre><code class="language-${escapeAttr(lang)}">${escapeHtml(v)}</code></pre>`
+      : `<pre>${escapeHtml(v)}</pre>`,
+  preformatted: (v) => `<pre>${escapeHtml(v)}</pre>`,
+  quote: (inner) => `<blockquote>${inner}</blockquote>`,
+  bullet: '• ',
+  rule: '──────────',
+  keepsTables: false,
+};
+
+const escapeSlack = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+const slackMrkdwn: Syntax = {
+  text: escapeSlack,
+  strong: (s) => `*${s}*`,
+  emphasis: (s) => `_${s}_`,
+  strike: (s) => `~${s}~`,
+  inlineCode: (v) => `\`${escapeSlack(v.replace(/`/g, "'"))}\``,
+  link: (url, inner) => `<${escapeSlack(url).replace(/\|/g, '%7C')}|${inner.replace(/\|/g, '/')}>`,
+  heading: (_d, inner) => `*${inner}*`,
+  code: (v) => `\`\`\`\n${escapeSlack(v.replace(/```/g, "'''"))}\n\`\`\``,
+  preformatted: (v) => `\`\`\`\n${escapeSlack(v)}\n\`\`\``,
+  quote: (inner) => prefixLines(inner, '> '),
+  bullet: '• ',
+  rule: '──────────',
+  keepsTables: false,
+};
+
+function markdownLike(headingMax: number, extraEscapes: RegExp, keepsTables: boolean): Syntax {
+  return {
+    text: (s) => escapeMarkdown(s, extraEscapes),
+    strong: (s) => `**${s}**`,
+    emphasis: (s) => `*${s}*`,
+    strike: (s) => `~~${s}~~`,
+    inlineCode: markdownInlineCode,
+    link: (url, inner) => `[${inner}](<${url.replace(/[<>]/g, encodeURIComponent)}>)`,
+    heading: (d, inner) => `${'#'.repeat(Math.min(d, headingMax))} ${inner}`,
+    code: (v, lang) => {
+      const fence = fenceFor(v);
+      return `${fence}${lang ?? ''}\n${v}\n${fence}`;
+    },
+    preformatted: (v) => {
+      const fence = fenceFor(v);
+      return `${fence}\n${v}\n${fence}`;
+    },
+    quote: (inner) => prefixLines(inner, '> '),
+    bullet: '- ',
+    rule: '---',
+    keepsTables,
+  };
+}
+
+const plain: Syntax = {
+  text: (s) => s,
+  strong: (s) => s,
+  emphasis: (s) => s,
+  strike: (s) => s,
+  inlineCode: (v) => v,
+  link: (url, inner) => (inner === url || inner === '' ? url : `${inner} (${url})`),
+  heading: (_d, inner) => inner,
+  code: (v) => v,
+  preformatted: (v) => v,
+  quote: (inner) => prefixLines(inner, '│ '),
+  bullet: '• ',
+  rule: '──────────',
+  keepsTables: false,
+};
+
+const syntaxes: Record<Dialect, Syntax> = {
+  'telegram-html': telegramHtml,
+  'slack-mrkdwn': slackMrkdwn,
+  'discord-markdown': markdownLike(3, /\|/g, false),
+  markdown: markdownLike(6, /\|/g, true),
+  plain,
+};
+
+/** The markup table for `dialect`. */
+export function syntaxFor(dialect: Dialect): Syntax {
+  return syntaxes[dialect];
+}
