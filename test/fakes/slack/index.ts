@@ -108,6 +108,14 @@ export class FakeSlack {
   get faults(): FaultRule[] {
     return this.http.faults;
   }
+  /** Calls answered with a 429. */
+  get rateLimited(): RecordedCall[] {
+    return this.http.rateLimited;
+  }
+  /** Calls of one method, in order. */
+  callsOf(method: string): RecordedCall[] {
+    return this.http.callsOf(method);
+  }
 
   async close(): Promise<void> {
     await this.socket.close();
