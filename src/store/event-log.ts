@@ -8,8 +8,9 @@
 import { open, readFile, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { Logger } from '../logger.js';
 import type { HistoryMessage } from '../session/types.js';
-import { atomicWrite, errorCode } from './fs-util.js';
+import { atomicWrite, errorCode, moveAside } from './fs-util.js';
 import { classifyMeta, historyMessageSchema, STORAGE_KEY } from './schema.js';
 import type { SessionMeta, StoreOutcome } from './types.js';
 
@@ -114,6 +115,27 @@ export class EventLogs {
       await handle.close();
     }
     return committedBytes + line.length;
+  }
+
+  /**
+   * Appends `event` to a log whose record says it holds `committedBytes`.
+   * When the log is gone or shorter than that, what is left is moved aside
+   * and the log starts again from the committed state (`base`), so a rebuild
+   * never replays a partial history.
+   */
+  async record(
+    id: string,
+    event: LogEvent,
+    committedBytes: number | undefined,
+    base: { meta: SessionMeta; messages: () => Promise<HistoryMessage[]>; now: number; logger: Logger },
+  ): Promise<number> {
+    const size = await this.size(id);
+    if (committedBytes !== undefined && size >= committedBytes) return this.append(id, event, committedBytes);
+    const messages = await base.messages();
+    const aside = size >= 0 ? await moveAside(this.path(id), base.now) : undefined;
+    base.logger.warn({ id, aside }, 'event log missing or shorter than its record: started again');
+    const start = await this.reset(id, { type: 'create', meta: loggedMeta(base.meta), messages });
+    return this.append(id, event, start);
   }
 
   /** Starts a log afresh with one event, atomically; returns its length. */

@@ -3,18 +3,19 @@
  * append-only messages file (`<id>.messages.jsonl`); optionally (project
  * store) an event log per session that rebuilds a missing record.
  */
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { HistoryMessage } from '../session/types.js';
 import { type EventLogs, isEmptyDiff, type LogEvent, loggedMeta, metaDiff } from './event-log.js';
-import { errorCode, exists, mapPool, moveAside, WriteChains, writeFailure } from './fs-util.js';
+import { exists, mapPool, moveAside, WriteChains, writeFailure } from './fs-util.js';
 import { validateSessionId } from './ids.js';
 import { appendCommitted, messageLines, newEpoch, scanMessages, writeMessagesFile } from './messages-file.js';
 import { readRecord, writeRecord } from './record-file.js';
 import { checkMetaId, invalidData, refusal } from './refusals.js';
 import { checkWritable, publicMeta, STORAGE_KEY, type StoredMeta } from './schema.js';
+import { scanSessionDir } from './session-dir.js';
 import {
   SESSION_SCHEMA_VERSION,
   type SessionMeta,
@@ -96,26 +97,7 @@ export class FileSessionStore implements SessionStore {
 
   async list(): Promise<StoreListEntry[]> {
     await this.#chains.flush();
-    const records: string[] = [];
-    const others = new Set<string>();
-    const strange: string[] = [];
-    for (const name of await this.#readdir(this.#dir)) {
-      if (name.startsWith('.') || name.includes('.corrupt-')) continue; // temp files, files set aside
-      const id = name.endsWith('.messages.jsonl')
-        ? name.slice(0, -'.messages.jsonl'.length)
-        : name.endsWith('.json')
-          ? name.slice(0, -'.json'.length)
-          : undefined;
-      if (id === undefined || !isSessionId(id)) strange.push(name);
-      else if (name.endsWith('.messages.jsonl')) others.add(id);
-      else records.push(id);
-    }
-    if (this.#logs) {
-      for (const name of await this.#readdir(this.#logs.dir)) {
-        const id = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : '';
-        if (isSessionId(id)) others.add(id);
-      }
-    }
+    const { records, others, strange } = await scanSessionDir(this.#dir, this.#logs?.dir);
     if (strange.length) this.#logger.warn({ dir: this.#dir, files: strange }, 'files that are not sessions');
     const entries = await mapPool(records, this.#concurrency, async (id): Promise<StoreListEntry> => {
       const outcome = await readRecord(this.recordPath(id), id);
@@ -263,22 +245,18 @@ export class FileSessionStore implements SessionStore {
 
   /** Appends an event to the project log (none for the user store); returns the log's new length. */
   async #log(id: string, c: Committed, event: LogEvent): Promise<number | undefined> {
-    const logs = this.#logs;
-    if (!logs) return undefined;
-    const size = await logs.size(id);
-    if (c.logBytes !== undefined && size >= c.logBytes) return logs.append(id, event, c.logBytes);
-    // The log is gone or shorter than the record says: keep what is left aside and start it
-    // again from the committed state, so a rebuild never replays a partial history.
-    const scan = await scanMessages(this.messagesPath(id), c.count, c.epoch);
-    if (scan.status !== 'ok') throw refusal(id, { status: 'corrupt', reason: scan.reason });
-    const aside = size >= 0 ? await moveAside(logs.path(id), this.#clock.now()) : undefined;
-    this.#logger.warn({ id, aside }, 'event log missing or shorter than its record: started again');
-    const base = await logs.reset(id, {
-      type: 'create',
-      meta: loggedMeta(publicMeta(c.stored)),
-      messages: scan.messages,
+    if (!this.#logs) return undefined;
+    return this.#logs.record(id, event, c.logBytes, {
+      meta: publicMeta(c.stored),
+      // Only read when the log must start again: the committed messages it must hold.
+      messages: async () => {
+        const scan = await scanMessages(this.messagesPath(id), c.count, c.epoch);
+        if (scan.status !== 'ok') throw refusal(id, { status: 'corrupt', reason: scan.reason });
+        return scan.messages;
+      },
+      now: this.#clock.now(),
+      logger: this.#logger,
     });
-    return logs.append(id, event, base);
   }
 
   /**
@@ -356,23 +334,5 @@ export class FileSessionStore implements SessionStore {
       this.#dirReady = undefined;
       throw err;
     });
-  }
-
-  async #readdir(dir: string): Promise<string[]> {
-    try {
-      return await readdir(dir);
-    } catch (err) {
-      if (errorCode(err) === 'ENOENT') return [];
-      throw err;
-    }
-  }
-}
-
-function isSessionId(id: string): boolean {
-  try {
-    validateSessionId(id);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -122,6 +122,31 @@ describe('createUserSessionStore', () => {
     expect(second).toEqual([join(dir, 's1.json.corrupt-2026-11-30T010203.456Z-2')]);
   });
 
+  it('reports a messages file cut short inside the committed lines as corrupt, and never writes over it', async () => {
+    const dir = await dirs.make();
+    const store = createUserSessionStore(dir);
+    await store.create(record('s1', [message('one'), message('two'), message('three')]));
+    const path = join(dir, 's1.messages.jsonl');
+    const full = await readFile(path);
+    const cut = full.subarray(0, full.length - 20);
+    await writeFile(path, cut);
+
+    const restarted = createUserSessionStore(dir);
+    expect(await restarted.load('s1')).toMatchObject({
+      status: 'corrupt',
+      path,
+      reason: expect.stringContaining('2 of the 3'),
+    });
+    await expect(restarted.append('s1', [message('four')], meta('s1'))).rejects.toSatisfy((err) =>
+      isErrorCode(err, 'SESSION_CORRUPT'),
+    );
+    expect(await readFile(path)).toEqual(cut);
+    const moved = await restarted.quarantine('s1');
+    expect(moved).toHaveLength(2);
+    await restarted.create(record('s1', [message('fresh start')]));
+    expect(texts(await createUserSessionStore(dir).load('s1'))).toEqual(['fresh start']);
+  });
+
   it('lists every record with its outcome, without reading messages', async () => {
     const dir = await dirs.make();
     const { logger, lines } = capturingLogger();
