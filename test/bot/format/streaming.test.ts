@@ -20,7 +20,7 @@ function tagsBalanced(html: string): boolean {
 }
 
 const replies = [
-  'Here is the **plan**:\n\n1. Read `src/index.ts`\n2. Run the _tests_ with ~~yarn~~ npm\n\n```ts\nconst x = a < b && c;\nconsole.log(`${x}`);\n```\n\nSee [the docs](https://example.com/a?b=1&c=2) & more.',
+  'Here is the **plan**:\n\n1. Read `src/index.ts`\n2. Run the _tests_ with ~~yarn~~ npm\n\n```ts\nconst x = a < b && c;\nconsole.log(`x=` + x);\n```\n\nSee [the docs](https://example.com/a?b=1&c=2) & more.',
   '> quoted **bold** text\n\n- item `code` one\n- item two **with [link](http://x.y)**\n\n| a | b |\n|---|---|\n| <x> | & |\n\nDone.',
   'Edge: `` a ` b `` then **bold _nested_ bold** and ***both*** then ~~strike **in** it~~.\n\n~~~\nfenced <tilde>\n~~~\n',
 ];

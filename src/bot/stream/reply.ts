@@ -1,0 +1,422 @@
+/**
+ * A streamed reply: text deltas accumulate in one string; the reply decides
+ * which part of it each message (segment) holds, and the segments' slots make
+ * the calls when the scheduler allows. Layout happens only when a call is
+ * about to be made, so append() stays O(delta) and rendering happens at most
+ * once per edit interval.
+ */
+import type { TimerHandle } from '../../clock.js';
+import {
+  type FenceState,
+  fenceStateAt,
+  layoutMarkdown,
+  nextSplit,
+  renderPart,
+  renderStatusLine,
+} from '../format/index.js';
+import type { Button, ChatAdapter, Dialect } from '../types.js';
+import type { OutboxContext } from './context.js';
+import { type ReplyLayout, Segment, type SegmentOutput } from './segment.js';
+import type { DeliveredReply, ReplyStream, StreamOptions } from './types.js';
+
+/** Room kept free for the status line in a live message. */
+const STATUS_RESERVE = 120;
+
+interface Part {
+  start: number;
+  end: number;
+  fence: FenceState | undefined;
+  fenceAtEnd: FenceState | undefined;
+  text: string;
+  rendered: string;
+}
+
+/** The {@link ReplyStream} of the outbox. */
+export class Reply implements ReplyStream, ReplyLayout {
+  readonly chat: string;
+  readonly replyTo: string | undefined;
+  #text = '';
+  #note = '';
+  #status: string | undefined;
+  #finished = false;
+  #finishing: Promise<DeliveredReply> | undefined;
+  readonly #segments: Segment[] = [];
+  #live: Segment | undefined;
+  /** Where the next live segment starts (after a checkpoint or a stream roll). */
+  #nextStart = 0;
+  #nextFence: FenceState | undefined;
+  /** Offsets where a message was made permanent on purpose; a relayout keeps them. */
+  readonly #stops: number[] = [];
+  #native: boolean;
+  readonly #liveButtons: Button[][] | undefined;
+  #layoutDirty = true;
+  #liveRendered = '';
+  #streamTimer: TimerHandle | undefined;
+  #waiters: { segments: Segment[]; resolve: () => void }[] = [];
+  readonly #ctx: OutboxContext;
+  readonly #adapter: ChatAdapter;
+  readonly #deleteMessage: (id: string) => void;
+
+  constructor(ctx: OutboxContext, chat: string, options: StreamOptions, deleteMessage: (id: string) => void) {
+    this.#ctx = ctx;
+    this.chat = chat;
+    this.replyTo = options.replyTo;
+    this.#liveButtons = options.liveButtons;
+    this.#adapter = ctx.adapterFor(chat);
+    this.#deleteMessage = deleteMessage;
+    const a = this.#adapter;
+    this.#native =
+      ctx.capabilities(chat).nativeStream &&
+      typeof a.startStream === 'function' &&
+      typeof a.updateStream === 'function' &&
+      typeof a.finishStream === 'function';
+  }
+
+  get text(): string {
+    return this.#text;
+  }
+
+  get messageIds(): readonly string[] {
+    const ids: string[] = [];
+    for (const s of this.#segments) if (s.id !== undefined) ids.push(s.id);
+    return ids;
+  }
+
+  append(delta: string): void {
+    if (delta === '' || this.#finished) return;
+    this.#text += delta;
+    this.#layoutDirty = true;
+    (this.#live ?? this.#newLive()).touch();
+  }
+
+  setStatus(line: string | undefined): void {
+    if (this.#finished || line === this.#status) return;
+    this.#status = line;
+    if (this.#live) this.#live.touch();
+    else if (line !== undefined && !this.#native) this.#newLive().touch();
+  }
+
+  async checkpoint(): Promise<void> {
+    if (this.#finished) {
+      await this.#finishing;
+      return;
+    }
+    if (this.#live) {
+      this.#finalizeLive(this.#text);
+      this.#stops.push(this.#text.length);
+    }
+    await this.#settled();
+  }
+
+  finish(options: { note?: string } = {}): Promise<DeliveredReply> {
+    if (this.#finishing) return this.#finishing;
+    this.#finished = true;
+    this.#status = undefined;
+    this.#clearStreamTimer();
+    if (options.note) {
+      const live = this.#live;
+      const fence = live
+        ? fenceStateAt(this.#text, live.start, live.fence, this.#text.length)
+        : fenceStateAt(this.#text, this.#nextStart, this.#nextFence, this.#text.length);
+      const close = fence ? `\n${fence.indent}${fence.marker}` : '';
+      const sep = this.#text.trim() === '' ? '' : '\n\n';
+      this.#note = `${close}${sep}_${options.note.replace(/[\\`*_~[\]<>]/g, '\\$&')}_`;
+    }
+    if (this.#live || this.#note !== '' || this.#text.length > this.#nextStart) {
+      if (!this.#live) this.#newLive();
+      this.#finalizeLive(this.#text + this.#note);
+    }
+    for (const s of this.#segments) if (!s.settled) s.touch();
+    this.#finishing = this.#settled().then(() => ({ messageIds: [...this.messageIds], text: this.#text }));
+    return this.#finishing;
+  }
+
+  // ---- ReplyLayout (used by segments) ------------------------------------
+
+  output(segment: Segment): SegmentOutput | null {
+    if (segment.final) return this.#finalOutput(segment);
+    if (segment !== this.#live) return null;
+    this.#relayoutLive();
+    if (segment.final) return this.#finalOutput(segment);
+    const dialect = this.#dialect(segment);
+    let text = this.#liveRendered;
+    if (this.#status !== undefined && segment.mode === 'edit') {
+      const line = renderStatusLine(this.#status, dialect);
+      if (line !== '') text = text.trim() === '' ? line : `${text}\n\n${line}`;
+    }
+    if (text.trim() === '') return null;
+    const buttons = this.#liveButtons ?? (segment.hadButtons ? [] : undefined);
+    return { text, format: dialect, ...(buttons ? { buttons } : {}) };
+  }
+
+  liveIntervalMs(): number {
+    const caps = this.#ctx.capabilities(this.chat);
+    // Spread live edits over a chat budget instead of bursting it and then going quiet.
+    const spread = caps.budget ? caps.budget.windowMs / caps.budget.count : 0;
+    return Math.max(caps.minEditIntervalMs, spread);
+  }
+
+  blocked(segment: Segment): boolean {
+    if (segment.id !== undefined || segment.stream) return false;
+    for (const s of this.#segments) {
+      if (s === segment) return false;
+      if (!s.settled && s.id === undefined && !s.stream) return true;
+    }
+    return false;
+  }
+
+  changed(_segment: Segment): void {
+    if (this.#waiters.length === 0) return;
+    const ready = this.#waiters.filter((w) => w.segments.every((s) => s.settled));
+    if (ready.length === 0) return;
+    this.#waiters = this.#waiters.filter((w) => !ready.includes(w));
+    for (const w of ready) w.resolve();
+  }
+
+  disableNative(): void {
+    this.#native = false;
+    for (const s of this.#segments) {
+      if (s.mode === 'stream' && !s.stream) {
+        s.mode = 'edit';
+        s.finalOutput = undefined;
+        s.touch();
+      }
+    }
+    this.#layoutDirty = true;
+  }
+
+  relayout(): void {
+    const first = this.#segments.findIndex((s) => !s.settled);
+    if (first < 0) return;
+    if (!this.#ctx.capabilities(this.chat).nativeStream) this.disableNative();
+    const targets = this.#segments.slice(first).filter((s) => !s.abandoned);
+    const head = targets[0]!;
+    const parts: Part[] = [];
+    let from = head.start;
+    let fence = head.fence;
+    for (const stop of this.#stops) {
+      if (stop <= from) continue;
+      const region = this.#layout(this.#text.slice(0, stop), from, fence, head, true);
+      parts.push(...region);
+      fence = region.length > 0 ? region[region.length - 1]!.fenceAtEnd : fence;
+      from = stop;
+    }
+    const tail = this.#finished
+      ? this.#layout(this.#text + this.#note, from, fence, head, true)
+      : this.#layout(this.#text, from, fence, head, false);
+    const finalCount = parts.length + (this.#finished ? tail.length : Math.max(0, tail.length - 1));
+    parts.push(...tail);
+    this.#segments.splice(first);
+    this.#live = undefined;
+    for (let i = 0; i < Math.max(parts.length, targets.length); i++) {
+      const part = parts[i];
+      let seg = targets[i];
+      if (!part) {
+        // More messages than the new layout needs: remove the surplus.
+        seg!.abandoned = true;
+        if (seg!.id !== undefined) this.#deleteMessage(seg!.id);
+        continue;
+      }
+      if (!seg) seg = new Segment(this.#ctx, this.#adapter, this, part.start, part.fence, this.#mode());
+      seg.reset();
+      seg.start = part.start;
+      seg.fence = part.fence;
+      this.#segments.push(seg);
+      if (i < finalCount) this.#freezeAs(seg, part);
+      else {
+        seg.final = false;
+        seg.end = undefined;
+        this.#live = seg;
+        this.#liveRendered = part.rendered;
+      }
+    }
+    if (!this.#live && !this.#finished) {
+      const last = parts[parts.length - 1];
+      if (last) {
+        this.#nextStart = last.end;
+        this.#nextFence = last.fenceAtEnd;
+      }
+    }
+    this.#layoutDirty = this.#live !== undefined;
+    for (const s of this.#segments) if (!s.settled) s.touch();
+    this.changed(head);
+  }
+
+  streamStarted(segment: Segment, at: number): void {
+    const caps = this.#ctx.capabilities(this.chat);
+    if (!caps.nativeStreamMaxMs || segment !== this.#live) return;
+    const margin = Math.max(2 * this.liveIntervalMs(), caps.nativeStreamMaxMs * 0.1);
+    this.#clearStreamTimer();
+    this.#streamTimer = this.#ctx.clock.setTimeout(
+      () => {
+        this.#streamTimer = undefined;
+        this.#rollStream(segment);
+      },
+      Math.max(0, at + caps.nativeStreamMaxMs - margin - this.#ctx.clock.now()),
+    );
+  }
+
+  // ---- internals ----------------------------------------------------------
+
+  #mode(): 'edit' | 'stream' {
+    return this.#native ? 'stream' : 'edit';
+  }
+
+  #newLive(): Segment {
+    const seg = new Segment(this.#ctx, this.#adapter, this, this.#nextStart, this.#nextFence, this.#mode());
+    this.#segments.push(seg);
+    this.#live = seg;
+    this.#layoutDirty = true;
+    return seg;
+  }
+
+  #dialect(segment: Segment): Dialect {
+    return segment.plain ? 'plain' : this.#ctx.capabilities(this.chat).dialect;
+  }
+
+  /** Streams in plain Markdown carry the model's own text, so they only ever grow. */
+  #raw(segment: Segment): boolean {
+    return segment.mode === 'stream' && this.#dialect(segment) === 'markdown';
+  }
+
+  #finalOutput(segment: Segment): SegmentOutput | null {
+    if (segment.finalOutput !== undefined) return segment.finalOutput;
+    const dialect = this.#dialect(segment);
+    const text = this.#raw(segment) ? segment.partText.trim() : renderPart(segment.partText, dialect, false);
+    segment.finalOutput =
+      text.trim() === ''
+        ? null
+        : { text, format: dialect, ...(segment.hadButtons ? { buttons: [] as Button[][] } : {}) };
+    return segment.finalOutput;
+  }
+
+  /** Lays out `md` from `from`: final parts at full length, or live parts with room for the status. */
+  #layout(md: string, from: number, fence: FenceState | undefined, like: Segment, final: boolean): Part[] {
+    const caps = this.#ctx.capabilities(this.chat);
+    const reserve =
+      final || like.mode === 'stream' ? 0 : Math.min(STATUS_RESERVE, Math.floor(caps.maxMessageLength / 10));
+    const maxLength = caps.maxMessageLength - reserve;
+    const parts: Part[] = [];
+    if (this.#raw(like)) {
+      let start = from;
+      let f = fence;
+      while (start < md.length) {
+        const p = nextSplit(md, start, f, maxLength);
+        parts.push({ start, end: p.end, fence: f, fenceAtEnd: p.fenceAtEnd, text: p.text, rendered: p.text });
+        start = p.end;
+        f = p.fenceAtEnd;
+      }
+      return parts;
+    }
+    let f = fence;
+    for (const p of layoutMarkdown(md, {
+      dialect: this.#dialect(like),
+      maxLength,
+      from,
+      fence,
+      partial: !final,
+    })) {
+      parts.push({
+        start: p.start,
+        end: p.end,
+        fence: f,
+        fenceAtEnd: p.fenceAtEnd,
+        text: p.text,
+        rendered: p.rendered,
+      });
+      f = p.fenceAtEnd;
+    }
+    return parts;
+  }
+
+  #freezeAs(segment: Segment, part: Part): void {
+    segment.final = true;
+    segment.end = part.end;
+    segment.partText = part.text;
+    segment.finalOutput = undefined;
+    segment.dirty = true;
+  }
+
+  /** New frozen segments for `parts` after `after`, in order. */
+  #addFrozen(parts: Part[]): void {
+    for (const part of parts) {
+      const seg = new Segment(this.#ctx, this.#adapter, this, part.start, part.fence, this.#mode());
+      this.#freezeAs(seg, part);
+      this.#segments.push(seg);
+      seg.wake();
+    }
+  }
+
+  /** Splits the live text; everything but its last part becomes permanent messages. */
+  #relayoutLive(): void {
+    if (!this.#layoutDirty || !this.#live) return;
+    this.#layoutDirty = false;
+    const live = this.#live;
+    const parts = this.#layout(this.#text, live.start, live.fence, live, false);
+    if (parts.length === 0) {
+      this.#liveRendered = '';
+      return;
+    }
+    const last = parts[parts.length - 1]!;
+    if (parts.length > 1) {
+      this.#freezeAs(live, parts[0]!);
+      this.#addFrozen(parts.slice(1, -1));
+      const seg = new Segment(this.#ctx, this.#adapter, this, last.start, last.fence, this.#mode());
+      this.#segments.push(seg);
+      this.#live = seg;
+      seg.wake();
+    }
+    this.#liveRendered = last.rendered;
+  }
+
+  /** Makes the live segment permanent with all of `md` from its start. */
+  #finalizeLive(md: string): void {
+    const live = this.#live;
+    if (!live) return;
+    this.#clearStreamTimer();
+    const parts = this.#layout(md, live.start, live.fence, live, true);
+    if (parts.length === 0) {
+      this.#freezeAs(live, {
+        start: live.start,
+        end: md.length,
+        fence: live.fence,
+        fenceAtEnd: live.fence,
+        text: '',
+        rendered: '',
+      });
+    } else {
+      this.#freezeAs(live, parts[0]!);
+      this.#addFrozen(parts.slice(1));
+    }
+    const last = parts[parts.length - 1];
+    this.#nextStart = md.length;
+    this.#nextFence = last ? last.fenceAtEnd : live.fence;
+    this.#live = undefined;
+    live.touch();
+  }
+
+  /** A native stream nears its maximum age: make it a message and go on in a new stream. */
+  #rollStream(segment: Segment): void {
+    if (this.#finished || segment !== this.#live || !segment.stream) return;
+    const text = this.#text;
+    let cut = text.lastIndexOf('\n') + 1;
+    if (cut <= segment.start) cut = text.lastIndexOf(' ') + 1;
+    if (cut <= segment.start) cut = text.length;
+    if (cut <= segment.start) return;
+    this.#finalizeLive(text.slice(0, cut));
+    this.#stops.push(cut);
+    if (text.length > cut) this.#newLive().touch();
+  }
+
+  #clearStreamTimer(): void {
+    if (this.#streamTimer !== undefined) this.#ctx.clock.clearTimeout(this.#streamTimer);
+    this.#streamTimer = undefined;
+  }
+
+  /** Resolves when every segment that exists now is delivered (or given up). */
+  #settled(): Promise<void> {
+    const segments = [...this.#segments];
+    if (segments.every((s) => s.settled)) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ segments, resolve }));
+  }
+}

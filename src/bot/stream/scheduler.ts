@@ -1,0 +1,257 @@
+/**
+ * The one scheduler every outbound call goes through. Work is organised in
+ * {@link Slot}s (one per message, per one-off operation, per typing
+ * indicator); a slot is asked for its next call only when the chat's budget,
+ * the adapter's budget, any `retry_after` pause and the slot's own pacing all
+ * allow it, so the call always carries the newest state. A `RATE_LIMITED`
+ * answer pauses the chat (or, with `detail.scope === 'global'`, the whole
+ * adapter) and the slot simply stays queued.
+ */
+import type { Clock, TimerHandle } from '../../clock.js';
+import { isErrorCode } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import type { ChatAdapter, RateBudget } from '../types.js';
+import { BudgetWindow } from './budget.js';
+
+/** A source of calls for one chat. */
+export interface Slot {
+  readonly chat: string;
+  /** Typing yields to text: it only runs when no text slot of the chat is waiting. */
+  readonly kind: 'text' | 'typing';
+  /** Earliest time this slot's own rules allow a call (message pace, backoff); Infinity when blocked. */
+  readyAt(now: number): number;
+  /** The call to make now, built from the newest state; undefined when nothing is left to do. */
+  next(): (() => Promise<void>) | undefined;
+  /** A call failed with anything but RATE_LIMITED (which the scheduler handles). */
+  onError(err: unknown): void;
+}
+
+interface AdapterState {
+  adapter: ChatAdapter;
+  window: BudgetWindow;
+  pausedUntil: number;
+}
+
+interface Lane {
+  chat: string;
+  adapter: AdapterState;
+  queue: Slot[];
+  inFlight: Set<Slot>;
+  window: BudgetWindow;
+  pausedUntil: number;
+  timer: TimerHandle | undefined;
+  timerAt: number;
+  /** Set while a pump runs; a nested wake asks for one more round instead of re-entering. */
+  pumping: boolean;
+  again: boolean;
+}
+
+const DEFAULT_RETRY_AFTER_MS = 1000;
+const PACE_HORIZON_MS = 10 * 60_000;
+
+/** Paces and dispatches every call of every adapter. */
+export class Scheduler {
+  readonly clock: Clock;
+  readonly #logger: Logger;
+  readonly #adapters = new Map<string, AdapterState>();
+  readonly #lanes = new Map<string, Lane>();
+  /** Last call start per paced key (a message, a stream). */
+  readonly #pace = new Map<string, number>();
+  #paceSweepAt = 0;
+  #activeText = 0;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(adapters: Map<string, ChatAdapter>, clock: Clock, logger: Logger) {
+    this.clock = clock;
+    this.#logger = logger;
+    for (const [platform, adapter] of adapters) {
+      this.#adapters.set(platform, { adapter, window: new BudgetWindow(), pausedUntil: 0 });
+    }
+  }
+
+  /** When the key (chat + message) last had a call started. */
+  lastCall(key: string): number | undefined {
+    return this.#pace.get(key);
+  }
+
+  /** Records a call start on a paced key (sends learn their key only when the id comes back). */
+  markCall(key: string, at: number): void {
+    this.#pace.set(key, at);
+    const now = this.clock.now();
+    if (now >= this.#paceSweepAt) {
+      this.#paceSweepAt = now + PACE_HORIZON_MS;
+      for (const [k, t] of this.#pace) if (t < now - PACE_HORIZON_MS) this.#pace.delete(k);
+    }
+  }
+
+  /** Queues `slot` (no-op when queued already) and runs what may run now. */
+  wake(slot: Slot, adapter: ChatAdapter): void {
+    const lane = this.#lane(slot.chat, adapter);
+    if (!lane.queue.includes(slot)) {
+      lane.queue.push(slot);
+      if (slot.kind === 'text') this.#activeText++;
+    }
+    this.#pump(lane);
+  }
+
+  /** Takes `slot` out of its queue (typing stopped). An in-flight call still completes. */
+  remove(slot: Slot): void {
+    const lane = this.#lanes.get(slot.chat);
+    if (!lane) return;
+    const i = lane.queue.indexOf(slot);
+    if (i >= 0) this.#dequeue(lane, i);
+    this.#pump(lane);
+  }
+
+  /** Resolves when no text slot is queued or in flight. */
+  idle(): Promise<void> {
+    if (this.#activeText === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #lane(chat: string, adapter: ChatAdapter): Lane {
+    let lane = this.#lanes.get(chat);
+    if (!lane) {
+      let state = this.#adapters.get(adapter.platform);
+      if (!state) {
+        state = { adapter, window: new BudgetWindow(), pausedUntil: 0 };
+        this.#adapters.set(adapter.platform, state);
+      }
+      lane = {
+        chat,
+        adapter: state,
+        queue: [],
+        inFlight: new Set(),
+        window: new BudgetWindow(),
+        pausedUntil: 0,
+        timer: undefined,
+        timerAt: Number.POSITIVE_INFINITY,
+        pumping: false,
+        again: false,
+      };
+      this.#lanes.set(chat, lane);
+    }
+    return lane;
+  }
+
+  #dequeue(lane: Lane, index: number): void {
+    const [slot] = lane.queue.splice(index, 1);
+    if (slot?.kind === 'text') {
+      this.#activeText--;
+      if (this.#activeText === 0) {
+        const waiters = this.#idleWaiters;
+        this.#idleWaiters = [];
+        for (const w of waiters) w();
+      }
+    }
+  }
+
+  #budget(lane: Lane): RateBudget | undefined {
+    return lane.adapter.adapter.capabilities(lane.chat).budget;
+  }
+
+  #pump(lane: Lane): void {
+    if (lane.pumping) {
+      lane.again = true;
+      return;
+    }
+    lane.pumping = true;
+    try {
+      do {
+        lane.again = false;
+        this.#pumpOnce(lane);
+      } while (lane.again);
+    } finally {
+      lane.pumping = false;
+    }
+  }
+
+  #pumpOnce(lane: Lane): void {
+    const now = this.clock.now();
+    const chatBudget = this.#budget(lane);
+    const globalBudget = lane.adapter.adapter.globalBudget;
+    let earliest = Number.POSITIVE_INFINITY;
+    const textWaiting = lane.queue.some((s) => s.kind === 'text' && !lane.inFlight.has(s));
+    for (let i = 0; i < lane.queue.length; i++) {
+      const slot = lane.queue[i]!;
+      if (lane.inFlight.has(slot)) continue;
+      if (slot.kind === 'typing' && textWaiting) continue;
+      let at = Math.max(
+        slot.readyAt(now),
+        lane.pausedUntil,
+        lane.adapter.pausedUntil,
+        lane.window.nextFree(now, chatBudget),
+        lane.adapter.window.nextFree(now, globalBudget),
+      );
+      if (slot.kind === 'typing' && chatBudget && chatBudget.count >= 4) {
+        // Keep one call of the chat's budget free for text.
+        if (lane.window.used(now, chatBudget) >= chatBudget.count - 1) {
+          at = Math.max(at, lane.window.nextFree(now, { ...chatBudget, count: chatBudget.count - 1 }));
+        }
+      }
+      if (at > now) {
+        earliest = Math.min(earliest, at);
+        continue;
+      }
+      const call = slot.next();
+      if (!call) {
+        this.#dequeue(lane, i);
+        i--;
+        continue;
+      }
+      lane.window.record(now);
+      lane.adapter.window.record(now);
+      lane.inFlight.add(slot);
+      this.#run(lane, slot, call);
+    }
+    this.#arm(lane, earliest);
+    if (lane.queue.length === 0 && lane.inFlight.size === 0 && lane.timer === undefined) {
+      if (lane.window.empty(now, chatBudget) && lane.pausedUntil <= now) this.#lanes.delete(lane.chat);
+    }
+  }
+
+  #run(lane: Lane, slot: Slot, call: () => Promise<void>): void {
+    let promise: Promise<void>;
+    try {
+      promise = call();
+    } catch (err) {
+      promise = Promise.reject(err);
+    }
+    promise
+      .catch((err: unknown) => {
+        if (isErrorCode(err, 'RATE_LIMITED')) {
+          const until = this.clock.now() + (err.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS);
+          if (err.detail.scope === 'global') {
+            lane.adapter.pausedUntil = Math.max(lane.adapter.pausedUntil, until);
+          } else lane.pausedUntil = Math.max(lane.pausedUntil, until);
+          this.#logger.debug({ chat: lane.chat, retryAfterMs: err.retryAfterMs }, 'rate limited');
+          return;
+        }
+        try {
+          slot.onError(err);
+        } catch (inner) {
+          this.#logger.error({ err: inner, chat: lane.chat }, 'outbox slot error handler failed');
+        }
+      })
+      .finally(() => {
+        lane.inFlight.delete(slot);
+        this.#pump(lane);
+      });
+  }
+
+  #arm(lane: Lane, at: number): void {
+    if (at === lane.timerAt && lane.timer !== undefined) return;
+    if (lane.timer !== undefined) {
+      this.clock.clearTimeout(lane.timer);
+      lane.timer = undefined;
+      lane.timerAt = Number.POSITIVE_INFINITY;
+    }
+    if (at === Number.POSITIVE_INFINITY) return;
+    lane.timerAt = at;
+    lane.timer = this.clock.setTimeout(() => {
+      lane.timer = undefined;
+      lane.timerAt = Number.POSITIVE_INFINITY;
+      this.#pump(lane);
+    }, at - this.clock.now());
+  }
+}
