@@ -145,7 +145,8 @@ export function createBotStateStore(dir: string, options: BotStateStoreOptions =
       text = await readFile(path, 'utf8');
     } catch (err) {
       if (errorCode(err) === 'ENOENT') return empty;
-      throw err;
+      if (errorCode(err) !== 'EISDIR') throw err;
+      text = '';
     }
     let reason: string;
     try {
@@ -161,10 +162,17 @@ export function createBotStateStore(dir: string, options: BotStateStoreOptions =
   }
 
   const ready = (async (): Promise<State> => {
-    await mkdir(dir, { recursive: true });
-    const c = await read<ChatsFile>('chats.json', chatsSchema, { version: 1, chats: {} });
-    const d = await read<DeliveriesFile>('deliveries.json', deliveriesSchema, { version: 1, ids: [] });
-    const t = await read<TurnsFile>('turns.json', turnsSchema, { version: 1, turns: {} });
+    let c: ChatsFile;
+    let d: DeliveriesFile;
+    let t: TurnsFile;
+    try {
+      await mkdir(dir, { recursive: true });
+      c = await read<ChatsFile>('chats.json', chatsSchema, { version: 1, chats: {} });
+      d = await read<DeliveriesFile>('deliveries.json', deliveriesSchema, { version: 1, ids: [] });
+      t = await read<TurnsFile>('turns.json', turnsSchema, { version: 1, turns: {} });
+    } catch (err) {
+      throw writeFailure(logger, err, 'bot state (opening the directory)', dir);
+    }
     const ids = d.ids.slice(-window);
     return {
       chats: new Map(Object.entries(c.chats)),

@@ -134,6 +134,20 @@ describe('createBotStateStore on disk', () => {
     expect(await restarted.getChat('telegram:1')).toEqual(binding('s1'));
   });
 
+  it('reports a state directory it cannot create, on every call', async () => {
+    const root = await dirs.make();
+    await writeFile(join(root, 'file'), 'x');
+    const { logger, lines } = capturingLogger();
+    const state = createBotStateStore(join(root, 'file', 'state'), { logger });
+    await expect(state.getChat('telegram:1')).rejects.toSatisfy((err) =>
+      isErrorCode(err, 'STORE_WRITE_FAILED'),
+    );
+    await expect(state.markDelivered('u1')).rejects.toSatisfy((err) =>
+      isErrorCode(err, 'STORE_WRITE_FAILED'),
+    );
+    expect(lines.filter((l) => l.level === 50)).toHaveLength(1);
+  });
+
   it('reports a failed write with its cause and logs it', async () => {
     const dir = await dirs.make();
     const { logger, lines } = capturingLogger();
