@@ -2,17 +2,17 @@
 export { SUMMARY_HEADER, summarizationPrompt } from './compaction.js';
 export { ContextWindowTracker, contextState, estimateTokens, usageTotal } from './context-tracker.js';
 export { CUT_OFF_NOTICE, INTERRUPTED_TOOL_RESULT, type SubmitInput } from './history.js';
-export {
-  DEFAULT_AUTO_COMPACT_THRESHOLD,
-  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
-  InteractiveSession,
-  type InteractiveSessionOptions,
-  type SessionHandle,
-} from './interactive-session.js';
+export { InteractiveSession } from './interactive-session.js';
 export { DEFAULT_QUEUE_LIMIT } from './job-queue.js';
 export { DEFAULT_CONTEXT_WINDOW, getModelInfo, type ModelInfo } from './models.js';
 export { DEFAULT_PERMISSION_TIMEOUT_MS } from './permissions.js';
 export { extractCompactInstructions, loadProjectContext, type ProjectContext } from './project-context.js';
 export { SessionLoadError, type SessionLoadStatus } from './resume.js';
+export {
+  DEFAULT_AUTO_COMPACT_THRESHOLD,
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  type InteractiveSessionOptions,
+  type SessionHandle,
+} from './session-options.js';
 export { CONTEXT_GUARD_FRACTION, DEFAULT_MAX_ITERATIONS } from './turn.js';
 export * from './types.js';

@@ -6,9 +6,8 @@
 import { type Clock, systemClock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
-import type { Provider } from '../provider/types.js';
 import { newSessionId, validateSessionId, validateSessionName } from '../store/index.js';
-import { SESSION_SCHEMA_VERSION, type SessionMeta, type SessionStore } from '../store/types.js';
+import { SESSION_SCHEMA_VERSION, type SessionMeta } from '../store/types.js';
 import { createBuiltinTools, scrubbedEnv } from '../tools/index.js';
 import type { Tool } from '../tools/types.js';
 import { compactHistory } from './compaction.js';
@@ -21,6 +20,14 @@ import { DEFAULT_PERMISSION_TIMEOUT_MS, PermissionGate } from './permissions.js'
 import { SessionPersistence } from './persistence.js';
 import { loadProjectContext } from './project-context.js';
 import { loadSessionRecord } from './resume.js';
+import {
+  DEFAULT_AUTO_COMPACT_THRESHOLD,
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  type InteractiveSessionOptions,
+  REQUEST_MAX_TOKENS,
+  type SessionHandle,
+  validThreshold,
+} from './session-options.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { DEFAULT_MAX_ITERATIONS, runTurn, type TurnHost } from './turn.js';
 import {
@@ -30,67 +37,10 @@ import {
   PERMISSION_MODES,
   type PermissionAnswer,
   type PermissionMode,
-  type ProjectAccess,
   type SessionEvents,
-  type SessionHooks,
   type TokenUsage,
   type TurnResult,
 } from './types.js';
-
-/** Default auto-compaction threshold: 83.5% of the context window. */
-export const DEFAULT_AUTO_COMPACT_THRESHOLD = 0.835;
-/** Default idle time after which a silent provider stream is aborted. */
-export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 120_000;
-/** Output tokens asked for per request (capped by the model's own limit). */
-const REQUEST_MAX_TOKENS = 16_384;
-
-/** Options for {@link InteractiveSession}. */
-export interface InteractiveSessionOptions {
-  /** The workspace: tools are confined to it. */
-  cwd: string;
-  provider: Provider;
-  /** Where the session saves itself after each turn; without one nothing is saved. */
-  sessionStore?: SessionStore;
-  /** Name of a new session; on resume, renames it. */
-  sessionName?: string;
-  /** Loads this saved session (`ready` rejects when it is missing, corrupt or unsupported). */
-  resumeSessionId?: string;
-  /** With `resumeSessionId`: start a new session (new id) from the same history. */
-  forkSession?: boolean;
-  /** Mode of a new session (default `default`); a resumed session keeps its saved mode. */
-  permissionMode?: PermissionMode;
-  /** Fraction of the window that triggers compaction before a turn (default 0.835), or false. */
-  autoCompactThreshold?: number | false;
-  /** `restricted` (default) loads nothing from the project; `trusted` reads AGENTS.md / CLAUDE.md. */
-  projectAccess?: ProjectAccess;
-  model?: string;
-  /** Replaces the built-in base system prompt (project instructions are still appended when trusted). */
-  systemPrompt?: string;
-  hooks?: SessionHooks;
-  /** Tools offered to the model; default the six built-in tools. */
-  tools?: Tool[];
-  clock?: Clock;
-  logger?: Logger;
-  /** Owner key stored with a new session (`platform:userId`). */
-  owner?: string;
-  /** Unanswered permission requests are denied after this long (default 10 min). */
-  permissionTimeoutMs?: number;
-  /** Prompts that may wait behind the running turn (default 32). */
-  queueLimit?: number;
-  /** A provider stream silent this long is aborted (default 120 s). */
-  streamIdleTimeoutMs?: number;
-  /** Environment for Bash; scrubbed of secrets either way (default: this process's). */
-  toolEnv?: NodeJS.ProcessEnv;
-  /** Most model calls in one turn (default 50). */
-  maxIterations?: number;
-}
-
-/** The handle `getSession()` returns. */
-export interface SessionHandle {
-  getSessionId(): string;
-  getPermissionMode(): PermissionMode;
-  setPermissionMode(mode: PermissionMode): void;
-}
 
 /**
  * @example
@@ -249,10 +199,13 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
    * a turn runs it is queued behind it (and cleared by abort like a prompt).
    * Rejects with COMPACTION_FAILED, leaving the history untouched.
    */
-  async compactContext(focus?: string): Promise<CompactEvent> {
-    await this.ready;
-    const job = this.#queue.push((signal) => this.#compact('manual', focus, signal));
-    return job.completed;
+  compactContext(focus?: string): Promise<CompactEvent> {
+    const done = this.ready.then(
+      () => this.#queue.push((signal) => this.#compact('manual', focus, signal)).completed,
+    );
+    // Like `completed`, a compaction nobody awaits must not become an unhandled rejection.
+    done.catch(() => undefined);
+    return done;
   }
 
   async #compact(trigger: CompactEvent['trigger'], focus: string | undefined, signal: AbortSignal) {
@@ -432,15 +385,4 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         this.#emitContext(this.#tracker.reportUsage(usage, this.#history.length)),
     };
   }
-}
-
-function validThreshold(value: number | false): number | false {
-  if (value === false) return false;
-  if (typeof value !== 'number' || !(value > 0 && value <= 1)) {
-    throw new SwitchboardError(
-      'CONFIG_INVALID',
-      `autoCompactThreshold must be a fraction between 0 and 1 (like 0.835), or false; got ${String(value)}.`,
-    );
-  }
-  return value;
 }

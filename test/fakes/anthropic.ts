@@ -64,6 +64,8 @@ export interface FakeAnthropic {
   /** What to answer when nothing is queued; default echoes "You said: <last user text>". */
   // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
   setDefault(fn: (body: any) => ScriptedResponse): void;
+  /** Forgets queued scripts, recorded requests and a custom default. */
+  reset(): void;
   /** Resolves once `predicate` holds, checked after every request, chunk and close. */
   waitFor(predicate: () => boolean): Promise<void>;
   close(): Promise<void>;
@@ -95,7 +97,9 @@ const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const queue: ScriptedResponse[] = [];
   // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
-  let fallback: (body: any) => ScriptedResponse = (body) => ({ text: `You said: ${lastUserText(body)}` });
+  const echo = (body: any): ScriptedResponse => ({ text: `You said: ${lastUserText(body)}` });
+  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
+  let fallback: (body: any) => ScriptedResponse = echo;
   const waiters = new Set<{ predicate: () => boolean; resolve: () => void }>();
   const notify = () => {
     for (const w of waiters) {
@@ -114,6 +118,12 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     enqueue: (...responses) => queue.push(...responses),
     setDefault: (fn) => {
       fallback = fn;
+    },
+    reset: () => {
+      queue.length = 0;
+      fake.requests.length = 0;
+      fake.log.length = 0;
+      fallback = echo;
     },
     waitFor: (predicate) =>
       predicate()

@@ -31,7 +31,7 @@ export function newSession(
 }
 
 /** Records every event of a session, in order. */
-export function recordEvents(session: InteractiveSession) {
+export function recordEvents(session: InteractiveSession, options: { answerPermissions?: boolean } = {}) {
   const events: Array<
     { [K in keyof SessionEvents]: { type: K; args: SessionEvents[K] } }[keyof SessionEvents]
   > = [];
@@ -49,6 +49,8 @@ export function recordEvents(session: InteractiveSession) {
     'notice',
   ];
   for (const name of names) {
+    // Listening to permission_request means someone may answer: only when asked to.
+    if (name === 'permission_request' && options.answerPermissions === false) continue;
     // biome-ignore lint/suspicious/noExplicitAny: generic recorder over every event.
     session.on(name, (...args: any[]) => events.push({ type: name, args } as never));
   }

@@ -23,8 +23,7 @@ afterAll(async () => {
   await fake.close();
 });
 beforeEach(async () => {
-  fake.requests.length = 0;
-  fake.log.length = 0;
+  fake.reset();
   cwd = await tempDir();
 });
 afterEach(async () => {
@@ -190,14 +189,10 @@ describe('InteractiveSession turns', () => {
     const s = session({ permissionMode: 'bypassPermissions', maxIterations: 3 });
     const rec = recordEvents(s);
     fake.setDefault(() => ({ toolUse: [{ name: 'Glob', input: { pattern: '*' } }] }));
-    try {
-      const result = await (await s.submit('loop')).completed;
-      expect(fake.requests).toHaveLength(3);
-      expect(result.response).toContain('Stopped after 3 model calls');
-      expect(rec.of('notice')).toHaveLength(1);
-    } finally {
-      fake.setDefault((body) => ({ text: `You said: ${lastUserBlocks(body).at(-1)?.text}` }));
-    }
+    const result = await (await s.submit('loop')).completed;
+    expect(fake.requests).toHaveLength(3);
+    expect(result.response).toContain('Stopped after 3 model calls');
+    expect(rec.of('notice')).toHaveLength(1);
   });
 
   it('submit() rejects after close()', async () => {

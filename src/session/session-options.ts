@@ -1,0 +1,75 @@
+/** Options of {@link InteractiveSession}, their defaults and checks. */
+import type { Clock } from '../clock.js';
+import { SwitchboardError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Provider } from '../provider/types.js';
+import type { SessionStore } from '../store/types.js';
+import type { Tool } from '../tools/types.js';
+import type { PermissionMode, ProjectAccess, SessionHooks } from './types.js';
+
+/** Default auto-compaction threshold: 83.5% of the context window. */
+export const DEFAULT_AUTO_COMPACT_THRESHOLD = 0.835;
+/** Default idle time after which a silent provider stream is aborted. */
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 120_000;
+/** Output tokens asked for per request (capped by the model's own limit). */
+export const REQUEST_MAX_TOKENS = 16_384;
+
+/** Options for {@link InteractiveSession}. */
+export interface InteractiveSessionOptions {
+  /** The workspace: tools are confined to it. */
+  cwd: string;
+  provider: Provider;
+  /** Where the session saves itself after each turn; without one nothing is saved. */
+  sessionStore?: SessionStore;
+  /** Name of a new session; on resume, renames it. */
+  sessionName?: string;
+  /** Loads this saved session (`ready` rejects when it is missing, corrupt or unsupported). */
+  resumeSessionId?: string;
+  /** With `resumeSessionId`: start a new session (new id) from the same history. */
+  forkSession?: boolean;
+  /** Mode of a new session (default `default`); a resumed session keeps its saved mode. */
+  permissionMode?: PermissionMode;
+  /** Fraction of the window that triggers compaction before a turn (default 0.835), or false. */
+  autoCompactThreshold?: number | false;
+  /** `restricted` (default) loads nothing from the project; `trusted` reads AGENTS.md / CLAUDE.md. */
+  projectAccess?: ProjectAccess;
+  model?: string;
+  /** Replaces the built-in base system prompt (project instructions are still appended when trusted). */
+  systemPrompt?: string;
+  hooks?: SessionHooks;
+  /** Tools offered to the model; default the six built-in tools. */
+  tools?: Tool[];
+  clock?: Clock;
+  logger?: Logger;
+  /** Owner key stored with a new session (`platform:userId`). */
+  owner?: string;
+  /** Unanswered permission requests are denied after this long (default 10 min). */
+  permissionTimeoutMs?: number;
+  /** Prompts that may wait behind the running turn (default 32). */
+  queueLimit?: number;
+  /** A provider stream silent this long is aborted (default 120 s). */
+  streamIdleTimeoutMs?: number;
+  /** Environment for Bash; scrubbed of secrets either way (default: this process's). */
+  toolEnv?: NodeJS.ProcessEnv;
+  /** Most model calls in one turn (default 50). */
+  maxIterations?: number;
+}
+
+/** The handle `getSession()` returns. */
+export interface SessionHandle {
+  getSessionId(): string;
+  getPermissionMode(): PermissionMode;
+  setPermissionMode(mode: PermissionMode): void;
+}
+
+/** Checks an auto-compaction threshold: a fraction in (0, 1], or false. */
+export function validThreshold(value: number | false): number | false {
+  if (value === false) return false;
+  if (typeof value !== 'number' || !(value > 0 && value <= 1)) {
+    throw new SwitchboardError(
+      'CONFIG_INVALID',
+      `autoCompactThreshold must be a fraction between 0 and 1 (like 0.835), or false; got ${String(value)}.`,
+    );
+  }
+  return value;
+}
