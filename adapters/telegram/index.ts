@@ -143,6 +143,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
           },
         );
       }
+      await outbound.probe();
       try {
         await bot.api.setMyCommands([...TELEGRAM_COMMANDS]);
       } catch (err) {

@@ -80,6 +80,29 @@ export class TelegramOutbound {
     }
   }
 
+  /**
+   * Asks the server which optional methods it has, before any user waits on
+   * them: a call with chat_id 0 answers "chat not found" where the method
+   * exists and 404 where it does not. Nothing is sent to anyone.
+   */
+  async probe(): Promise<void> {
+    const check = async (feature: keyof TelegramFeatures, call: () => Promise<unknown>) => {
+      if (!this.#features[feature]) return;
+      try {
+        await call();
+      } catch (err) {
+        if (!isMethodMissing(err)) return;
+        this.#features[feature] = false;
+        this.#logger.info(
+          { feature },
+          `this Bot API server has no ${feature === 'rich' ? 'rich messages' : 'drafts'}; using classic messages`,
+        );
+      }
+    };
+    await check('rich', () => this.#api.raw.sendRichMessage({ chat_id: 0, rich_message: { markdown: '.' } }));
+    await check('drafts', () => this.#api.raw.sendMessageDraft({ chat_id: 0, draft_id: 1, text: '.' }));
+  }
+
   #keyboard(
     chat: string,
     messageId: string | undefined,

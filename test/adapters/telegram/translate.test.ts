@@ -60,7 +60,9 @@ describe('Telegram update translation', () => {
         from: { id: 9, is_bot: true, first_name: 'B' },
       },
     };
-    expect(translateUpdate(asUpdate(fromBot), me, noResponder)).toBeUndefined();
+    expect(
+      translateUpdate(asUpdate(fromBot as unknown as Omit<Update, 'update_id'>), me, noResponder),
+    ).toBeUndefined();
     expect(
       translateUpdate(asUpdate(messageUpdate(group, '/help@other_bot')), me, noResponder),
     ).toBeUndefined();

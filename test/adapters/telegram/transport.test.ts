@@ -43,6 +43,32 @@ describe('Telegram start-up and transports', () => {
     expect(JSON.stringify(err)).not.toContain('this-token-is-wrong');
   });
 
+  it('finds out at start whether the server has rich messages and drafts, sending nothing to anyone', async () => {
+    fake.rich = false;
+    fake.drafts = false;
+    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
+    expect(adapter.capabilities('telegram:11')).toMatchObject({ dialect: 'markdown', nativeStream: true });
+    await adapter.start(new EventLog().sink);
+    expect(adapter.features).toEqual({ rich: false, drafts: false });
+    expect(adapter.capabilities('telegram:11')).toMatchObject({
+      dialect: 'telegram-html',
+      maxMessageLength: 4096,
+      nativeStream: false,
+    });
+    expect(fake.state.messages.size).toBe(0);
+    expect(fake.state.drafts.size).toBe(0);
+  });
+
+  it('keeps rich messages and drafts where the server has them', async () => {
+    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
+    await adapter.start(new EventLog().sink);
+    expect(adapter.features).toEqual({ rich: true, drafts: true });
+    expect(fake.state.calls.filter((c) => c.method === 'sendRichMessage').map((c) => c.description)).toEqual([
+      'Bad Request: chat not found',
+    ]);
+    expect(fake.state.messages.size).toBe(0);
+  });
+
   it('logs getUpdates failures and keeps polling', async () => {
     const { logger, lines } = captureLogger();
     fake.fault({ method: 'getUpdates', kind: 'server-error', times: 2 });

@@ -39,6 +39,13 @@ function num(p: Params, key: string): number {
   return n;
 }
 
+/** A chat id; Telegram answers "chat not found" for 0 (clients use that to probe for a method). */
+function chatIdOf(p: Params): number {
+  const id = num(p, 'chat_id');
+  if (id === 0) throw bad('chat not found');
+  return id;
+}
+
 function optNum(p: Params, key: string): number | undefined {
   return p[key] === undefined ? undefined : num(p, key);
 }
@@ -126,7 +133,7 @@ function clearDrafts(ctx: MethodContext, chatId: number, threadId: number | unde
 }
 
 function send(p: Params, ctx: MethodContext, rich: boolean) {
-  const chatId = num(p, 'chat_id');
+  const chatId = chatIdOf(p);
   const threadId = optNum(p, 'message_thread_id');
   const text = rich ? parseRich(p.rich_message, ctx) : parseText(p.text, p.parse_mode, ctx);
   const markup = checkMarkup(p.reply_markup, ctx);
@@ -160,7 +167,7 @@ function send(p: Params, ctx: MethodContext, rich: boolean) {
 }
 
 function editText(p: Params, ctx: MethodContext) {
-  const chatId = num(p, 'chat_id');
+  const chatId = chatIdOf(p);
   const message = ctx.state.message(chatId, num(p, 'message_id'));
   if (!message || message.deleted) throw bad('message to edit not found');
   if (!message.fromBot) throw bad("message can't be edited");
@@ -201,8 +208,8 @@ function editText(p: Params, ctx: MethodContext) {
 }
 
 function draft(p: Params, ctx: MethodContext, rich: boolean) {
-  const chatId = num(p, 'chat_id');
-  if (chatId <= 0) throw bad('TEXTDRAFT_PEER_INVALID');
+  const chatId = chatIdOf(p);
+  if (chatId < 0) throw bad('TEXTDRAFT_PEER_INVALID');
   const draftId = num(p, 'draft_id');
   if (draftId === 0) throw bad('draft_id must be non-zero');
   const threadId = optNum(p, 'message_thread_id');

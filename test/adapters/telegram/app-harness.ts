@@ -1,0 +1,74 @@
+/**
+ * Starts switchboard exactly as `npm start` does (loadConfig from an env,
+ * then startSwitchboard) against the fake Bot API and the fake Anthropic
+ * API, with data in a temp directory that a test may reuse for a restart.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../../config/index.js';
+import { type RunningApp, startSwitchboard } from '../../../src/app.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
+import {
+  type FakeTelegram,
+  type FakeTelegramOptions,
+  startFakeTelegram,
+} from '../../fakes/telegram/index.js';
+import { captureLogger } from './helpers.js';
+
+/** The provider key; tests check it never reaches a chat or a log line. */
+export const API_KEY = 'sk-ant-telegram-e2e-key-0123456789';
+
+/** Ann (11) and Bob (22) are allowed; Eve (33) is not. */
+export const ANN = { id: 11, first_name: 'Ann' };
+export const BOB = { id: 22, first_name: 'Bob', username: 'bob' };
+
+/** Fakes plus a data directory, shared by the app starts of one test. */
+export interface AppWorld {
+  telegram: FakeTelegram;
+  anthropic: FakeAnthropic;
+  root: string;
+  env(extra?: Record<string, string>): Record<string, string>;
+  /** Starts the app; stopped by {@link AppWorld.close} if still running. */
+  start(extra?: Record<string, string>): Promise<RunningApp & { lines: string[] }>;
+  close(): Promise<void>;
+}
+
+export async function createAppWorld(telegramOptions: FakeTelegramOptions = {}): Promise<AppWorld> {
+  const telegram = await startFakeTelegram(telegramOptions);
+  const anthropic = await startFakeAnthropic();
+  const root = await mkdtemp(join(tmpdir(), 'switchboard-telegram-'));
+  const running: RunningApp[] = [];
+  const env = (extra: Record<string, string> = {}) => ({
+    ANTHROPIC_API_KEY: API_KEY,
+    ANTHROPIC_BASE_URL: anthropic.url,
+    TELEGRAM_BOT_TOKEN: telegram.token,
+    TELEGRAM_API_ROOT: telegram.url,
+    SWITCHBOARD_DATA_DIR: join(root, 'data'),
+    SWITCHBOARD_WORKSPACE: join(root, 'workspace'),
+    SWITCHBOARD_ALLOWED_USERS: 'telegram:11,telegram:22',
+    ...extra,
+  });
+  return {
+    telegram,
+    anthropic,
+    root,
+    env,
+    async start(extra) {
+      const { logger, lines } = captureLogger();
+      const app = await startSwitchboard(loadConfig({ env: env(extra), argv: [], cwd: root }), { logger });
+      running.push(app);
+      const stop = async () => {
+        running.splice(running.indexOf(app), 1);
+        await app.stop();
+      };
+      return { ...app, stop, lines };
+    },
+    async close() {
+      for (const app of running.splice(0)) await app.stop().catch(() => undefined);
+      await telegram.close();
+      await anthropic.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
