@@ -1,0 +1,246 @@
+/**
+ * The ready bot end to end: real discord.js against the fake Discord, the
+ * real bot core and session, the real Anthropic SDK against its fake.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { INTENT_MESSAGE } from '../../../adapters/discord/index.js';
+import type { RunningApp } from '../../../src/app.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
+import { type FakeDiscord, startFakeDiscord } from '../../fakes/discord/index.js';
+import { botTexts, lastUserText, startApp, startScaledApp } from './app.js';
+import { mention } from './helpers.js';
+
+/**
+ * Tests that exercise pacing-heavy flows (streaming, approvals, edits, /stop)
+ * use startScaledApp: the same parts with Discord's pace scaled down tenfold on
+ * both the fake and the adapter. The others start exactly as `npm start` does.
+ */
+describe('Discord end to end', () => {
+  let fake: FakeDiscord;
+  let anthropic: FakeAnthropic;
+  let root: string;
+  let app: RunningApp | undefined;
+
+  beforeEach(async () => {
+    fake = await startFakeDiscord();
+    anthropic = await startFakeAnthropic();
+    root = await mkdtemp(join(tmpdir(), 'switchboard-discord-'));
+  });
+
+  afterEach(async () => {
+    await app?.stop();
+    app = undefined;
+    await fake.close();
+    await anthropic.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  /** Alice mentions the bot in #general; resolves with the new thread's id. */
+  async function mentionInGeneral(text: string): Promise<{ threadId: string; openingId: string }> {
+    const opening = fake.userMessage({
+      channelId: fake.generalId,
+      author: fake.user('alice'),
+      content: `${mention(fake)} ${text}`,
+    });
+    const thread = await fake.waitFor(() => fake.channels.get(opening.id), 'thread');
+    return { threadId: thread.id, openingId: opening.id };
+  }
+
+  /** Waits until the bot's last message in the thread reads `text` and has no buttons left. */
+  function finalReply(threadId: string, text: string) {
+    return fake.waitFor(
+      () => {
+        const last = botTexts(fake, threadId).at(-1);
+        return last?.content === text && last.components.length === 0 ? last : undefined;
+      },
+      `final reply "${text.slice(0, 40)}"`,
+    );
+  }
+
+  it('a mention opens a thread and the reply streams to the exact final text; a follow-up continues it', async () => {
+    app = await startScaledApp(fake, anthropic, root);
+    const answer = 'Here is the **answer**, with `code` and a list:\n\n- one\n- two';
+    anthropic.enqueue({
+      text: ['Here is the ', '**answer**, with ', '`code` and a list:\n\n', '- one\n- two'],
+      chunkDelayMs: 40,
+    });
+    const { threadId } = await mentionInGeneral('what is in the repo?');
+    await finalReply(threadId, answer);
+    expect(lastUserText(anthropic)).toContain('what is in the repo?');
+    // The reply was edited as it streamed, carrying a Stop button until the end.
+    const streamed = botTexts(fake, threadId).at(-1)!;
+    expect(streamed.history.length).toBeGreaterThan(1);
+    expect(fake.calls.some((c) => JSON.stringify(c.body ?? '').includes('"label":"Stop"'))).toBe(true);
+    expect(fake.rateLimitedCalls).toHaveLength(0);
+
+    fake.userMessage({ channelId: threadId, author: fake.user('bob'), content: 'and the tests?' });
+    await fake.waitFor(
+      () => botTexts(fake, threadId).some((m) => m.content.includes('and the tests?')),
+      'follow-up reply',
+    );
+    const history = JSON.stringify(anthropic.requests.at(-1).messages);
+    expect(history).toContain('what is in the repo?');
+    expect(history).toContain('Here is the **answer**');
+    expect(fake.threadsOf(fake.generalId)).toHaveLength(1);
+  });
+
+  it('/ask in a channel opens a thread and answers there', async () => {
+    app = await startApp(fake, anthropic, root);
+    anthropic.enqueue({ text: 'Forty-two.' });
+    const interaction = fake.slashCommand({
+      channelId: fake.generalId,
+      user: fake.user('alice'),
+      name: 'ask',
+      options: { prompt: 'meaning of life?' },
+    });
+    const thread = await fake.waitFor(() => fake.threadsOf(fake.generalId)[0], 'thread');
+    await finalReply(thread.id, 'Forty-two.');
+    expect(interaction.callbacks).toEqual([5]);
+    expect(fake.lateInteractionCallbacks).toBe(0);
+    expect(lastUserText(anthropic)).toContain('meaning of life?');
+  });
+
+  it('approval buttons: someone else is refused, the requester approves, the message shows the outcome', async () => {
+    app = await startScaledApp(fake, anthropic, root);
+    anthropic.enqueue({
+      text: 'Running it.',
+      toolUse: [{ name: 'Bash', input: { command: 'echo approved-run' } }],
+    });
+    anthropic.enqueue({ text: 'It printed approved-run.' });
+    const { threadId } = await mentionInGeneral('run echo');
+    const prompt = await fake.waitFor(
+      () =>
+        fake
+          .botMessages(threadId)
+          .find((m) => m.components.some((r) => r.components.some((b) => b.label === 'Allow'))),
+      'approval prompt',
+    );
+    const allow = prompt.components[0]!.components.find((b) => b.label === 'Allow')!.custom_id!;
+    expect(allow.length).toBeLessThanOrEqual(100);
+
+    const byBob = fake.pressButton({ messageId: prompt.id, user: fake.user('bob'), customId: allow });
+    await fake.waitFor(() => byBob.originalId, 'refusal');
+    expect(byBob.ephemeral).toBe(true);
+    expect(fake.messages.get(byBob.originalId!)?.content).toBe('Only Alice or an admin can answer this.');
+
+    const byAlice = fake.pressButton({ messageId: prompt.id, user: fake.user('alice'), customId: allow });
+    await finalReply(threadId, 'It printed approved-run.');
+    expect(byAlice.callbacks.length).toBe(1);
+    expect(prompt.content).toContain('Allowed by Alice');
+    expect(prompt.components).toEqual([]);
+    expect(JSON.stringify(anthropic.requests.at(-1).messages)).toContain('approved-run');
+    expect(fake.lateInteractionCallbacks).toBe(0);
+  });
+
+  it('/stop aborts the running reply', async () => {
+    app = await startScaledApp(fake, anthropic, root);
+    anthropic.enqueue({ text: ['Starting a long answer', ' that never ends'], stallAfterChunks: 1 });
+    const { threadId } = await mentionInGeneral('write a novel');
+    await anthropic.waitFor(() => (anthropic.log[0]?.chunksSent ?? 0) >= 1);
+    const stop = fake.slashCommand({ channelId: threadId, user: fake.user('alice'), name: 'stop' });
+    await fake.waitFor(
+      () => fake.messages.get(stop.originalId ?? '')?.content.startsWith('⏹'),
+      '/stop answer',
+    );
+    expect(stop.callbacks).toEqual([5]);
+    await anthropic.waitFor(() => anthropic.log[0]?.closedEarly === true);
+    await fake.waitFor(
+      () =>
+        botTexts(fake, threadId).some(
+          (m) => m.content.includes('Starting a long answer') && m.components.length === 0,
+        ),
+      'stopped reply without the Stop button',
+    );
+  });
+
+  it('the Stop button on the streaming reply stops it', async () => {
+    app = await startScaledApp(fake, anthropic, root);
+    anthropic.enqueue({ text: ['Counting: one', ' two'], stallAfterChunks: 1 });
+    const { threadId } = await mentionInGeneral('count forever');
+    const live = await fake.waitFor(
+      () =>
+        fake
+          .botMessages(threadId)
+          .find((m) => m.components.some((r) => r.components.some((b) => b.label === 'Stop'))),
+      'Stop button',
+    );
+    const stopId = live.components[0]!.components.find((b) => b.label === 'Stop')!.custom_id!;
+    const press = fake.pressButton({ messageId: live.id, user: fake.user('alice'), customId: stopId });
+    await anthropic.waitFor(() => anthropic.log[0]?.closedEarly === true);
+    await fake.waitFor(
+      () => live.components.length === 0 && live.content.includes('Counting: one'),
+      'stopped reply',
+    );
+    await fake.waitFor(() => press.callbacks.length === 1, 'press answered');
+    expect(fake.lateInteractionCallbacks).toBe(0);
+  });
+
+  it('editing the message that started the running turn aborts it and answers the new text', async () => {
+    app = await startScaledApp(fake, anthropic, root);
+    anthropic.enqueue({ text: ['Thinking about the first', ' question...'], stallAfterChunks: 1 });
+    const { threadId, openingId } = await mentionInGeneral('first question');
+    await anthropic.waitFor(() => (anthropic.log[0]?.chunksSent ?? 0) >= 1);
+    fake.editUserMessage(openingId, `${mention(fake)} second question`);
+    await anthropic.waitFor(() => anthropic.log[0]?.closedEarly === true && anthropic.requests.length >= 2);
+    await fake.waitFor(
+      () => botTexts(fake, threadId).some((m) => m.content.includes('second question')),
+      'reply to edit',
+    );
+    expect(lastUserText(anthropic)).toContain('second question');
+  });
+
+  it('a reply over 2000 characters continues in new messages, the code block closed and reopened', async () => {
+    app = await startApp(fake, anthropic, root);
+    const lines = Array.from({ length: 120 }, (_, i) => `const value${i} = compute(${i});`);
+    const reply = `Here is the file:\n\n\`\`\`ts\n${lines.join('\n')}\n\`\`\`\n\nThat is all.`;
+    anthropic.enqueue({
+      text: [reply.slice(0, 1500), reply.slice(1500, 3000), reply.slice(3000)],
+      chunkDelayMs: 20,
+    });
+    const { threadId } = await mentionInGeneral('show me the file');
+    // The first message is edited to its final part after the edit interval; wait for the whole text.
+    const joined = () =>
+      botTexts(fake, threadId)
+        .map((m) => m.content)
+        .join('\n');
+    await fake.waitFor(
+      () => lines.every((l) => joined().includes(l)) && joined().endsWith('That is all.'),
+      'all parts',
+    );
+    const parts = botTexts(fake, threadId);
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    for (const part of parts) expect([...part.content].length).toBeLessThanOrEqual(2000);
+    // The fence is closed at the end of the first part and reopened at the start of the next one.
+    expect(parts[0]!.content.trimEnd().endsWith('```')).toBe(true);
+    expect(parts[1]!.content.startsWith('```')).toBe(true);
+    const all = parts.map((p) => p.content).join('\n');
+    for (const line of lines) expect(all).toContain(line);
+    expect(parts.every((p) => p.components.length === 0)).toBe(true);
+  });
+
+  it('after a restart, a message in the thread continues the same session', async () => {
+    app = await startApp(fake, anthropic, root);
+    anthropic.enqueue({ text: 'Noted: the code word is heron.' });
+    const { threadId } = await mentionInGeneral('remember the code word heron');
+    await finalReply(threadId, 'Noted: the code word is heron.');
+    await app.stop();
+    app = await startApp(fake, anthropic, root);
+    fake.userMessage({ channelId: threadId, author: fake.user('alice'), content: 'what was the code word?' });
+    await fake.waitFor(
+      () => botTexts(fake, threadId).some((m) => m.content.includes('what was the code word?')),
+      'reply after restart',
+    );
+    const history = JSON.stringify(anthropic.requests.at(-1).messages);
+    expect(history).toContain('remember the code word heron');
+    expect(history).toContain('Noted: the code word is heron.');
+    expect(fake.gateway.log.filter((l) => l.op === 'identify')).toHaveLength(2);
+  });
+
+  it('start-up fails clearly when the Message Content intent is not enabled', async () => {
+    fake.messageContentAllowed = false;
+    await expect(startApp(fake, anthropic, root)).rejects.toThrow(INTENT_MESSAGE);
+  });
+});
