@@ -9,7 +9,7 @@ import { type Clock, systemClock } from '../../clock.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import type { ChatAdapter } from '../types.js';
 import { OutboxContext } from './context.js';
-import { DeleteJob, EditJob, SendJob } from './oneoff.js';
+import { DeleteJob, EditJob, SendJob, ShownTexts } from './oneoff.js';
 import { Reply } from './reply.js';
 import type { Outbox, ReplyStream, SendOptions, StreamOptions } from './types.js';
 import { TypingSlot } from './typing.js';
@@ -41,6 +41,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
     options.logger ?? silentLogger,
   );
   const edits = new Map<string, EditJob>();
+  const shown = new ShownTexts();
   const typing = new Map<string, TypingSlot>();
 
   const remove = (chat: string, messageId: string): Promise<void> => {
@@ -65,7 +66,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
       const key = ctx.messageKey(chat, messageId);
       let job = edits.get(key);
       if (!job) {
-        const created = new EditJob(ctx, chat, messageId, () => {
+        const created = new EditJob(ctx, chat, messageId, shown, () => {
           if (edits.get(key) === created) edits.delete(key);
         });
         job = created;

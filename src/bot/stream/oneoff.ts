@@ -150,6 +150,29 @@ export class SendJob implements Slot {
   }
 }
 
+/**
+ * What the newest edit of a message showed, so an edit with the same text is
+ * not sent again. Bounded: the oldest entries go first.
+ */
+export class ShownTexts {
+  readonly #map = new Map<string, string>();
+  readonly #limit: number;
+
+  constructor(limit = 10_000) {
+    this.#limit = limit;
+  }
+
+  get(key: string): string | undefined {
+    return this.#map.get(key);
+  }
+
+  set(key: string, sig: string): void {
+    this.#map.delete(key);
+    this.#map.set(key, sig);
+    if (this.#map.size > this.#limit) this.#map.delete(this.#map.keys().next().value!);
+  }
+}
+
 interface EditWaiter {
   version: number;
   resolve: () => void;
@@ -173,12 +196,15 @@ export class EditJob implements Slot {
   readonly #ctx: OutboxContext;
   readonly #adapter: ChatAdapter;
   readonly #onEmpty: () => void;
+  readonly #shown: ShownTexts;
 
-  constructor(ctx: OutboxContext, chat: string, messageId: string, onEmpty: () => void) {
+  constructor(ctx: OutboxContext, chat: string, messageId: string, shown: ShownTexts, onEmpty: () => void) {
     this.#ctx = ctx;
     this.chat = chat;
     this.messageId = messageId;
     this.#adapter = ctx.adapterFor(chat);
+    this.#shown = shown;
+    this.#sentSig = shown.get(ctx.messageKey(chat, messageId));
     this.#onEmpty = onEmpty;
   }
 
@@ -235,6 +261,7 @@ export class EditJob implements Slot {
       this.#ctx.scheduler.markCall(this.#ctx.messageKey(this.chat, this.messageId), at);
       await this.#adapter.edit(this.chat, this.messageId, message);
       this.#sentSig = sig;
+      this.#shown.set(this.#ctx.messageKey(this.chat, this.messageId), sig);
       this.#inFlight = undefined;
       this.#attempts = 0;
       this.#settle(version);

@@ -45,11 +45,13 @@ export function scriptedReply(options: {
   // Place tokens only inside bursts, evenly over the active time.
   const activeSlots: number[] = [];
   for (let t = 0; t < options.durationMs; t += every) if (t % (burst + pause) < burst) activeSlots.push(t);
-  const perSlot = Math.ceil(tokens.length / activeSlots.length);
-  for (let i = 0; i < activeSlots.length; i++) {
-    const text = tokens.slice(i * perSlot, (i + 1) * perSlot).join('');
-    if (text) deltas.push({ at: activeSlots[i]!, text });
-  }
+  const texts: string[] = activeSlots.map(() => '');
+  tokens.forEach((token, i) => {
+    texts[Math.floor((i * activeSlots.length) / tokens.length)] += token;
+  });
+  activeSlots.forEach((at, i) => {
+    if (texts[i]) deltas.push({ at, text: texts[i]! });
+  });
   return { deltas, text: tokens.join('') };
 }
 
