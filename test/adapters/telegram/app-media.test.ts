@@ -1,0 +1,55 @@
+/**
+ * End to end for webhook mode and non-text messages: switchboard started as
+ * `npm start` starts it, against the fake Bot API and the fake Anthropic API.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { mediaUpdate, messageUpdate, photoUpdate } from '../../fakes/telegram/index.js';
+import { ANN, type AppWorld, createAppWorld } from './app-harness.js';
+import { freePort } from './helpers.js';
+
+let world: AppWorld;
+const dm = { chatId: 11, user: ANN };
+
+afterEach(async () => {
+  await world?.close();
+});
+
+const texts = () => world.telegram.botMessages(11).map((m) => m.text);
+const hasText = (pattern: RegExp) => () => texts().some((t) => pattern.test(t));
+
+describe('Telegram end to end: webhook mode and media', () => {
+  it('runs on a webhook with a secret: Telegram-signed updates get answers, forged ones 401', async () => {
+    world = await createAppWorld();
+    const port = await freePort();
+    const app = await world.start({
+      TELEGRAM_WEBHOOK_URL: `http://127.0.0.1:${port}/telegram`,
+      TELEGRAM_WEBHOOK_SECRET: 'e2e_secret',
+      TELEGRAM_WEBHOOK_PORT: String(port),
+    });
+    expect(world.telegram.state.webhook?.secret).toBe('e2e_secret');
+    expect(world.telegram.state.webhook?.allowedUpdates).toContain('stopped_message_generation');
+    expect(await world.telegram.deliverWebhook(messageUpdate(dm, 'forged'), 'not-the-secret')).toBe(401);
+    world.telegram.pushUpdate(messageUpdate(dm, 'via webhook'));
+    await world.telegram.waitFor(hasText(/You said: .*via webhook/), 10_000);
+    expect(texts().some((t) => t.includes('forged'))).toBe(false);
+    expect(world.anthropic.requests).toHaveLength(1);
+    await app.stop();
+  });
+
+  it('passes a photo to the model as an image, and answers a sticker with one line', async () => {
+    world = await createAppWorld();
+    await world.start();
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    const fileId = world.telegram.addFile(png, 'photos/cat.png');
+    world.telegram.pushUpdate(photoUpdate(dm, fileId, 'what is in this picture?'));
+    await world.anthropic.waitFor(() => world.anthropic.requests.length === 1);
+    const request = JSON.stringify(world.anthropic.requests[0].messages);
+    expect(request).toContain(png.toString('base64'));
+    expect(request).toContain('image/png');
+    await world.telegram.waitFor(hasText(/You said: .*what is in this picture/), 10_000);
+
+    world.telegram.pushUpdate(mediaUpdate(dm, 'sticker'));
+    await world.telegram.waitFor(hasText(/stickers/), 10_000);
+    expect(world.anthropic.requests).toHaveLength(1);
+  });
+});
