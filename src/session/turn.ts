@@ -71,7 +71,7 @@ export async function runTurn(
   host.refreshContext();
   const texts: string[] = [];
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-  // Deltas always add up to the response: rounds and notices are joined by a blank line.
+  // Deltas add up to the model's text in the response: rounds are joined by a blank line.
   const emitText = (text: string, first: boolean) => {
     if (first && texts.some((t) => t.length > 0)) emitter.emit('text_delta', '\n\n');
     emitter.emit('text_delta', text);
@@ -89,7 +89,8 @@ export async function runTurn(
     history.push(
       createMessage('assistant', [{ type: 'text', text }], host.clock, { kind: 'notice', state: 'complete' }),
     );
-    emitText(text, true);
+    // A notice is the session speaking, not the model: it goes out as `notice`, not as
+    // reply text, and ends the response so callers reading `response` see it too.
     texts.push(text);
     emitter.emit('notice', text);
   };

@@ -99,6 +99,8 @@ describe('the 0.95 guard', () => {
     expect(result.response).toContain('95.5%');
     expect(result.response).toContain('/compact');
     expect(rec.of('notice')[0]?.[0]).toBe(result.response);
+    // The notice is the session's, not reply text from the model.
+    expect(rec.text()).toBe('huge');
     expect(s.getFullHistory().at(-1)).toMatchObject({ role: 'assistant', kind: 'notice' });
   });
 

@@ -133,7 +133,7 @@ describe('InteractiveSession turns', () => {
     expect(lastUserBlocks(body).map((b) => b.text)).toEqual([CUT_OFF_NOTICE, 'go on']);
   });
 
-  it('abort mid-tool: the tool is stopped, its call answered "interrupted", the history stays valid', async () => {
+  it('abort mid-tool: the turn ends at once, every call is answered "interrupted", the history stays valid', async () => {
     const s = session({ permissionMode: 'bypassPermissions' });
     const rec = recordEvents(s);
     fake.enqueue({
