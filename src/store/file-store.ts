@@ -96,7 +96,8 @@ export class FileSessionStore implements SessionStore {
   }
 
   async list(): Promise<StoreListEntry[]> {
-    await this.#chains.flush();
+    // Writes already asked for are listed; a busy store's later writes must not starve the listing.
+    await this.#chains.settled();
     const { records, others, strange } = await scanSessionDir(this.#dir, this.#logs?.dir);
     if (strange.length) this.#logger.warn({ dir: this.#dir, files: strange }, 'files that are not sessions');
     const entries = await mapPool(records, this.#concurrency, async (id): Promise<StoreListEntry> => {

@@ -109,7 +109,12 @@ export class WriteChains {
     await this.#tails.get(key);
   }
 
-  /** Resolves when every task queued so far has settled. */
+  /** Resolves when the tasks queued before this call have settled (later ones are not awaited). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#tails.values()]);
+  }
+
+  /** Resolves when no task is left, including tasks queued while waiting. */
   async flush(): Promise<void> {
     while (this.#tails.size > 0) await Promise.all([...this.#tails.values()]);
   }

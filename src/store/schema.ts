@@ -156,9 +156,14 @@ export function parseMessageLine(line: string): HistoryMessage | undefined {
   return parsed.success ? (parsed.data as HistoryMessage) : undefined;
 }
 
-/** Removes the store's bookkeeping from a record before it reaches a caller. */
+/**
+ * The meta alone: without the store's bookkeeping (before it reaches a
+ * caller) and without `messages` (a whole SessionRecord passed as meta must
+ * not copy the history into the small record).
+ */
 export function publicMeta(stored: StoredMeta): SessionMeta {
   const { [STORAGE_KEY]: _omit, ...meta } = stored;
+  if ('messages' in meta) delete (meta as { messages?: unknown }).messages;
   return meta;
 }
 

@@ -285,3 +285,14 @@ describe('message shapes', () => {
     );
   });
 });
+
+describe.each(kinds)('%s given a whole record as meta', (_kind, makeHarness) => {
+  it('keeps the messages out of the small record', async () => {
+    const h = await makeHarness();
+    await h.store.create(record('s1', [message('a')]));
+    await h.store.updateMeta({ ...record('s1', [message('a')]), name: 'n' });
+    expect(await h.rawRecord('s1')).not.toContain('"messages"');
+    const loaded = await h.store.load('s1');
+    expect(loaded).toMatchObject({ status: 'valid', record: { name: 'n', messageCount: 1 } });
+  });
+});
