@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { FakeDiscord } from './index.js';
 import { channelJson, memberJson } from './model.js';
+import type { FakeDiscordState as FakeDiscord } from './state.js';
 
 /** The Message Content privileged intent bit. */
 export const MESSAGE_CONTENT_INTENT = 1 << 15;

@@ -5,7 +5,6 @@
  * deadline) and applied to the stored state.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FakeDiscord } from './index.js';
 import {
   channelJson,
   type FakeActionRow,
@@ -14,6 +13,7 @@ import {
   messageJson,
   snowflake,
 } from './model.js';
+import type { FakeDiscordState as FakeDiscord } from './state.js';
 import { validateCommands, validateMessageBody } from './validate.js';
 
 /** A REST call as the fake saw it. */
