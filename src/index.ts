@@ -1,0 +1,68 @@
+/**
+ * switchboard: an AI agent session behind chat platforms.
+ *
+ * @example
+ * import { AnthropicProvider, createBot, createBotStateStore, createUserSessionStore } from 'switchboard';
+ * import { createTelegramAdapter } from 'switchboard/telegram';
+ *
+ * const bot = createBot({
+ *   adapters: [createTelegramAdapter({ token: process.env.TELEGRAM_BOT_TOKEN! })],
+ *   provider: new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY! }),
+ *   sessionStore: createUserSessionStore('./data/sessions'),
+ *   stateStore: createBotStateStore('./data'),
+ *   workspace: './workspace',
+ *   allowedUsers: ['telegram:123456'],
+ * });
+ * await bot.start();
+ */
+
+export { renderMarkdown, splitMarkdown, toPlainText } from './bot/format/index.js';
+// The bot core and the adapter contract.
+export * from './bot/index.js';
+export { createOutbox } from './bot/stream/index.js';
+export type { DeliveredReply, Outbox, ReplyStream, SendOptions, StreamOptions } from './bot/stream/types.js';
+// Time, errors and logging.
+export { type Clock, flushMicrotasks, sleep, systemClock, type TimerHandle, VirtualClock } from './clock.js';
+export {
+  describeError,
+  type ErrorCode,
+  isErrorCode,
+  SwitchboardError,
+  type SwitchboardErrorOptions,
+} from './errors.js';
+export { createLogger, type Logger, type LoggerOptions, scrubSecrets, silentLogger } from './logger.js';
+// The model provider.
+export { AnthropicProvider, type AnthropicProviderOptions, DEFAULT_MODEL } from './provider/index.js';
+export type {
+  Provider,
+  ProviderEvent,
+  ProviderMessage,
+  ProviderRequest,
+  ToolDefinition,
+} from './provider/types.js';
+// The session engine.
+export * from './session/index.js';
+// Stores.
+export {
+  type BotStateStoreOptions,
+  createBotStateStore,
+  createMemoryBotStateStore,
+  createMemorySessionStore,
+  createProjectSessionStore,
+  createUserSessionStore,
+  type MemorySessionStore,
+  newSessionId,
+  type SessionStoreOptions,
+  validateSessionId,
+  validateSessionName,
+} from './store/index.js';
+export * from './store/types.js';
+// Tools.
+export {
+  type BuiltinToolsOptions,
+  createBuiltinTools,
+  decidePermission,
+  resolveInWorkspace,
+  scrubbedEnv,
+} from './tools/index.js';
+export type { Tool, ToolContext, ToolResult } from './tools/types.js';

@@ -1,0 +1,116 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { say } from '../../src/bot/text.js';
+import type { StoredMessage } from '../fakes/recording-adapter.js';
+import { type BotHarness, startBotHarness, USERS } from '../helpers/bot-harness.js';
+
+let h: BotHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const PROMPT = '🔐 Bash wants to run: `echo approved`';
+
+/** Starts a turn whose model asks to run `echo approved`, then waits for the prompt. */
+async function askForBash(harness: BotHarness): Promise<StoredMessage> {
+  harness.fakeAnthropic.enqueue(
+    { text: 'I will run it.', toolUse: [{ name: 'Bash', input: { command: 'echo approved' } }] },
+    { text: 'Done running.' },
+  );
+  await harness.message('please run echo');
+  let prompt: StoredMessage | undefined;
+  await harness.until(() => {
+    prompt = harness.adapter.chatMessages(harness.chat).find((m) => m.text.startsWith('🔐'));
+    return prompt !== undefined && prompt.buttons.length > 0;
+  }, 'approval prompt');
+  return prompt as StoredMessage;
+}
+
+const payloads = (m: StoredMessage) => m.buttons.flat().map((b) => b.payload);
+const payloadOf = (m: StoredMessage, prefix: string) =>
+  payloads(m).find((p) => p.startsWith(prefix)) as string;
+
+describe('bot core: approvals', () => {
+  it('posts the prompt after the text so far, with short buttons, and runs the tool when the requester allows', async () => {
+    h = await startBotHarness();
+    const prompt = await askForBash(h);
+    expect(prompt.text).toBe(PROMPT);
+    expect(prompt.buttons.flat().map((b) => b.label)).toEqual(['Allow', 'Allow for this session', 'Deny']);
+    for (const p of payloads(prompt)) expect(Buffer.byteLength(p)).toBeLessThanOrEqual(64);
+    // The text that led to the request is already a message above the prompt.
+    const texts = h.texts();
+    expect(texts.findIndex((t) => t.includes('I will run it.'))).toBeLessThan(texts.indexOf(PROMPT));
+    const answers = await h.press(payloadOf(prompt, 'a:'));
+    expect(answers).toEqual(['Allowed.']);
+    await h.settle();
+    expect(h.adapter.messageText(prompt.id)).toBe(`${PROMPT}\n\n${say.allowed('Alice')}`);
+    expect(h.adapter.messages.get(prompt.id)?.buttons).toEqual([]);
+    expect(JSON.stringify(h.fakeAnthropic.requests[1].messages)).toContain('approved');
+    expect(h.texts().join('\n')).toContain('Done running.');
+  });
+
+  it('refuses a press by another user and changes nothing; an admin may answer for anyone', async () => {
+    h = await startBotHarness();
+    const prompt = await askForBash(h);
+    const refused = await h.press(payloadOf(prompt, 'a:'), { user: USERS.bob });
+    expect(refused).toEqual(['Only Alice or an admin can answer this.']);
+    await h.clock.advance(100);
+    expect(h.adapter.messageText(prompt.id)).toBe(PROMPT);
+    expect(h.adapter.messages.get(prompt.id)?.buttons.length).toBe(1);
+    const denied = await h.press(payloadOf(prompt, 'd:'), { user: USERS.admin });
+    expect(denied).toEqual(['Denied.']);
+    await h.settle();
+    expect(h.adapter.messageText(prompt.id)).toBe(`${PROMPT}\n\n${say.denied('Admin')}`);
+    // The model heard the denial, not the command's output.
+    expect(JSON.stringify(h.fakeAnthropic.requests[1].messages)).not.toContain('"approved\\n"');
+    // A second press on the settled request is expired.
+    expect(await h.press(payloadOf(prompt, 'a:'))).toEqual([say.expired]);
+  });
+
+  it('denies after the timeout and says so on the prompt', async () => {
+    h = await startBotHarness({ approvalTimeoutMs: 30_000 });
+    const prompt = await askForBash(h);
+    const asked = h.clock.now();
+    await h.until(
+      () => h?.adapter.messageText(prompt.id)?.includes(say.deniedTimeout) ?? false,
+      'timeout',
+      500,
+    );
+    expect(h.clock.now() - asked).toBeGreaterThanOrEqual(30_000);
+    expect(h.adapter.messages.get(prompt.id)?.buttons).toEqual([]);
+    await h.settle();
+    expect(h.texts().join('\n')).toContain('Done running.');
+  });
+
+  it('"Allow for this session" covers the same command later without asking again', async () => {
+    h = await startBotHarness();
+    const prompt = await askForBash(h);
+    expect(await h.press(payloadOf(prompt, 's:'))).toEqual(['Allowed for this session.']);
+    await h.settle();
+    expect(h.adapter.messageText(prompt.id)).toBe(`${PROMPT}\n\n${say.allowedSession('Alice')}`);
+    h.fakeAnthropic.enqueue(
+      { toolUse: [{ name: 'Bash', input: { command: 'echo approved' } }] },
+      { text: 'Ran it again.' },
+    );
+    await h.message('again please');
+    await h.settle();
+    expect(h.texts().filter((t) => t.startsWith('🔐'))).toHaveLength(1);
+    expect(h.texts().at(-1)).toContain('Ran it again.');
+  });
+
+  it('answers a press after a restart, for a request that no longer exists, with "expired"', async () => {
+    h = await startBotHarness();
+    const prompt = await askForBash(h);
+    await h.stop();
+    expect(h.adapter.messageText(prompt.id)).toContain('🚫');
+    const again = await h.restart();
+    try {
+      const answers = await again.press(payloadOf(prompt, 'a:'));
+      expect(answers).toEqual(['This request has expired; please ask again.']);
+      expect(await again.press('garbage')).toEqual([say.expired]);
+      expect(await again.press('x:abc')).toEqual([say.alreadyFinished]);
+    } finally {
+      await again.close();
+    }
+  });
+});
