@@ -132,6 +132,7 @@ describe('manual compaction', () => {
       join(cwd, 'CLAUDE.md'),
       '# Project rules\nUse tabs.\n\n## Compact Instructions\nKeep every error code.\n\n## Other\nnot this\n',
     );
+    await writeFile(join(cwd, 'AGENTS.md'), 'Run npm test before you finish.');
     const store = createMemorySessionStore();
     const calls: string[] = [];
     const s = session({
@@ -149,6 +150,7 @@ describe('manual compaction', () => {
     const rec = recordEvents(s);
     await (await s.submit('hello')).completed;
     expect(fake.requests[0].system).toContain('Use tabs.');
+    expect(fake.requests[0].system).toContain('Run npm test before you finish.');
     fake.enqueue({ text: 'We said hello.' });
     const event = await s.compactContext('Focus on the API design');
     const prompt = lastText(fake.requests[1]);

@@ -1,8 +1,16 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../../src/errors.js';
-import { CUT_OFF_NOTICE, INTERRUPTED_TOOL_RESULT, type InteractiveSession } from '../../src/session/index.js';
+import { CUT_OFF_NOTICE, INTERRUPTED_TOOL_RESULT, InteractiveSession } from '../../src/session/index.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
-import { lastUserBlocks, newSession, nextEvent, recordEvents, removeDir, tempDir } from './helpers.js';
+import {
+  fakeProvider,
+  lastUserBlocks,
+  newSession,
+  nextEvent,
+  recordEvents,
+  removeDir,
+  tempDir,
+} from './helpers.js';
 
 let fake: FakeAnthropic;
 let cwd: string;
@@ -169,6 +177,22 @@ describe('InteractiveSession turns', () => {
     const { completed } = await s.submit({ text: 'hello all', author: 'Alice' });
     await expect(completed).resolves.toMatchObject({ response: 'You said: [Alice] hello all' });
     expect(s.getFullHistory()[0]).toMatchObject({ author: 'Alice' });
+  });
+
+  it('sends images as image blocks; open() awaits ready; history is handed out as a copy', async () => {
+    const s = await InteractiveSession.open({ cwd, provider: fakeProvider(fake), toolEnv: {} });
+    sessions.push(s);
+    await (await s.submit({ text: 'what is this?', images: [{ mediaType: 'image/jpeg', data: 'AAAA' }] }))
+      .completed;
+    expect(fake.requests[0].messages[0].content).toEqual([
+      { type: 'text', text: 'what is this?' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAAA' } },
+    ]);
+    const copy = s.getFullHistory();
+    copy.pop();
+    copy[0]?.content.pop();
+    expect(s.getFullHistory()).toHaveLength(2);
+    expect(s.getFullHistory()[0]?.content).toHaveLength(2);
   });
 
   it('text deltas add up to the response across tool rounds', async () => {
