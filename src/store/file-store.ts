@@ -297,7 +297,8 @@ export class FileSessionStore implements SessionStore {
       epoch: scan.epoch ?? storage?.epoch ?? newEpoch(),
       bytes: scan.committedBytes,
       count: scan.messages.length,
-      logBytes: storage?.logBytes,
+      // After a roll-forward the log's tail no longer matches the record: start the log again.
+      logBytes: scan.rolledForward ? undefined : storage?.logBytes,
     };
     this.#cache.set(id, committed);
     return { status: 'valid', committed, messages: scan.messages };

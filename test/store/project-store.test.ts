@@ -172,6 +172,28 @@ describe('createProjectSessionStore', () => {
     expect(texts(await createProjectSessionStore(p.cwd).load('s1'))).toEqual(['summary', 'd', 'e']);
   });
 
+  it('keeps the log in step when a compaction died before writing its record', async () => {
+    const p = await project();
+    const store = createProjectSessionStore(p.cwd);
+    await store.create(record('s1', [message('a'), message('b')]));
+    // replace() got as far as the log and the new messages file, then the process died.
+    await appendFile(
+      join(p.logs, 's1.jsonl'),
+      `${JSON.stringify({ type: 'replace', meta: {}, messages: [message('summary')] })}\n`,
+    );
+    const header = JSON.stringify({ type: 'switchboard-messages', version: 1, epoch: 'newer' });
+    await writeFile(
+      join(p.sessions, 's1.messages.jsonl'),
+      `${header}\n${JSON.stringify(message('summary'))}\n`,
+    );
+
+    const restarted = createProjectSessionStore(p.cwd);
+    expect(texts(await restarted.load('s1'))).toEqual(['summary']);
+    await restarted.append('s1', [message('next')], meta('s1'));
+    await rm(join(p.sessions, 's1.json'));
+    expect(texts(await createProjectSessionStore(p.cwd).load('s1'))).toEqual(['summary', 'next']);
+  });
+
   it('quarantines the record, the messages and the log together', async () => {
     const p = await project();
     const store = createProjectSessionStore(p.cwd);
