@@ -30,7 +30,8 @@ export type ErrorCode =
   | 'PLATFORM_AUTH'
   | 'PLATFORM_ERROR'
   | 'COMPACTION_FAILED'
-  | 'CAPABILITY_CHANGED';
+  | 'CAPABILITY_CHANGED'
+  | 'STORE_UNAVAILABLE';
 
 /** Options for {@link SwitchboardError}. */
 export interface SwitchboardErrorOptions {
