@@ -86,7 +86,7 @@ export class Reply implements ReplyStream, ReplyLayout {
     if (delta === '' || this.#finished) return;
     this.#text += delta;
     this.#layoutDirty = true;
-    (this.#live ?? this.#newLive()).touch();
+    (this.#live ?? this.#newLive()).grow();
   }
 
   setStatus(line: string | undefined): void {

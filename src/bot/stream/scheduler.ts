@@ -81,16 +81,26 @@ export class Scheduler {
     if (now >= this.#paceSweepAt) {
       this.#paceSweepAt = now + PACE_HORIZON_MS;
       for (const [k, t] of this.#pace) if (t < now - PACE_HORIZON_MS) this.#pace.delete(k);
+      // Lanes of chats that went quiet (their budget windows are long past).
+      for (const [chat, lane] of this.#lanes) {
+        const quiet = lane.queue.length === 0 && lane.inFlight.size === 0 && lane.timer === undefined;
+        if (quiet && lane.pausedUntil <= now && lane.window.empty(now, this.#budget(lane)))
+          this.#lanes.delete(chat);
+      }
     }
   }
 
-  /** Queues `slot` (no-op when queued already) and runs what may run now. */
-  wake(slot: Slot, adapter: ChatAdapter): void {
+  /**
+   * Queues `slot` (no-op when queued already) and runs what may run now.
+   * `lazy`: the slot only has newer content of the same kind (a delta), so a
+   * slot already waiting on its timer or in flight needs no new pass.
+   */
+  wake(slot: Slot, adapter: ChatAdapter, lazy = false): void {
     const lane = this.#lane(slot.chat, adapter);
     if (!lane.queue.includes(slot)) {
       lane.queue.push(slot);
       if (slot.kind === 'text') this.#activeText++;
-    }
+    } else if (lazy && (lane.inFlight.has(slot) || lane.timer !== undefined)) return;
     this.#pump(lane);
   }
 

@@ -102,6 +102,12 @@ export class Segment implements Slot {
     this.#ctx.scheduler.wake(this, this.#adapter);
   }
 
+  /** New text arrived: cheap when a call is already planned (called once per delta). */
+  grow(): void {
+    this.dirty = true;
+    this.#ctx.scheduler.wake(this, this.#adapter, true);
+  }
+
   /** Marks the content changed and queues a call. */
   touch(): void {
     this.dirty = true;
