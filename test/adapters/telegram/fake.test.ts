@@ -25,7 +25,13 @@ async function failure(p: Promise<unknown>): Promise<GrammyError> {
 }
 
 beforeEach(async () => {
-  fake = await startFakeTelegram({ limits: { private: { count: 3, windowMs: 1000 }, retryAfter: 1 } });
+  fake = await startFakeTelegram({
+    limits: {
+      private: { count: 3, windowMs: 1000 },
+      perMessage: { count: 2, windowMs: 1000 },
+      retryAfter: 1,
+    },
+  });
   api = new Bot(fake.token, { client: { apiRoot: fake.url } }).api;
 });
 afterEach(() => fake.close());
@@ -74,6 +80,17 @@ describe('fake Telegram Bot API', () => {
     expect(err.parameters.retry_after).toBe(1);
     expect(fake.rateLimited).toBe(1);
     await api.sendMessage(6, 'another chat is not limited');
+  });
+
+  it('answers 429 for a message edited (or a draft updated) too often', async () => {
+    const sent = await api.sendMessage(7, 'v1');
+    await api.editMessageText(7, sent.message_id, 'v2');
+    await api.editMessageText(7, sent.message_id, 'v3');
+    expect((await failure(api.editMessageText(7, sent.message_id, 'v4'))).error_code).toBe(429);
+    await api.sendMessageDraft(8, 1, 'a');
+    await api.sendMessageDraft(8, 1, 'ab');
+    expect((await failure(api.sendMessageDraft(8, 1, 'abc'))).error_code).toBe(429);
+    await api.sendMessageDraft(8, 2, 'another draft');
   });
 
   it('answers 404 for rich methods when rich messages are off, and serves them otherwise', async () => {

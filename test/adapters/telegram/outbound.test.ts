@@ -25,7 +25,10 @@ afterEach(() => fake.close());
 
 describe('Telegram outbound, classic messages', () => {
   beforeEach(async () => {
-    fake = await startFakeTelegram({ rich: false, limits: { private: { count: 100, windowMs: 1000 } } });
+    fake = await startFakeTelegram({
+      rich: false,
+      limits: { private: { count: 100, windowMs: 1000 }, perMessage: { count: 100, windowMs: 1000 } },
+    });
     adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url, rich: false });
   });
 
@@ -143,7 +146,9 @@ describe('Telegram outbound, classic messages', () => {
 
 describe('Telegram outbound, rich messages', () => {
   beforeEach(async () => {
-    fake = await startFakeTelegram({ limits: { private: { count: 100, windowMs: 1000 } } });
+    fake = await startFakeTelegram({
+      limits: { private: { count: 100, windowMs: 1000 }, perMessage: { count: 100, windowMs: 1000 } },
+    });
     adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
   });
 

@@ -25,8 +25,18 @@ export interface FakeTelegramOptions {
   rich?: boolean;
   /** Serve draft methods (default true). */
   drafts?: boolean;
-  /** Flood limits; defaults: private 3 per 1 s, group 20 per 60 s, global 30 per 1 s. */
-  limits?: { private?: FakeRateLimit; group?: FakeRateLimit; global?: FakeRateLimit; retryAfter?: number };
+  /**
+   * Flood limits; defaults: private chats 3 calls per 1 s (short bursts pass),
+   * one message edited (or one draft updated) once per 1 s, groups 20 per
+   * 60 s, the whole bot 30 per 1 s.
+   */
+  limits?: {
+    private?: FakeRateLimit;
+    perMessage?: FakeRateLimit;
+    group?: FakeRateLimit;
+    global?: FakeRateLimit;
+    retryAfter?: number;
+  };
   content?: Partial<FakeContentLimits>;
   seed?: number;
 }
@@ -99,6 +109,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const faults = new FaultInjector(options.seed ?? 1);
   const retryAfter = options.limits?.retryAfter ?? 1;
   const privateLimit = new SlidingWindow(options.limits?.private ?? { count: 3, windowMs: 1000 });
+  const messageLimit = new SlidingWindow(options.limits?.perMessage ?? { count: 1, windowMs: 1000 });
   const groupLimit = new SlidingWindow(options.limits?.group ?? { count: 20, windowMs: 60_000 });
   const globalLimit = new SlidingWindow(options.limits?.global ?? { count: 30, windowMs: 1000 });
   const content: FakeContentLimits = {
@@ -138,7 +149,16 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const checkRate = (method: string, params: Record<string, unknown>, now: number) => {
     if (!RATE_LIMITED_METHODS.has(method)) return;
     const chatId = Number(params.chat_id);
-    const perChat = (chatId > 0 ? privateLimit : groupLimit).take(String(chatId), now);
+    const target =
+      method === 'editMessageText'
+        ? `${chatId}/m${params.message_id}`
+        : /Draft$/.test(method)
+          ? `${chatId}/d${params.draft_id}`
+          : undefined;
+    const perMessage = target === undefined ? { ok: true as const } : messageLimit.take(target, now);
+    const perChat = perMessage.ok
+      ? (chatId > 0 ? privateLimit : groupLimit).take(String(chatId), now)
+      : perMessage;
     const global = perChat.ok ? globalLimit.take('all', now) : perChat;
     if (!global.ok) {
       rateLimited++;
