@@ -1,0 +1,250 @@
+/**
+ * The ready bot end to end on Slack: real Bolt over Socket Mode against the
+ * fake Slack, the real bot core, session and stores, the real Anthropic SDK
+ * against its fake. Paces are Slack's real ones (the fake enforces them).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningApp } from '../../../src/app.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
+import { type FakeSlack, startFakeSlack, visibleText } from '../../fakes/slack/index.js';
+import { lastUserText, startSlackApp } from './app.js';
+
+let fake: FakeSlack;
+let anthropic: FakeAnthropic;
+let root: string;
+let app: RunningApp | undefined;
+
+beforeEach(async () => {
+  fake = await startFakeSlack();
+  fake.state.users.set('U1', 'Alice');
+  fake.state.users.set('U2', 'Bob');
+  anthropic = await startFakeAnthropic();
+  root = await mkdtemp(join(tmpdir(), 'switchboard-slack-'));
+});
+
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+  await fake.socket.waitForDisconnect();
+  await fake.close();
+  await anthropic.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Waits until the bot's last message in the thread shows `text` and is no longer streaming. */
+async function finalReply(channel: string, threadTs: string, text: string, timeoutMs = 10_000) {
+  await fake
+    .until(
+      () => {
+        const last = fake.botMessages(channel, threadTs).at(-1);
+        return !!last && last.streamState !== 'streaming' && visibleText(last) === text;
+      },
+      timeoutMs,
+      `final reply "${text.slice(0, 40)}"`,
+    )
+    .catch((err: Error) => {
+      throw new Error(`${err.message}; the thread shows ${JSON.stringify(fake.botTexts(channel, threadTs))}`);
+    });
+}
+
+describe('Slack end to end (npm start wiring)', () => {
+  it('a mention is answered in its thread, streamed to the exact final text; a follow-up continues it', async () => {
+    app = await startSlackApp(fake, anthropic, root);
+    const answer = 'Here is the **answer**, with `code` and a list:\n\n- one\n- two';
+    anthropic.enqueue({
+      text: ['Here is the ', '**answer**, with ', '`code` and a list:\n\n', '- one\n- two'],
+      chunkDelayMs: 30,
+    });
+    const { ts } = await fake.userMessage({
+      channel: 'C1',
+      user: 'U1',
+      text: '<@UBOT> what is in the repo?',
+    });
+    await finalReply('C1', ts, answer);
+    expect(lastUserText(anthropic)).toContain('what is in the repo?');
+    expect(fake.callsOf('chat.startStream')).toHaveLength(1);
+    expect(fake.rateLimited).toHaveLength(0);
+
+    await fake.userMessage({ channel: 'C1', user: 'U2', text: 'and the tests?', threadTs: ts });
+    await finalReply('C1', ts, 'You said: [Bob] and the tests?');
+    const history = JSON.stringify(anthropic.requests.at(-1).messages);
+    expect(history).toContain('what is in the repo?');
+    expect(history).toContain('Here is the **answer**');
+    expect(fake.botMessages('C1', ts)).toHaveLength(2);
+  });
+
+  it('falls back to a placeholder edited with chat.update when the API has no streams', async () => {
+    fake.streaming = 'unknown_method';
+    app = await startSlackApp(fake, anthropic, root);
+    const { ts } = await fake.userMessage({ channel: 'D1', user: 'U1', text: 'hello there' });
+    await finalReply('D1', ts, 'You said: [Alice] hello there');
+    expect(fake.callsOf('chat.postMessage').length).toBeGreaterThan(0);
+    expect(fake.rateLimited).toHaveLength(0);
+    // Later replies use the edit path from the start.
+    await fake.userMessage({ channel: 'D1', user: 'U1', text: 'again', threadTs: ts });
+    await finalReply('D1', ts, 'You said: [Alice] again');
+    expect(fake.callsOf('chat.startStream')).toHaveLength(1);
+  });
+
+  it('slash commands: /switchboard compact with a focus, /switchboard rename', async () => {
+    app = await startSlackApp(fake, anthropic, root);
+    const { ts } = await fake.userMessage({
+      channel: 'C1',
+      user: 'U1',
+      text: '<@UBOT> remember Ada and Grace',
+    });
+    await finalReply('C1', ts, 'You said: [Alice] remember Ada and Grace');
+    // The turn ends in the core just after Slack shows the text; /compact waits for an idle chat.
+    await app.bot.idle();
+    anthropic.enqueue({ text: 'Summary: Ada and Grace were mentioned.' });
+    const { ack } = await fake.slashCommand({
+      channel: 'C1',
+      user: 'U1',
+      text: 'compact keep the names',
+      threadTs: ts,
+    });
+    expect(ack?.latencyMs).toBeLessThan(3000);
+    await fake.until(
+      () => fake.state.ephemerals.some((e) => e.text.startsWith('Compacted')),
+      10_000,
+      'compacted',
+    );
+    expect(JSON.stringify(anthropic.requests.at(-1))).toContain('Focus of this summary: keep the names');
+    expect(fake.state.ephemerals.at(-1)).toMatchObject({ channel: 'C1', user: 'U1', threadTs: ts });
+
+    // From the channel (no thread given): the most recent session thread, and the user is told which.
+    await fake.slashCommand({ channel: 'C1', user: 'U1', text: 'rename ada-notes' });
+    await fake.until(() => fake.state.ephemerals.some((e) => e.text.includes('Renamed')), 10_000, 'renamed');
+    expect(fake.state.ephemerals.at(-1)?.text).toMatch(
+      /^In thread of <.*\|this thread>: Renamed this session to "ada-notes"\.$/,
+    );
+    expect(fake.state.ephemerals.at(-1)?.threadTs).toBe(ts);
+  });
+
+  it('approvals: another user is refused privately, the requester allows, the prompt shows the outcome', async () => {
+    app = await startSlackApp(fake, anthropic, root);
+    anthropic.enqueue(
+      { toolUse: [{ name: 'Write', input: { file_path: 'note.txt', content: 'hi' } }] },
+      { text: 'Wrote note.txt.' },
+    );
+    const { ts } = await fake.userMessage({ channel: 'C1', user: 'U1', text: '<@UBOT> write a note' });
+    await fake.until(
+      () => fake.botMessages('C1', ts).some((m) => (m.blocks ?? []).some((b) => b.type === 'actions')),
+      10_000,
+      'approval prompt',
+    );
+    const prompt = fake
+      .botMessages('C1', ts)
+      .find((m) => (m.blocks ?? []).some((b) => b.type === 'actions'))!;
+    expect(visibleText(prompt)).toMatch(
+      /^🔐 Write wants to change: `.*note\.txt.*`\n\[Allow\] \[Allow for this session\] \[Deny\]$/,
+    );
+    const allow = (prompt.blocks ?? []).flatMap((b) => b.elements ?? []).find((e) => e.text.text === 'Allow');
+
+    await fake.pressButton({ user: 'U2', channel: 'C1', messageTs: prompt.ts, value: allow.value });
+    await fake.until(() => fake.state.ephemerals.some((e) => e.user === 'U2'), 5000, 'refusal');
+    expect(fake.state.ephemerals.find((e) => e.user === 'U2')?.text).toBe(
+      'Only Alice or an admin can answer this.',
+    );
+
+    await fake.pressButton({ user: 'U1', channel: 'C1', messageTs: prompt.ts, value: allow.value });
+    await finalReply('C1', ts, 'Wrote note.txt.');
+    await fake.until(() => !visibleText(prompt).includes('[Allow]'), 10_000, 'outcome');
+    expect(visibleText(prompt)).toMatch(/^🔐 Write wants to change: `.*note\.txt.*`\s+✅ Allowed by Alice$/);
+    expect(fake.state.ephemerals.find((e) => e.user === 'U1')?.text).toBe('Allowed.');
+    expect(fake.botTexts('C1', ts)).toEqual([visibleText(prompt), 'Wrote note.txt.']);
+  });
+
+  it('stop typed in the thread stops the running turn', async () => {
+    app = await startSlackApp(fake, anthropic, root);
+    anthropic.enqueue({ text: ['Thinking about it', ' for a long time', ' and more'], stallAfterChunks: 1 });
+    const { ts } = await fake.userMessage({ channel: 'C1', user: 'U1', text: '<@UBOT> a long task' });
+    await fake.until(
+      () => fake.botMessages('C1', ts).some((m) => visibleText(m).includes('Thinking')),
+      10_000,
+      'stream started',
+    );
+    await fake.userMessage({ channel: 'C1', user: 'U1', text: 'stop', threadTs: ts });
+    await fake.until(
+      () => fake.botTexts('C1', ts).some((t) => t.includes('Stopped the current reply')),
+      10_000,
+      'stop notice',
+    );
+    await fake.until(
+      () => fake.botMessages('C1', ts).every((m) => m.streamState !== 'streaming'),
+      10_000,
+      'stream closed',
+    );
+    expect(fake.botTexts('C1', ts)).toEqual([
+      'Thinking about it\n\n_⏹ stopped_',
+      '⏹ Stopped the current reply.',
+    ]);
+  });
+
+  it('editing the message that started the running turn restarts it with the new text', async () => {
+    app = await startSlackApp(fake, anthropic, root);
+    anthropic.enqueue({ text: ['Working on the old', ' request'], stallAfterChunks: 1 });
+    const { ts } = await fake.userMessage({ channel: 'D1', user: 'U1', text: 'count to three' });
+    await fake.until(() => anthropic.requests.length === 1, 10_000, 'first request');
+    await fake.editMessage('D1', ts, 'count to five');
+    await fake.until(
+      () => fake.botTexts('D1', ts).includes('You said: [Alice] count to five'),
+      10_000,
+      'answer to the edit',
+    );
+    expect(lastUserText(anthropic)).toContain('count to five');
+  });
+
+  it('a redelivered event is not answered twice', async () => {
+    app = await startSlackApp(fake, anthropic, root);
+    const { ts, bodies } = await fake.userMessage({ channel: 'D1', user: 'U1', text: 'only once please' });
+    await finalReply('D1', ts, 'You said: [Alice] only once please');
+    await fake.deliver('events_api', bodies[0]!, { retryAttempt: 1 });
+    await fake.userMessage({ channel: 'D1', user: 'U1', text: 'marker', threadTs: ts });
+    await finalReply('D1', ts, 'You said: [Alice] marker');
+    expect(fake.botTexts('D1', ts).filter((t) => t === 'You said: [Alice] only once please')).toHaveLength(1);
+    expect(anthropic.requests).toHaveLength(2);
+  });
+
+  it('a long reply continues in new messages in the thread', async () => {
+    app = await startSlackApp(fake, anthropic, root);
+    const paragraphs = Array.from(
+      { length: 30 },
+      (_, i) => `Paragraph ${i}: ${'lorem ipsum '.repeat(25).trim()}.`,
+    );
+    const long = paragraphs.join('\n\n');
+    anthropic.enqueue({ text: [long.slice(0, 4000), long.slice(4000, 8000), long.slice(8000)] });
+    const { ts } = await fake.userMessage({ channel: 'C1', user: 'U1', text: '<@UBOT> write a lot' });
+    await fake.until(
+      () => {
+        const msgs = fake.botMessages('C1', ts);
+        return (
+          msgs.length >= 3 &&
+          msgs.every((m) => m.streamState !== 'streaming') &&
+          fake.botTexts('C1', ts).join('\n\n') === long
+        );
+      },
+      15_000,
+      'long reply',
+    );
+    for (const text of fake.botTexts('C1', ts)) expect(text.length).toBeLessThanOrEqual(3900);
+    expect(fake.rateLimited).toHaveLength(0);
+  });
+
+  it('after a restart over the same data directory the thread continues its session without a mention', async () => {
+    app = await startSlackApp(fake, anthropic, root);
+    const { ts } = await fake.userMessage({ channel: 'C1', user: 'U1', text: '<@UBOT> my name is Ada' });
+    await finalReply('C1', ts, 'You said: [Alice] my name is Ada');
+    await app.bot.idle();
+    await app.stop();
+    await fake.socket.waitForDisconnect();
+    app = await startSlackApp(fake, anthropic, root);
+    await fake.userMessage({ channel: 'C1', user: 'U1', text: 'what is my name?', threadTs: ts });
+    await finalReply('C1', ts, 'You said: [Alice] what is my name?');
+    const history = JSON.stringify(anthropic.requests.at(-1).messages);
+    expect(history).toContain('my name is Ada');
+  });
+});
