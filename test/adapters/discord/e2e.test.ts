@@ -87,6 +87,29 @@ describe('Discord end to end', () => {
     expect(fake.threadsOf(fake.generalId)).toHaveLength(1);
   });
 
+  it('when Discord allows less than declared, discord.js holds the calls and the reply still ends exact', async () => {
+    app = await startScaledApp(fake, anthropic, root);
+    // The adapter declares 5 writes per 500 ms; the fake allows 2. discord.js reads the
+    // X-RateLimit headers and waits, which the core's scheduler sees as a call still in flight.
+    fake.rateLimit = { count: 2, windowMs: 500 };
+    const chunks = Array.from({ length: 12 }, (_, i) => `part ${i}. `);
+    anthropic.enqueue({ text: chunks, chunkDelayMs: 30 });
+    const { threadId } = await mentionInGeneral('go slowly');
+    await finalReply(threadId, chunks.join('').trim());
+    // A 429 can still happen before discord.js has learnt a bucket; it waits and resends the same call.
+    for (const limited of fake.rateLimitedCalls) {
+      const retried = fake.calls.some(
+        (c) =>
+          c.at >= limited.at &&
+          c !== limited &&
+          c.method === limited.method &&
+          c.path === limited.path &&
+          c.status === 200,
+      );
+      expect(retried).toBe(true);
+    }
+  });
+
   it('/ask in a channel opens a thread and answers there', async () => {
     app = await startApp(fake, anthropic, root);
     anthropic.enqueue({ text: 'Forty-two.' });

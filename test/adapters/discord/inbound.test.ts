@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { THREAD_REFUSED } from '../../../adapters/discord/inbound.js';
+import { createDiscordAdapter } from '../../../adapters/discord/index.js';
 import type { ChatEvent, EditEvent, MessageEvent } from '../../../src/bot/types.js';
-import { mention, type Rig, startRig } from './helpers.js';
+import { EventLog, mention, type Rig, startRig } from './helpers.js';
 
 const isMessage = (e: ChatEvent): e is MessageEvent => e.type === 'message';
 const isEdit = (e: ChatEvent): e is EditEvent => e.type === 'edit';
@@ -180,6 +181,26 @@ describe('Discord adapter: inbound messages', () => {
     expect(edit2).toMatchObject({ chat: started.chat, messageId: inThread.id });
     expect(edit2.deliveryId).not.toBe(edit.deliveryId);
     expect(edit2.deliveryId).not.toBe(inThread.id);
+  });
+
+  it('after a restart, edits of messages it never saw arrive as edits of the thread', async () => {
+    rig = await startRig();
+    const { fake } = rig;
+    const alice = fake.user('alice');
+    fake.userMessage({ channelId: fake.generalId, author: alice, content: `${mention(fake)} start` });
+    const started = await rig.log.next(isMessage);
+    const threadId = started.chat.split(':')[1]!;
+    const old = fake.userMessage({ channelId: threadId, author: alice, content: 'before restart' });
+    await rig.log.next((e) => isMessage(e) && e.text === 'before restart');
+    await rig.adapter.stop();
+    const log = new EventLog();
+    const again = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiUrl, guildId: fake.guildId });
+    await again.start(log.sink);
+    rig = { ...rig, adapter: again, log };
+    expect(again.describeChat?.(started.chat)).toBe('Discord thread "start"');
+    fake.editUserMessage(old.id, 'edited after restart');
+    const edit = await log.next(isEdit);
+    expect(edit).toMatchObject({ chat: started.chat, messageId: old.id, text: 'edited after restart' });
   });
 
   it('keeps working after the gateway socket drops: it resumes and replays what it missed', async () => {
