@@ -81,10 +81,11 @@ export async function callProvider(options: StreamCallOptions): Promise<StreamCa
   });
   abortRace.catch(() => undefined);
 
-  const iterator = options.provider
-    .stream({ ...options.request, signal: controller.signal })
-    [Symbol.asyncIterator]();
+  let iterator: AsyncIterator<ProviderEvent> | undefined;
   try {
+    iterator = options.provider
+      .stream({ ...options.request, signal: controller.signal })
+      [Symbol.asyncIterator]();
     for (;;) {
       arm();
       // Race the next event against the watchdog and the abort, so a provider
@@ -117,7 +118,7 @@ export async function callProvider(options: StreamCallOptions): Promise<StreamCa
     }
     delete result.end;
     // Let the provider release its connection; do not wait for it.
-    void Promise.resolve(iterator.return?.()).catch(() => undefined);
+    void Promise.resolve(iterator?.return?.()).catch(() => undefined);
   } finally {
     if (timer !== undefined) clock.clearTimeout(timer);
     signal.removeEventListener('abort', onTurnAbort);
