@@ -21,6 +21,7 @@ import { SessionPersistence } from './persistence.js';
 import { loadProjectContext } from './project-context.js';
 import { loadSessionRecord } from './resume.js';
 import {
+  checkPermissionMode,
   DEFAULT_AUTO_COMPACT_THRESHOLD,
   DEFAULT_STREAM_IDLE_TIMEOUT_MS,
   type InteractiveSessionOptions,
@@ -29,17 +30,17 @@ import {
   validThreshold,
 } from './session-options.js';
 import { buildSystemPrompt } from './system-prompt.js';
+import { toolDefinitions } from './tool-runner.js';
 import { DEFAULT_MAX_ITERATIONS, runTurn, type TurnHost } from './turn.js';
-import {
-  type CompactEvent,
-  type ContextWindowState,
-  type HistoryMessage,
-  PERMISSION_MODES,
-  type PermissionAnswer,
-  type PermissionMode,
-  type SessionEvents,
-  type TokenUsage,
-  type TurnResult,
+import type {
+  CompactEvent,
+  ContextWindowState,
+  HistoryMessage,
+  PermissionAnswer,
+  PermissionMode,
+  SessionEvents,
+  TokenUsage,
+  TurnResult,
 } from './types.js';
 
 /**
@@ -213,11 +214,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       const event = await compactHistory(
         {
           ...this.#turnHost(),
-          tools: this.#tools.map((t) => ({
-            name: t.name,
-            description: t.description,
-            inputSchema: t.inputSchema,
-          })),
+          tools: toolDefinitions(this.#tools),
           hooks: this.#options.hooks ?? {},
           compactInstructions: this.#compactInstructions,
         },
@@ -250,14 +247,17 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     return this.#gate.resolve(id, answer);
   }
 
+  /** True while a turn or a compaction runs. */
   isRunning(): boolean {
     return this.#queue.busy;
   }
 
+  /** Prompts and compactions waiting behind the running one. */
   queuedCount(): number {
     return this.#queue.size;
   }
 
+  /** Current context window usage (as `context_update` reports it). */
   getContextState(): ContextWindowState {
     return this.#tracker.getState();
   }
@@ -267,6 +267,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     return this.#history.map((m) => ({ ...m, content: [...m.content] }));
   }
 
+  /** The session's name, if it has one. */
   getName(): string | undefined {
     return this.#name;
   }
@@ -277,26 +278,23 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#saveMeta();
   }
 
+  /** The model this session sends its requests to. */
   getModel(): string {
     return this.#model;
   }
 
+  /** Owner key saved with the session (`platform:userId`), if any. */
   getOwner(): string | undefined {
     return this.#owner;
   }
 
+  /** Id and permission mode; `setPermissionMode` applies to the next tool call and is saved. */
   getSession(): SessionHandle {
     return {
       getSessionId: () => this.#id,
       getPermissionMode: () => this.#mode,
       setPermissionMode: (mode) => {
-        if (!PERMISSION_MODES.includes(mode)) {
-          throw new SwitchboardError(
-            'CONFIG_INVALID',
-            `Unknown permission mode "${String(mode)}": use one of ${PERMISSION_MODES.join(', ')}.`,
-          );
-        }
-        this.#mode = mode;
+        this.#mode = checkPermissionMode(mode);
         this.#saveMeta();
       },
     };

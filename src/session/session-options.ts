@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { Provider } from '../provider/types.js';
 import type { SessionStore } from '../store/types.js';
 import type { Tool } from '../tools/types.js';
-import type { PermissionMode, ProjectAccess, SessionHooks } from './types.js';
+import { PERMISSION_MODES, type PermissionMode, type ProjectAccess, type SessionHooks } from './types.js';
 
 /** Default auto-compaction threshold: 83.5% of the context window. */
 export const DEFAULT_AUTO_COMPACT_THRESHOLD = 0.835;
@@ -72,4 +72,15 @@ export function validThreshold(value: number | false): number | false {
     );
   }
   return value;
+}
+
+/** Checks a permission mode coming from outside (a command, a saved record). */
+export function checkPermissionMode(mode: PermissionMode): PermissionMode {
+  if (!PERMISSION_MODES.includes(mode)) {
+    throw new SwitchboardError(
+      'CONFIG_INVALID',
+      `Unknown permission mode "${String(mode)}": use one of ${PERMISSION_MODES.join(', ')}.`,
+    );
+  }
+  return mode;
 }

@@ -7,6 +7,7 @@
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { ToolDefinition } from '../provider/types.js';
 import { decidePermission } from '../tools/permissions.js';
 import type { Tool } from '../tools/types.js';
 import type { TypedEmitter } from './emitter.js';
@@ -51,6 +52,11 @@ function denialText(outcome: PermissionOutcome, host: ToolHost, tool: Tool): str
     default:
       return `Permission denied: the user refused this ${tool.name} call. Ask how to proceed instead of retrying it.`;
   }
+}
+
+/** The tools as the model sees them. */
+export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
+  return tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Provider } from '../provider/types.js';
 import type { ContextWindowTracker } from './context-tracker.js';
 import { createMessage, toProviderMessages } from './history.js';
 import { callProvider } from './stream-call.js';
-import { runToolCalls, type ToolHost } from './tool-runner.js';
+import { runToolCalls, type ToolHost, toolDefinitions } from './tool-runner.js';
 import type { ContentBlock, ContextWindowState, HistoryMessage, TokenUsage, TurnResult } from './types.js';
 
 /** Past this share of the window no request is sent. */
@@ -114,11 +114,7 @@ export async function runTurn(
         model: host.model,
         system: host.system,
         messages: toProviderMessages(history),
-        tools: host.tools.map((t) => ({
-          name: t.name,
-          description: t.description,
-          inputSchema: t.inputSchema,
-        })),
+        tools: toolDefinitions(host.tools),
         maxTokens: host.maxTokens,
       },
       signal,
