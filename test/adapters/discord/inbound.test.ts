@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { THREAD_REFUSED } from '../../../adapters/discord/inbound.js';
-import { createDiscordAdapter } from '../../../adapters/discord/index.js';
+import { COMMANDS, createDiscordAdapter } from '../../../adapters/discord/index.js';
+import { COMMANDS as CORE_COMMANDS } from '../../../src/bot/index.js';
 import type { ChatEvent, EditEvent, MessageEvent } from '../../../src/bot/types.js';
 import { EventLog, mention, type Rig, startRig } from './helpers.js';
 
@@ -40,6 +41,11 @@ describe('Discord adapter: inbound messages', () => {
       'acceptEdits',
       'bypassPermissions',
     ]);
+  });
+
+  it('registers every command the bot core knows, plus /ask', async () => {
+    const adapterNames = COMMANDS.map((c) => c.name).filter((n) => n !== 'ask');
+    expect(adapterNames.sort()).toEqual(Object.keys(CORE_COMMANDS).sort());
   });
 
   it('registers globally when no guild is configured', async () => {

@@ -108,6 +108,24 @@ describe('Discord adapter: slash commands and buttons', () => {
     expect(fake.threadsOf(fake.generalId)).toHaveLength(1);
   });
 
+  it('commands and /ask in a DM apply to the DM session', async () => {
+    rig = await startRig();
+    const { fake, log } = rig;
+    const alice = fake.user('alice');
+    const dm = fake.dmChannel(alice);
+    fake.slashCommand({ channelId: dm.id, user: alice, name: 'rename', options: { name: 'my notes' } });
+    const rename = await log.next(isCommand);
+    expect(rename).toMatchObject({
+      chat: `discord:dm:${dm.id}`,
+      name: 'rename',
+      args: 'my notes',
+      user: { name: 'Alice' },
+    });
+    fake.slashCommand({ channelId: dm.id, user: alice, name: 'ask', options: { prompt: 'in private' } });
+    const ask = await log.next(isMessage);
+    expect(ask).toMatchObject({ chat: `discord:dm:${dm.id}`, text: 'in private' });
+  });
+
   it('hands a button press to the core and answers it ephemerally', async () => {
     rig = await startRig();
     const { fake, log, adapter } = rig;
