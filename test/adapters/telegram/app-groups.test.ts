@@ -1,11 +1,22 @@
 /**
- * End to end in groups and forum topics: switchboard started as `npm start`
- * starts it, the real grammy bot against the fake Bot API (group paces: one
- * edit per 3 s, 20 calls per minute), the real core and the fake Anthropic API.
+ * End to end in groups and forum topics: the real grammy bot against the fake
+ * Bot API, the real core, sessions and stores, and the fake Anthropic API.
+ * The first test runs Telegram's real group paces through startSwitchboard
+ * (one edit per 3 s, 20 calls per minute); the others scale the declared
+ * paces and the fake's limits down by the same factor (10x) to stay fast.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { callbackUpdate, messageUpdate } from '../../fakes/telegram/index.js';
 import { ANN, type AppWorld, BOB, createAppWorld } from './app-harness.js';
+
+/** Group paces and the fake's group limits, both 10x faster than Telegram's. */
+const SCALED_PACES = { groupEditIntervalMs: 300, groupBudget: { count: 20, windowMs: 6000 } };
+const SCALED_LIMITS = { group: { count: 20, windowMs: 5000 }, perMessage: { count: 1, windowMs: 250 } };
+const scaledWorld = async () => {
+  const w = await createAppWorld({ limits: SCALED_LIMITS });
+  await w.startWithPaces(SCALED_PACES);
+  return w;
+};
 
 let world: AppWorld;
 const GROUP = -100500;
@@ -31,9 +42,28 @@ describe('Telegram end to end: groups and topics', () => {
     expect(world.telegram.state.calls.filter((c) => c.outcome === 429)).toEqual([]);
   });
 
+  it('streams a group reply by editing one message at the declared pace, ending with the exact text', async () => {
+    world = await scaledWorld();
+    const chunks = Array.from({ length: 12 }, (_, i) => `part ${i + 1}, `);
+    world.anthropic.enqueue({ text: [...chunks, 'done.'], chunkDelayMs: 100 });
+    world.telegram.pushUpdate(
+      messageUpdate({ chatId: GROUP, user: ANN }, '@switchboard_bot count to twelve'),
+    );
+    const full = `${chunks.join('')}done.`;
+    await world.telegram.waitFor(() => texts().includes(full), 15_000);
+    const edits = world.telegram.state.calls.filter(
+      (c) => c.method === 'editMessageText' && c.outcome === 'ok',
+    );
+    expect(edits.length).toBeGreaterThanOrEqual(2);
+    const gaps = edits.slice(1).map((c, i) => c.at - (edits[i]?.at ?? 0));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(250);
+    expect(texts()).toEqual([full]);
+    expect(world.telegram.draftsIn(GROUP)).toEqual([]);
+    expect(world.telegram.state.calls.filter((c) => c.outcome === 429)).toEqual([]);
+  });
+
   it('keeps two forum topics as two sessions, each answered in its topic', async () => {
-    world = await createAppWorld();
-    await world.start();
+    world = await scaledWorld();
     world.telegram.pushUpdate(
       messageUpdate({ chatId: GROUP, user: ANN, threadId: 3 }, '@switchboard_bot alpha in three'),
     );
@@ -57,8 +87,7 @@ describe('Telegram end to end: groups and topics', () => {
   });
 
   it('takes an approval only from the requester: someone else gets a refusal toast', async () => {
-    world = await createAppWorld();
-    await world.start();
+    world = await scaledWorld();
     world.anthropic.enqueue(
       { toolUse: [{ name: 'Bash', input: { command: 'echo approved-run' } }] },
       { text: 'Ran it.' },
@@ -89,6 +118,7 @@ describe('Telegram end to end: groups and topics', () => {
     await world.telegram.waitFor(() => world.telegram.callsTo('answerCallbackQuery').length === 2, 10_000);
     expect(world.telegram.callsTo('answerCallbackQuery')[1]?.text).toBe('Allowed.');
     await world.telegram.waitFor(hasText(/Ran it\./), 20_000);
+    expect(world.telegram.state.calls.filter((c) => c.outcome === 429)).toEqual([]);
     await world.telegram.waitFor(
       () => /Allowed by Ann/.test(world.telegram.state.message(GROUP, message?.messageId ?? 0)?.text ?? ''),
       15_000,

@@ -6,8 +6,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createTelegramAdapter, type TelegramPaces } from '../../../adapters/telegram/index.js';
 import { loadConfig } from '../../../config/index.js';
 import { type RunningApp, startSwitchboard } from '../../../src/app.js';
+import { createBot } from '../../../src/bot/index.js';
+import { AnthropicProvider } from '../../../src/provider/index.js';
+import { createBotStateStore, createUserSessionStore } from '../../../src/store/index.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
 import {
   type FakeTelegram,
@@ -31,6 +35,12 @@ export interface AppWorld {
   env(extra?: Record<string, string>): Record<string, string>;
   /** Starts the app; stopped by {@link AppWorld.close} if still running. */
   start(extra?: Record<string, string>): Promise<RunningApp & { lines: string[] }>;
+  /**
+   * Starts the same parts as {@link AppWorld.start} (the real Telegram
+   * adapter, core, provider and stores) wired by hand, so a test can declare
+   * shorter paces; the fake's limits must be scaled by the same factor.
+   */
+  startWithPaces(paces: Partial<TelegramPaces>): Promise<{ stop(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -63,6 +73,22 @@ export async function createAppWorld(telegramOptions: FakeTelegramOptions = {}):
         await app.stop();
       };
       return { ...app, stop, lines };
+    },
+    async startWithPaces(paces) {
+      const { logger } = captureLogger();
+      const bot = createBot({
+        adapters: [createTelegramAdapter({ token: telegram.token, apiRoot: telegram.url, paces, logger })],
+        provider: new AnthropicProvider({ apiKey: API_KEY, baseURL: anthropic.url }),
+        sessionStore: createUserSessionStore(join(root, 'data', 'sessions'), { logger }),
+        stateStore: createBotStateStore(join(root, 'data'), { logger }),
+        workspace: join(root, 'workspace'),
+        allowedUsers: ['telegram:11', 'telegram:22'],
+        logger,
+      });
+      await bot.start();
+      const app = { bot, adapters: [], logger, stop: () => bot.stop() } as unknown as RunningApp;
+      running.push(app);
+      return app;
     },
     async close() {
       for (const app of running.splice(0)) await app.stop().catch(() => undefined);
