@@ -34,7 +34,8 @@ export const CONSOLE_CHAT = 'console:local';
 const CAPABILITIES: ChatCapabilities = {
   maxMessageLength: 100_000,
   minEditIntervalMs: 0,
-  dialect: 'markdown',
+  // A terminal shows Markdown markers literally; plain text reads better.
+  dialect: 'plain',
   nativeStream: true,
   buttonPayloadLimit: 200,
   typingIntervalMs: 0,
@@ -110,8 +111,12 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
     async start(sink) {
       write(`switchboard console — you are ${userName}. Type a message, or /help.\n`);
       rl = createInterface({ input, terminal: false });
+      // One line at a time, in order, as a chat platform delivers messages.
+      let chain = Promise.resolve();
       rl.on('line', (line) => {
-        handleLine(sink, line).catch((err: unknown) => write(`  error: ${String(err)}\n`));
+        chain = chain
+          .then(() => handleLine(sink, line))
+          .catch((err: unknown) => write(`  error: ${String(err)}\n`));
       });
       rl.on('close', () => endInput());
     },
