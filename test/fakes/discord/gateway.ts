@@ -57,6 +57,11 @@ export class FakeGateway {
     this.#current?.socket?.terminate();
   }
 
+  /** Forgets every session, so the next RESUME is refused (op 9) and the client must IDENTIFY again. */
+  forgetSessions(): void {
+    this.sessions.clear();
+  }
+
   /** Closes the socket with `code`. */
   closeWith(code: number, reason = ''): void {
     this.#current?.socket?.close(code, reason);
