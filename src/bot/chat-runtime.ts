@@ -4,7 +4,7 @@
  * drop what is queued and an edit of the running message can take its place.
  */
 import type { Clock } from '../clock.js';
-import { describeError, isErrorCode } from '../errors.js';
+import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { InteractiveSession } from '../session/index.js';
 import type { PermissionRequest, ToolEndEvent, ToolStartEvent, TurnResult } from '../session/types.js';
@@ -257,6 +257,9 @@ export class ChatRuntime {
     outbox.startTyping(this.chat);
     let result: TurnResult | undefined;
     try {
+      // Stopped while the session was loading or the turn was being recorded: nothing to run.
+      if (turn.stopNote !== undefined)
+        throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
       const { completed } = await session.submit({
         text: item.text,
         author: item.requester.name,

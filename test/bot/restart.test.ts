@@ -89,6 +89,21 @@ describe('bot core: restarts, crashes, corrupt files, idle sessions', () => {
     expect(h2.logs.some((l) => l.includes('session unreadable') && l.includes(id))).toBe(true);
   });
 
+  it('a chat bound to a session whose files are gone starts a new one', async () => {
+    const h = track(await startBotHarness());
+    await h.message('first');
+    await h.settle();
+    const id = (await h.stateStore.getChat(h.chat))?.sessionId as string;
+    await h.stop();
+    for (const f of await readdir(h.dirs.sessions)) if (f.startsWith(id)) await rm(join(h.dirs.sessions, f));
+    const h2 = track(await h.restart());
+    await h2.message('second');
+    await h2.settle();
+    expect(h2.texts()).toEqual(['Alice said: second']);
+    expect((await h2.stateStore.getChat(h2.chat))?.sessionId).not.toBe(id);
+    expect(h2.logs.some((l) => l.includes('bound session not found'))).toBe(true);
+  });
+
   it('releases idle sessions from memory and reloads them on the next message', async () => {
     const h = track(await startBotHarness({ idleReleaseMs: 60_000 }));
     await h.message('keep this');

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { say } from '../../src/bot/text.js';
@@ -103,5 +103,20 @@ describe('bot core: turns', () => {
     await h.command('stop');
     await h.settle();
     expect(await h.stateStore.activeTurns()).toEqual([]);
+  });
+
+  it('with workspacePerChat, each chat key works in its own folder', async () => {
+    h = await startBotHarness({ workspacePerChat: true, permissionMode: 'acceptEdits' });
+    h.fakeAnthropic.enqueue(
+      { toolUse: [{ name: 'Write', input: { file_path: 'note.txt', content: 'from chat 100' } }] },
+      { text: 'Written.' },
+    );
+    await h.message('write a note');
+    await h.settle();
+    await h.message('hello', { chat: 'test:200' });
+    await h.settle();
+    expect(await readFile(join(h.dirs.workspace, 'test_100', 'note.txt'), 'utf8')).toBe('from chat 100');
+    await expect(readFile(join(h.dirs.workspace, 'test_200', 'note.txt'), 'utf8')).rejects.toThrow();
+    expect(h.texts('test:200')).toEqual(['Alice said: hello']);
   });
 });
