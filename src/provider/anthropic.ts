@@ -100,6 +100,8 @@ export class AnthropicProvider implements Provider {
             } else if (event.delta.type === 'input_json_delta') {
               const pending = tools.get(event.index);
               if (pending) pending.json += event.delta.partial_json;
+              // A long tool input (a whole file for Write) can stream for a while without text.
+              yield { type: 'progress' };
             }
             break;
           case 'content_block_stop': {

@@ -33,7 +33,12 @@ export interface ProviderRequest {
 export type ProviderEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'message_end'; stopReason: string; usage: TokenUsage };
+  | { type: 'message_end'; stopReason: string; usage: TokenUsage }
+  /**
+   * The stream is alive but has nothing to show yet (a tool call's input is
+   * still arriving). Resets the session's idle watchdog; optional to send.
+   */
+  | { type: 'progress' };
 
 /**
  * A model backend. `stream` yields text deltas and complete tool calls, then

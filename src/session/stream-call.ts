@@ -98,9 +98,10 @@ export async function callProvider(options: StreamCallOptions): Promise<StreamCa
         options.onText?.(event.text);
       } else if (event.type === 'tool_use') {
         result.toolUses.push({ id: event.id, name: event.name, input: event.input });
-      } else {
+      } else if (event.type === 'message_end') {
         result.end = { stopReason: event.stopReason, usage: event.usage };
       }
+      // `progress` only proves the stream is alive: the watchdog is re-armed above.
     }
     if (!result.end) {
       result.error = new SwitchboardError(

@@ -82,6 +82,10 @@ describe('AnthropicProvider', () => {
     const events = await collect(provider(), request({ tools }));
     const use = events.find((e) => e.type === 'tool_use');
     expect(use).toMatchObject({ type: 'tool_use', name: 'Read', input: { path: 'a.txt', limit: 3 } });
+    // The streamed input shows up as progress (it keeps the idle watchdog quiet) before the call.
+    const progress = events.findIndex((e) => e.type === 'progress');
+    expect(progress).toBeGreaterThanOrEqual(0);
+    expect(progress).toBeLessThan(events.indexOf(use as ProviderEvent));
     expect(events.at(-1)).toMatchObject({ type: 'message_end', stopReason: 'tool_use' });
     expect(fake.requests[0].tools[0]).toEqual({
       name: 'Read',

@@ -42,6 +42,33 @@ describe('callProvider', () => {
     expect(clock.pending).toBe(0);
   });
 
+  it('progress events keep a slow stream alive past the idle timeout', async () => {
+    const clock = new VirtualClock();
+    let tick!: () => void;
+    const slow = provider(async function* () {
+      for (let i = 0; i < 3; i++) {
+        await new Promise<void>((resolve) => {
+          tick = resolve;
+        });
+        yield { type: 'progress' };
+      }
+      yield { type: 'message_end', stopReason: 'end_turn', usage: { inputTokens: 1, outputTokens: 1 } };
+    });
+    const call = callProvider({
+      provider: slow,
+      request,
+      signal: new AbortController().signal,
+      clock,
+      idleTimeoutMs: 5_000,
+    });
+    for (let i = 0; i < 3; i++) {
+      await clock.advance(4_000);
+      tick();
+    }
+    await expect(call).resolves.toMatchObject({ end: { stopReason: 'end_turn' } });
+    expect(clock.now()).toBe(12_000);
+  });
+
   it('an abort of the turn ends the call at once even if the provider does not listen', async () => {
     const clock = new VirtualClock();
     const controller = new AbortController();
