@@ -9,6 +9,7 @@
 import type { ChatEvent, EventSink, MessageEvent } from '../../src/bot/types.js';
 import type { Logger } from '../../src/logger.js';
 import { parseTextCommand } from './commands.js';
+import type { SlackFile, SlackFiles } from './files.js';
 import { isDirectChannel, slackChatKey } from './keys.js';
 import type { ThreadTracker } from './threads.js';
 import type { UserNames } from './users.js';
@@ -32,7 +33,7 @@ export interface SlackMessageEvent {
   ts: string;
   thread_ts?: string;
   team?: string;
-  files?: Array<{ name?: string; mimetype?: string }>;
+  files?: SlackFile[];
   message?: SlackMessageEvent;
   previous_message?: { text?: string };
 }
@@ -58,6 +59,7 @@ export interface InboundDeps {
   tracker: ThreadTracker;
   users: UserNames;
   logger: Logger;
+  files: SlackFiles;
   /** Does the thread contain a message of the bot? (conversations.replies) */
   botInThread: (channel: string, threadTs: string) => Promise<boolean>;
 }
@@ -119,12 +121,7 @@ export class SlackInbound {
         return;
       }
       const message: MessageEvent = { type: 'message', ...base, text, messageId: ts };
-      if (event.files?.length)
-        message.attachments = event.files.map((f) => ({
-          kind: f.mimetype?.startsWith('image/') ? 'image' : 'document',
-          ...(f.mimetype ? { mediaType: f.mimetype } : {}),
-          ...(f.name ? { name: f.name } : {}),
-        }));
+      if (event.files?.length) message.attachments = await this.deps.files.attachments(event.files);
       await this.#dispatch(message);
     });
   }

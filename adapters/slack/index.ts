@@ -24,6 +24,7 @@ import { SwitchboardError } from '../../src/errors.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
 import { SLACK_DEFAULT_PACES, type SlackPaces, slackCapabilities } from './capabilities.js';
 import { toSwitchboardError } from './errors.js';
+import { SlackFiles } from './files.js';
 import { type BotIdentity, SlackInbound } from './inbound.js';
 import { SlackInteractions } from './interactions.js';
 import { parseSlackChatKey, SLACK_PLATFORM } from './keys.js';
@@ -96,6 +97,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     tracker,
     users,
     logger,
+    files: new SlackFiles(options.botToken, options.apiUrl, logger),
     botInThread: async (channel, threadTs) => {
       try {
         const res = await callSlack(sendClient, 'conversations.replies', {

@@ -205,6 +205,25 @@ describe('Slack inbound', () => {
     expect(log.events.filter((e) => e.type === 'edit')).toHaveLength(1);
   });
 
+  it('shared images are downloaded with the bot token (from Slack only) and handed on', async () => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    const image = fake.addFile('shot.png', 'image/png', png);
+    const doc = fake.addFile('notes.pdf', 'application/pdf', Buffer.from('%PDF'));
+    // A URL outside Slack (and outside SLACK_API_URL) never receives the token.
+    const elsewhere = {
+      ...fake.addFile('x.png', 'image/png', png),
+      url_private: 'http://127.0.0.2:9/x.png',
+      url_private_download: undefined,
+    };
+    await fake.userMessage({ channel: 'D1', user: 'U1', text: 'look', files: [image, doc, elsewhere] });
+    const event = await log.next<MessageEvent>();
+    expect(event.attachments).toEqual([
+      { kind: 'image', mediaType: 'image/png', name: 'shot.png', data: png.toString('base64') },
+      { kind: 'document', mediaType: 'application/pdf', name: 'notes.pdf' },
+      { kind: 'image', mediaType: 'image/png', name: 'x.png' },
+    ]);
+  });
+
   it('bot command words typed in a thread are commands; ordinary sentences are not', async () => {
     const { ts } = await fake.userMessage({ channel: 'C1', user: 'U1', text: mention('start') });
     await log.next();

@@ -153,6 +153,20 @@ export class FakeSlack {
     return this.botMessages(channel, threadTs).map(visibleText);
   }
 
+  /** Stores a file and returns its Slack file object (for `userMessage({ files })`). */
+  addFile(name: string, mimetype: string, data: Buffer): Args {
+    const id = `F${String(this.state.files.size + 1).padStart(6, '0')}`;
+    this.state.files.set(id, { name, mimetype, data });
+    return {
+      id,
+      name,
+      mimetype,
+      size: data.length,
+      url_private: `${this.url}/files/${id}`,
+      url_private_download: `${this.url}/files/${id}`,
+    };
+  }
+
   /** Wraps an event the way the Events API does. */
   eventBody(event: Args, eventId = `Ev${String(++this.#eventSeq).padStart(8, '0')}`): Args {
     return {
@@ -206,6 +220,8 @@ export class FakeSlack {
     channelType?: 'channel' | 'group' | 'im' | 'mpim';
     /** Deliver only the app_mention event (as when the app lacks the message scopes). */
     only?: 'message' | 'app_mention';
+    /** Shared files (from {@link addFile}); the message gets subtype file_share. */
+    files?: Args[];
   }): Promise<{ ts: string; bodies: Args[]; deliveries: Delivery[] }> {
     const ts = this.state.nextTs();
     this.state.add({
@@ -217,6 +233,7 @@ export class FakeSlack {
     });
     const channelType = input.channelType ?? (input.channel.startsWith('D') ? 'im' : 'channel');
     const base = {
+      ...(input.files ? { subtype: 'file_share', files: input.files } : {}),
       channel: input.channel,
       user: input.user,
       text: input.text,

@@ -147,6 +147,18 @@ export class FakeSlackHttp {
       this.#notify();
       return;
     }
+    if (req.method === 'GET' && path.startsWith('/files/')) {
+      const file = context.state.files.get(path.slice('/files/'.length));
+      // Like Slack: without the token the answer is the HTML sign-in page, not the file.
+      if (!file || req.headers.authorization !== `Bearer ${this.#options.botToken}`) {
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<html>sign in</html>');
+        return;
+      }
+      res
+        .writeHead(200, { 'content-type': file.mimetype, 'content-length': file.data.length })
+        .end(file.data);
+      return;
+    }
     if (req.method !== 'POST' || !path.startsWith('/api/')) {
       res.writeHead(404).end();
       return;

@@ -80,6 +80,8 @@ export class FakeSlackState {
   /** Bodies posted to response URLs, by response id. */
   readonly responses: Array<{ id: string; body: Record<string, unknown> }> = [];
   readonly users = new Map<string, string>();
+  /** Uploaded files by id, served at `/files/<id>` to the bot token only. */
+  readonly files = new Map<string, { name: string; mimetype: string; data: Buffer }>();
   /** chat.update times per channel, for the budget. */
   readonly channelUpdates = new Map<string, number[]>();
   #seq = 0;
