@@ -20,7 +20,7 @@ import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 import { threadKey } from './chat-key.js';
 import { commandWords, PRIVATE_ANSWERS } from './commands.js';
 import { chatUser, deliver, type InboundContext, sessionChat } from './context.js';
-import { threadName } from './inbound.js';
+import { THREAD_REFUSED, threadName } from './inbound.js';
 
 /** Shown when a session command is used where there is no session. */
 export const OUTSIDE_SESSION_HINT =
@@ -103,7 +103,14 @@ export class DiscordInteractions {
     let target = chat;
     let messageId = reply.id;
     if (!target) {
-      const thread = await this.#threadFor(i, reply, prompt, user.name);
+      let thread: ThreadChannel;
+      try {
+        thread = await this.#threadFor(i, reply, prompt, user.name);
+      } catch (err) {
+        this.ctx.logger.warn({ err }, 'could not open a thread for /ask');
+        await i.editReply({ content: clip(`${shown}\n${THREAD_REFUSED}`), allowedMentions: NO_MENTIONS });
+        return;
+      }
       target = threadKey(thread.id);
       if (thread.id !== reply.id) messageId = thread.id;
     }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { THREAD_REFUSED } from '../../../adapters/discord/inbound.js';
 import { OUTSIDE_SESSION_HINT } from '../../../adapters/discord/interactions.js';
 import type { ButtonEvent, ChatEvent, CommandEvent, MessageEvent } from '../../../src/bot/types.js';
 import { mention, type Rig, startRig } from './helpers.js';
@@ -91,6 +92,38 @@ describe('Discord adapter: slash commands and buttons', () => {
     );
     expect(reply.content).toBe(`**Bob** asked: summarise README.md\n→ <#${thread?.id}>`);
     expect(interaction.callbacks).toEqual([5]);
+  });
+
+  it('/ask falls back to a standalone thread, and says why when no thread can be opened', async () => {
+    rig = await startRig();
+    const { fake, log } = rig;
+    const removeFromMessage = fake.addFault({
+      route: 'POST /channels/:id/messages/:id/threads',
+      status: 403,
+    });
+    fake.slashCommand({
+      channelId: fake.generalId,
+      user: fake.user('bob'),
+      name: 'ask',
+      options: { prompt: 'one' },
+    });
+    const event = await log.next(isMessage);
+    const [thread] = fake.threadsOf(fake.generalId);
+    expect(event.chat).toBe(`discord:${thread?.id}`);
+    removeFromMessage();
+    fake.addFault({ route: /^POST \/channels\/:id(\/messages\/:id)?\/threads$/, status: 403 });
+    const refused = fake.slashCommand({
+      channelId: fake.generalId,
+      user: fake.user('bob'),
+      name: 'ask',
+      options: { prompt: 'two' },
+    });
+    await fake.waitFor(
+      () => fake.messages.get(refused.originalId ?? '')?.content.includes('permissions'),
+      'refusal',
+    );
+    expect(fake.messages.get(refused.originalId!)?.content).toBe(`**Bob** asked: two\n${THREAD_REFUSED}`);
+    expect(log.events.filter(isMessage)).toHaveLength(1);
   });
 
   it('/ask inside a session thread continues that session', async () => {
