@@ -168,7 +168,7 @@ export function createBot(options: BotOptions): Bot {
     const queued = chat.enqueue({
       kind: 'message',
       messageId: event.messageId,
-      text: event.text,
+      text: withReplyContext(event),
       images: images.map((a) => ({ mediaType: a.mediaType ?? '', data: a.data ?? '' })),
       requester,
       owner,
@@ -242,4 +242,18 @@ export function createBot(options: BotOptions): Bot {
     },
   };
   return bot;
+}
+
+const QUOTE_LIMIT = 500;
+
+/**
+ * A reply to an earlier message carries what it answers, so the model knows
+ * which part of a long conversation "this" or "no, the second one" refers to.
+ */
+function withReplyContext(event: Extract<ChatEvent, { type: 'message' }>): string {
+  const quoted = event.replyTo?.text?.trim();
+  if (!quoted) return event.text;
+  const cut = quoted.length > QUOTE_LIMIT ? `${quoted.slice(0, QUOTE_LIMIT)}…` : quoted;
+  const whose = event.replyTo?.fromBot ? 'your earlier message' : 'an earlier message';
+  return `(In reply to ${whose}: "${cut}")\n${event.text}`;
 }

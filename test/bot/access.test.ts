@@ -111,6 +111,17 @@ describe('bot core: intake', () => {
     expect(h.texts().at(-1)).toBe('Alice said: what is this?');
   });
 
+  it('a reply to an earlier message tells the model what it answers', async () => {
+    h = await startBotHarness();
+    await h.message('no, the second one', {
+      replyTo: { messageId: '7', text: 'Option A or option B?', fromBot: true },
+    });
+    await h.settle();
+    const sent = JSON.stringify(h.fakeAnthropic.requests[0].messages);
+    expect(sent).toContain('In reply to your earlier message: \\"Option A or option B?\\"');
+    expect(sent).toContain('no, the second one');
+  });
+
   it('refuses oversized input, saying the limit', async () => {
     h = await startBotHarness();
     await h.message('x'.repeat(32_001));

@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/bot/commands.js';
 import { say } from '../../src/bot/text.js';
@@ -130,6 +132,20 @@ describe('bot core: commands', () => {
     );
     expect(await ask(h, 'sessions', '', { user: USERS.admin, chat: 'test:6' })).toContain('shared-work');
     expect(await ask(h, 'resume', 'shared-work', { user: USERS.admin, chat: 'test:6' })).toMatch(/^Resumed/);
+  });
+
+  it('/sessions shows admins the sessions that cannot be resumed, as such', async () => {
+    h = await startBotHarness();
+    await h.message('hello');
+    await h.settle();
+    await h.sessionStore.flush();
+    await writeFile(join(h.dirs.sessions, 'broken-1.json'), '{"version": 1, "id": "broken-1"');
+    const admin = await ask(h, 'sessions', '', { user: USERS.admin, chat: 'test:9' });
+    expect(admin).toMatch(/✗ broken-1 · corrupt.*\(cannot be resumed\)/);
+    expect(await ask(h, 'sessions')).not.toContain('broken-1');
+    expect(await ask(h, 'resume', 'broken-1', { user: USERS.admin, chat: 'test:9' })).toBe(
+      "Session broken-1 can't be resumed: it is corrupt.",
+    );
   });
 
   it('/fork copies the session under a new id and the chat continues the copy', async () => {

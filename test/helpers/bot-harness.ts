@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBot } from '../../src/bot/index.js';
 import type { Bot, BotOptions } from '../../src/bot/options.js';
-import type { Attachment, ChatCapabilities, ChatEvent, ChatUser } from '../../src/bot/types.js';
+import type { Attachment, ChatAdapter, ChatCapabilities, ChatEvent, ChatUser } from '../../src/bot/types.js';
 import { VirtualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { AnthropicProvider } from '../../src/provider/index.js';
@@ -45,6 +45,8 @@ export interface HarnessOptions
   capabilities?: Partial<ChatCapabilities>;
   /** Extra platforms, each served by its own RecordingAdapter (the first adapter is `test`). */
   platforms?: string[];
+  /** More adapters (a real platform adapter against its fake), next to the recording ones. */
+  extraAdapters?: ChatAdapter[];
   /** Call bot.start(); default true. */
   start?: boolean;
 }
@@ -66,7 +68,13 @@ export interface BotHarness {
   /** The default chat key, `test:100`. */
   chat: string;
   /** Delivers a message; returns its message id. */
-  message(text: string, options?: EventOptions & { attachments?: Attachment[] }): Promise<string>;
+  message(
+    text: string,
+    options?: EventOptions & {
+      attachments?: Attachment[];
+      replyTo?: { messageId: string; text?: string; fromBot?: boolean };
+    },
+  ): Promise<string>;
   /** Delivers a command; with `respond: true` the answers given through the responder are returned. */
   command(name: string, args?: string, options?: EventOptions & { respond?: boolean }): Promise<string[]>;
   /** Runs a command through a responder and waits for its one answer. */
@@ -145,12 +153,20 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
   });
   const sessionStore = options.sessionStore ?? createUserSessionStore(dirs.sessions, { logger });
   const stateStore = options.stateStore ?? createBotStateStore(dirs.data, { logger, clock });
-  const { root: _r, fakeAnthropic: _f, capabilities: _c, start: _s, platforms: _p, ...botOptions } = options;
+  const {
+    root: _r,
+    fakeAnthropic: _f,
+    capabilities: _c,
+    start: _s,
+    platforms: _p,
+    extraAdapters = [],
+    ...botOptions
+  } = options;
   const bot = createBot({
     allowedUsers: ['test:alice', 'test:bob'],
     admins: ['test:root'],
     ...botOptions,
-    adapters: Object.values(adapters),
+    adapters: [...Object.values(adapters), ...extraAdapters],
     provider: new AnthropicProvider({ apiKey: HARNESS_API_KEY, baseURL: fakeAnthropic.url, maxRetries: 0 }),
     sessionStore,
     stateStore,
@@ -197,6 +213,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
         text,
         messageId,
         ...(o.attachments ? { attachments: o.attachments } : {}),
+        ...(o.replyTo ? { replyTo: o.replyTo } : {}),
       });
       return messageId;
     },
