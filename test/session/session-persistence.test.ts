@@ -1,6 +1,6 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type InteractiveSession, SessionLoadError } from '../../src/session/index.js';
+import { CUT_OFF_NOTICE, type InteractiveSession, SessionLoadError } from '../../src/session/index.js';
 import {
   createMemorySessionStore,
   createUserSessionStore,
@@ -153,6 +153,28 @@ describe('persist, resume and fork', () => {
       ['assistant', 'interrupted'],
     ]);
     expect(saved.record.messageCount).toBe(2);
+  });
+
+  it('an abort before the first token survives a restart and the next request says so', async () => {
+    const s = session({ sessionStore: createUserSessionStore(dataDir) });
+    fake.enqueue({ text: ['never sent'], stallAfterChunks: 0 });
+    const turn = s.submit('hello');
+    await fake.waitFor(() => fake.log.length === 1);
+    s.abort();
+    await expect((await turn).completed).resolves.toMatchObject({ state: 'interrupted', response: '' });
+    await s.close();
+    const resumed = session({
+      sessionStore: createUserSessionStore(dataDir),
+      resumeSessionId: s.getSession().getSessionId(),
+    });
+    await (await resumed.submit('are you there?')).completed;
+    const body = fake.requests.at(-1);
+    expect(body.messages).toHaveLength(1);
+    expect(body.messages[0].content.map((b: { text: string }) => b.text)).toEqual([
+      'hello',
+      CUT_OFF_NOTICE,
+      'are you there?',
+    ]);
   });
 
   it('a failed save emits save_error and the turn still completes', async () => {
