@@ -233,7 +233,12 @@ function channelRoute(
   return { status: 405, body: { code: 0, message: '405: Method Not Allowed' } };
 }
 
-/** A 429 as Discord sends it: body in seconds (float) and the X-RateLimit headers. */
+/**
+ * A 429 as Discord sends it: `retry_after` in seconds (float) and the
+ * X-RateLimit headers. Discord rounds the Retry-After header up to whole
+ * seconds; the fake sends the exact float there too so scaled-down tests wait
+ * only as long as their scaled window.
+ */
 export function rateLimited(limited: { retryAfterMs: number; headers: Record<string, string> }): Reply {
   const seconds = limited.retryAfterMs / 1000;
   return {
