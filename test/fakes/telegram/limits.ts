@@ -30,6 +30,57 @@ export class SlidingWindow {
   }
 }
 
+/** Methods that count against the flood limits. */
+const FLOOD_METHODS = new Set([
+  'sendMessage',
+  'sendRichMessage',
+  'editMessageText',
+  'sendMessageDraft',
+  'sendRichMessageDraft',
+]);
+
+/** The fake's flood limits; all configurable so tests can scale them. */
+export interface FloodLimits {
+  private: FakeRateLimit;
+  perMessage: FakeRateLimit;
+  group: FakeRateLimit;
+  global: FakeRateLimit;
+}
+
+/**
+ * Telegram's flood control as the fake models it: one message edited (or one
+ * draft updated) about once per second, short bursts in a private chat, 20
+ * calls per minute in a group, 30 per second for the whole bot.
+ */
+export class FloodControl {
+  readonly #perMessage: SlidingWindow;
+  readonly #private: SlidingWindow;
+  readonly #group: SlidingWindow;
+  readonly #global: SlidingWindow;
+
+  constructor(limits: FloodLimits) {
+    this.#perMessage = new SlidingWindow(limits.perMessage);
+    this.#private = new SlidingWindow(limits.private);
+    this.#group = new SlidingWindow(limits.group);
+    this.#global = new SlidingWindow(limits.global);
+  }
+
+  /** True when the call may go through (and is counted). */
+  allow(method: string, params: Record<string, unknown>, now: number): boolean {
+    if (!FLOOD_METHODS.has(method)) return true;
+    const chatId = Number(params.chat_id);
+    const target =
+      method === 'editMessageText'
+        ? `${chatId}/m${params.message_id}`
+        : /Draft$/.test(method)
+          ? `${chatId}/d${params.draft_id}`
+          : undefined;
+    if (target !== undefined && !this.#perMessage.take(target, now).ok) return false;
+    if (!(chatId > 0 ? this.#private : this.#group).take(String(chatId), now).ok) return false;
+    return this.#global.take('all', now).ok;
+  }
+}
+
 /** What a matching fault does to a call. */
 export type FaultKind =
   | { kind: 'rate-limit'; retryAfter?: number }

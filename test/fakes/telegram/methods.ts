@@ -320,14 +320,5 @@ export const METHODS: Record<string, Handler> = {
   },
 };
 
-/** Methods that count against the per-chat and global flood limits. */
-export const RATE_LIMITED_METHODS = new Set([
-  'sendMessage',
-  'sendRichMessage',
-  'editMessageText',
-  'sendMessageDraft',
-  'sendRichMessageDraft',
-]);
-
 /** Methods an older Bot API server does not have (404 when rich is off). */
 export const RICH_METHODS = new Set(['sendRichMessage', 'sendRichMessageDraft']);

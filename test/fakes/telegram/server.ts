@@ -7,14 +7,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Update, User } from 'grammy/types';
-import { type FakeRateLimit, FaultInjector, type FaultRule, SlidingWindow } from './limits.js';
-import {
-  type FakeContentLimits,
-  METHODS,
-  type MethodContext,
-  RATE_LIMITED_METHODS,
-  RICH_METHODS,
-} from './methods.js';
+import { type FakeRateLimit, FaultInjector, type FaultRule, FloodControl } from './limits.js';
+import { type FakeContentLimits, METHODS, type MethodContext, RICH_METHODS } from './methods.js';
+import { LongPoll, updateType } from './polling.js';
 import { ApiError, type FakeDraft, type FakeMessage, FakeState } from './state.js';
 
 /** Options for {@link startFakeTelegram}. */
@@ -70,13 +65,6 @@ export interface FakeTelegram {
   close(): Promise<void>;
 }
 
-const DEFAULT_ALLOWED = (u: string) =>
-  !['chat_member', 'message_reaction', 'message_reaction_count', 'stopped_message_generation'].includes(u);
-
-function updateType(update: Update): string {
-  return Object.keys(update).find((k) => k !== 'update_id') ?? 'unknown';
-}
-
 async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -108,10 +96,12 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const state = new FakeState();
   const faults = new FaultInjector(options.seed ?? 1);
   const retryAfter = options.limits?.retryAfter ?? 1;
-  const privateLimit = new SlidingWindow(options.limits?.private ?? { count: 3, windowMs: 1000 });
-  const messageLimit = new SlidingWindow(options.limits?.perMessage ?? { count: 1, windowMs: 1000 });
-  const groupLimit = new SlidingWindow(options.limits?.group ?? { count: 20, windowMs: 60_000 });
-  const globalLimit = new SlidingWindow(options.limits?.global ?? { count: 30, windowMs: 1000 });
+  const flood = new FloodControl({
+    private: options.limits?.private ?? { count: 3, windowMs: 1000 },
+    perMessage: options.limits?.perMessage ?? { count: 1, windowMs: 1000 },
+    group: options.limits?.group ?? { count: 20, windowMs: 60_000 },
+    global: options.limits?.global ?? { count: 30, windowMs: 1000 },
+  });
   const content: FakeContentLimits = {
     maxLength: 4096,
     richMaxLength: 32768,
@@ -121,49 +111,9 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   };
   let rateLimited = 0;
   const waiters = new Set<() => void>();
-  const polls = new Set<{ res: ServerResponse; offset: number; limit: number; timer: NodeJS.Timeout }>();
+  const poll = new LongPoll(state, reply);
   const notify = () => {
     for (const w of [...waiters]) w();
-  };
-
-  const allowed = (u: Update) => {
-    const type = updateType(u);
-    return state.allowedUpdates && state.allowedUpdates.length > 0
-      ? state.allowedUpdates.includes(type)
-      : DEFAULT_ALLOWED(type);
-  };
-  const pending = (offset: number, limit: number) => {
-    state.queue = state.queue.filter((u) => u.update_id >= offset);
-    return state.queue.filter(allowed).slice(0, limit);
-  };
-  const flushPolls = () => {
-    for (const poll of [...polls]) {
-      const updates = pending(poll.offset, poll.limit);
-      if (updates.length === 0) continue;
-      clearTimeout(poll.timer);
-      polls.delete(poll);
-      reply(poll.res, 200, { ok: true, result: updates });
-    }
-  };
-
-  const checkRate = (method: string, params: Record<string, unknown>, now: number) => {
-    if (!RATE_LIMITED_METHODS.has(method)) return;
-    const chatId = Number(params.chat_id);
-    const target =
-      method === 'editMessageText'
-        ? `${chatId}/m${params.message_id}`
-        : /Draft$/.test(method)
-          ? `${chatId}/d${params.draft_id}`
-          : undefined;
-    const perMessage = target === undefined ? { ok: true as const } : messageLimit.take(target, now);
-    const perChat = perMessage.ok
-      ? (chatId > 0 ? privateLimit : groupLimit).take(String(chatId), now)
-      : perMessage;
-    const global = perChat.ok ? globalLimit.take('all', now) : perChat;
-    if (!global.ok) {
-      rateLimited++;
-      throw new ApiError(429, `Too Many Requests: retry after ${retryAfter}`, { retry_after: retryAfter });
-    }
   };
 
   const handleMethod = async (req: IncomingMessage, res: ServerResponse, method: string) => {
@@ -190,14 +140,18 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       if (fault?.kind === 'server-error') throw new ApiError(fault.status ?? 502, 'Bad Gateway');
       if (fault?.kind === 'error') throw new ApiError(fault.code, fault.description);
       if (method === 'getUpdates') {
-        handleGetUpdates(res, params, record);
+        poll.getUpdates(res, params);
+        record('ok');
         return;
       }
       const handler = METHODS[method];
       if (!handler || (RICH_METHODS.has(method) && !fake.rich) || (/Draft$/.test(method) && !fake.drafts)) {
         throw new ApiError(404, 'Not Found');
       }
-      checkRate(method, params, Date.now());
+      if (!flood.allow(method, params, Date.now())) {
+        rateLimited++;
+        throw new ApiError(429, `Too Many Requests: retry after ${retryAfter}`, { retry_after: retryAfter });
+      }
       const ctx: MethodContext = {
         state,
         bot,
@@ -219,43 +173,6 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
         ...(e.parameters ? { parameters: e.parameters } : {}),
       });
     }
-  };
-
-  const handleGetUpdates = (
-    res: ServerResponse,
-    params: Record<string, unknown>,
-    record: (o: 'ok' | number, d?: string) => void,
-  ) => {
-    if (state.webhook)
-      throw new ApiError(
-        409,
-        "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
-      );
-    if (Array.isArray(params.allowed_updates)) state.allowedUpdates = params.allowed_updates as string[];
-    const offset = Number(params.offset ?? 0);
-    const limit = Math.min(100, Math.max(1, Number(params.limit ?? 100)));
-    const timeout = Math.max(0, Number(params.timeout ?? 0));
-    record('ok');
-    const ready = pending(offset, limit);
-    if (ready.length > 0 || timeout === 0) {
-      reply(res, 200, { ok: true, result: ready });
-      return;
-    }
-    const poll = {
-      res,
-      offset,
-      limit,
-      timer: setTimeout(() => {
-        polls.delete(poll);
-        reply(res, 200, { ok: true, result: [] });
-      }, timeout * 1000),
-    };
-    polls.add(poll);
-    // A client that gives up (stop, abort) must not be answered later.
-    res.on('close', () => {
-      clearTimeout(poll.timer);
-      polls.delete(poll);
-    });
   };
 
   const server: Server = createServer((req, res) => {
@@ -347,7 +264,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
         }
       } else {
         state.queue.push(update);
-        flushPolls();
+        poll.flush();
       }
       notify();
       return update.update_id;
@@ -383,8 +300,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       });
     },
     async close() {
-      for (const poll of polls) clearTimeout(poll.timer);
-      polls.clear();
+      poll.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
