@@ -104,8 +104,12 @@ export function mapProviderError(
       { cause: err, detail },
     );
   }
+  // Anything else comes from the transport below the SDK (undici's "terminated",
+  // a reset socket) after the response had started.
   const message = err instanceof Error ? err.message : String(err);
-  return new SwitchboardError('PROVIDER_ERROR', `The model request failed: ${clean(message)}`, {
-    cause: err,
-  });
+  return new SwitchboardError(
+    'PROVIDER_ERROR',
+    `The connection to the Anthropic API broke off during the reply (${clean(message)}). Try again.`,
+    { cause: err },
+  );
 }

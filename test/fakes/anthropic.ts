@@ -30,6 +30,8 @@ export interface ScriptedResponse {
   error?: { status: number; type: string; message: string; retryAfter?: number };
   /** Send an SSE `event: error` after the text chunks (the SDK does not retry it). */
   midStreamError?: { type: string; message: string };
+  /** Destroy the connection after this many text chunks (a dropped connection). */
+  dropAfterChunks?: number;
   /** Stop sending after this many text chunks and hold the connection open. */
   stallAfterChunks?: number;
   /** The reply is held open after its text until this settles (lets a test keep a turn running). */
@@ -249,6 +251,13 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         content_block: { type: 'text', text: '' },
       });
       for (const chunk of texts) {
+        if (script.dropAfterChunks !== undefined && entry.chunksSent >= script.dropAfterChunks) {
+          // Let what was written reach the client first: the drop is mid-reply, not before it.
+          await new Promise<void>((resolve) => res.write(': dropping\n\n', () => resolve()));
+          res.socket?.destroy();
+          notify();
+          return;
+        }
         if (script.stallAfterChunks !== undefined && entry.chunksSent >= script.stallAfterChunks) {
           notify();
           return; // hold the connection open: the client has to give up

@@ -193,6 +193,23 @@ describe('AnthropicProvider', () => {
     expect(fake.requests).toHaveLength(2);
   });
 
+  it('a connection dropped mid-reply is a PROVIDER_ERROR, not a silent short answer', async () => {
+    fake.enqueue({ text: ['one ', 'two ', 'three'], dropAfterChunks: 2 });
+    const seen: string[] = [];
+    const err = await (async () => {
+      try {
+        for await (const e of provider().stream(request())) if (e.type === 'text_delta') seen.push(e.text);
+      } catch (e) {
+        return e as SwitchboardError;
+      }
+      throw new Error('expected a failure');
+    })();
+    expect(seen).toEqual(['one ', 'two ']);
+    expect(err).toBeInstanceOf(SwitchboardError);
+    expect(err.code).toBe('PROVIDER_ERROR');
+    expect(err.message).toContain('broke off during the reply');
+  });
+
   it('aborting the signal closes the HTTP stream and throws ABORTED', async () => {
     fake.enqueue({ text: ['one ', 'two ', 'three'], stallAfterChunks: 1 });
     const controller = new AbortController();
