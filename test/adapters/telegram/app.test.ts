@@ -7,7 +7,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config/index.js';
 import { startSwitchboard } from '../../../src/app.js';
-import { editUpdate, messageUpdate, stopGenerationUpdate } from '../../fakes/telegram/index.js';
+import {
+  callbackUpdate,
+  editUpdate,
+  messageUpdate,
+  stopGenerationUpdate,
+} from '../../fakes/telegram/index.js';
 import { ANN, API_KEY, type AppWorld, createAppWorld } from './app-harness.js';
 
 let world: AppWorld;
@@ -50,6 +55,35 @@ describe('Telegram end to end: private chats', () => {
     expect(world.telegram.state.chatActions.some((a) => a.chatId === 11 && a.action === 'typing')).toBe(true);
     expect(app.lines.join('\n')).not.toContain(world.telegram.token);
     expect(app.lines.join('\n')).not.toContain(API_KEY);
+  });
+
+  it('turns the draft into a real message before an approval prompt, then finishes after Allow', async () => {
+    world = await createAppWorld();
+    await world.start();
+    world.anthropic.enqueue(
+      {
+        text: 'Let me check the files.',
+        toolUse: [{ name: 'Bash', input: { command: 'echo private-run' } }],
+      },
+      { text: 'All checked.' },
+    );
+    world.telegram.pushUpdate(messageUpdate(dm, 'check the files'));
+    const prompt = () =>
+      world.telegram
+        .botMessages(11)
+        .find((m) => m.replyMarkup?.inline_keyboard.flat().some((b) => b.text === 'Allow'));
+    await world.telegram.waitFor(() => prompt() !== undefined, 15_000);
+    const order = texts(11);
+    expect(order.indexOf('Let me check the files.')).toBeGreaterThanOrEqual(0);
+    expect(order.indexOf('Let me check the files.')).toBeLessThan(order.indexOf(prompt()?.text ?? '?'));
+    const allow = prompt()
+      ?.replyMarkup?.inline_keyboard.flat()
+      .find((b) => b.text === 'Allow') as { callback_data: string };
+    world.telegram.pushUpdate(callbackUpdate(dm, prompt()?.messageId ?? 0, allow.callback_data));
+    await world.telegram.waitFor(hasText(11, /^All checked\.$/), 15_000);
+    expect(world.telegram.callsTo('answerCallbackQuery')[0]?.text).toBe('Allowed.');
+    expect(JSON.stringify(world.anthropic.requests.at(-1).messages)).toContain('private-run');
+    expect(no429()).toEqual([]);
   });
 
   it('/stop during a turn aborts the model stream and says so', async () => {
