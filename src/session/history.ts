@@ -20,7 +20,7 @@ export type SubmitInput =
 
 /** Told to the model in the request after an interrupted reply. */
 export const CUT_OFF_NOTICE =
-  '[Your previous reply was interrupted by the user before it finished; the text above is all that was sent. Do not assume the interrupted work was completed.]';
+  '[Your previous reply was interrupted before it finished (the user stopped it, or the connection failed); the text above is all that was delivered. Do not assume the interrupted work was completed.]';
 
 /** The result of a tool call that was not run (or not finished) because the turn was interrupted. */
 export const INTERRUPTED_TOOL_RESULT =
