@@ -7,8 +7,11 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import type { DiscordAdapterOptions } from '../adapters/discord/index.js';
+import type { SlackAdapterOptions } from '../adapters/slack/index.js';
+import type { TelegramAdapterOptions } from '../adapters/telegram/index.js';
 import type { Config } from '../config/index.js';
-import { type Bot, createBot } from './bot/index.js';
+import { type Bot, type BotOptions, createBot } from './bot/index.js';
 import type { ChatAdapter } from './bot/types.js';
 import { type Clock, systemClock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
@@ -22,6 +25,17 @@ export interface AppDeps {
   clock?: Clock;
   /** Streams for the console adapter; default stdin/stdout. */
   consoleIO?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
+  /**
+   * Extra adapter options merged over what the config gives (tests pass short
+   * paces this way, so they run the same wiring as `npm start`).
+   */
+  adapterOptions?: {
+    telegram?: Partial<TelegramAdapterOptions>;
+    slack?: Partial<SlackAdapterOptions>;
+    discord?: Partial<DiscordAdapterOptions>;
+  };
+  /** Bot options the config does not carry (tests: shorter stream timeouts, queue bounds). */
+  botOptions?: Partial<Omit<BotOptions, 'adapters' | 'provider' | 'sessionStore' | 'stateStore'>>;
 }
 
 /** A running switchboard. */
@@ -79,6 +93,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     toolEnv: scrubbedEnv(process.env, config.secrets),
     clock,
     logger,
+    ...deps.botOptions,
   });
 
   try {
@@ -108,6 +123,7 @@ async function createAdapters(
         ...(config.telegram.webhook ? { webhook: config.telegram.webhook } : {}),
         logger: logger.child({ platform: 'telegram' }),
         clock,
+        ...deps.adapterOptions?.telegram,
       }),
     );
   }
@@ -122,6 +138,7 @@ async function createAdapters(
         ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
         ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
         logger: logger.child({ platform: 'slack' }),
+        ...deps.adapterOptions?.slack,
       }),
     );
   }
@@ -133,6 +150,7 @@ async function createAdapters(
         ...(config.discord.apiUrl ? { apiUrl: config.discord.apiUrl } : {}),
         ...(config.discord.guildId ? { guildId: config.discord.guildId } : {}),
         logger: logger.child({ platform: 'discord' }),
+        ...deps.adapterOptions?.discord,
       }),
     );
   }
