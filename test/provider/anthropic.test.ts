@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../../src/errors.js';
 import { AnthropicProvider } from '../../src/provider/index.js';
@@ -223,6 +224,20 @@ describe('AnthropicProvider', () => {
     await expect(run).rejects.toMatchObject({ code: 'ABORTED' });
     expect(seen).toEqual([{ type: 'text_delta', text: 'one ' }]);
     await fake.waitFor(() => fake.log[0]?.closedEarly === true);
+  });
+
+  it('the fake also answers non-streaming requests (plain SDK call)', async () => {
+    const client = new Anthropic({ apiKey: KEY, baseURL: fake.url, maxRetries: 0 });
+    fake.enqueue({ text: 'plain answer', toolUse: [{ name: 'Glob', input: { pattern: '*.ts' } }] });
+    const message = await client.messages.create({
+      model: 'claude-haiku-4-5',
+      max_tokens: 100,
+      tools: [{ name: 'Glob', input_schema: { type: 'object' } }],
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.content[0]).toEqual({ type: 'text', text: 'plain answer' });
+    expect(message.content[1]).toMatchObject({ type: 'tool_use', name: 'Glob', input: { pattern: '*.ts' } });
   });
 
   it('refuses to start without an API key', () => {
