@@ -130,6 +130,18 @@ export function attachmentsOf(message: Message): { attachments: Attachment[]; ph
   return { attachments: [] };
 }
 
+/**
+ * The message this one answers, if the user chose one. In forum topics
+ * Telegram points every message at the topic's creation message; that is
+ * not a reply (and would make a bot-created topic look like a reply to the bot).
+ */
+function realReply(message: Message): Message | undefined {
+  const reply = message.reply_to_message;
+  if (!reply || reply.forum_topic_created) return undefined;
+  if (message.is_topic_message && reply.message_id === message.message_thread_id) return undefined;
+  return reply as Message;
+}
+
 function translateMessage(
   update: Update,
   message: Message,
@@ -155,12 +167,12 @@ function translateMessage(
     return { event: { type: 'command', ...base, name: command.name, args: command.args, messageId } };
   }
   const mention = addressing(rawText, entities, me);
-  const repliesToBot = message.reply_to_message?.from?.id === me.id;
+  const reply = realReply(message);
+  const repliesToBot = reply?.from?.id === me.id;
   if (!isPrivate && !mention.addressed && !repliesToBot) return undefined;
   if (edited) return { event: { type: 'edit', ...base, text: mention.text, messageId } };
   const { attachments, photoFileId } = attachmentsOf(message);
   if (mention.text === '' && attachments.length === 0 && message.text === undefined) return undefined;
-  const reply = message.reply_to_message;
   return {
     event: {
       type: 'message',

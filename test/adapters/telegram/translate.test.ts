@@ -77,6 +77,27 @@ describe('Telegram update translation', () => {
     });
   });
 
+  it('does not take the forum topic header for a reply to the bot', () => {
+    const topic = { chatId: -5, user: ann, threadId: 9 };
+    const header = {
+      ...textMessage(topic, ''),
+      message_id: 9,
+      from: { id: 777, is_bot: true, first_name: 'SB' },
+    };
+    const inTopic = messageUpdate(topic, 'talking in the topic', {
+      replyTo: { ...header, forum_topic_created: { name: 'Ops', icon_color: 1 } } as never,
+    });
+    expect(translateUpdate(asUpdate(inTopic), me, noResponder)).toBeUndefined();
+    const realReply = messageUpdate(topic, 'answering the bot', {
+      replyTo: { ...header, message_id: 40 } as never,
+    });
+    expect(translateUpdate(asUpdate(realReply), me, noResponder)?.event).toMatchObject({
+      type: 'message',
+      chat: 'telegram:-5:9',
+      replyTo: { messageId: '40', fromBot: true },
+    });
+  });
+
   it('orders messages per chat but lets buttons, draft stops and /stop through', () => {
     const dm = { chatId: 11, user: ann };
     expect(sequenceKey(asUpdate(messageUpdate(dm, 'hi')))).toBe('telegram:11');
