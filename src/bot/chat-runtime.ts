@@ -4,27 +4,17 @@
  * drop what is queued and an edit of the running message can take its place.
  */
 import type { Clock } from '../clock.js';
-import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
+import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { InteractiveSession } from '../session/index.js';
-import type { PermissionRequest, ToolEndEvent, ToolStartEvent, TurnResult } from '../session/types.js';
 import type { BotStateStore } from '../store/types.js';
-import type { ApprovalRegistry, Requester } from './approvals.js';
+import type { ApprovalRegistry } from './approvals.js';
 import { shortId, stopButtons } from './buttons.js';
 import type { SessionRegistry } from './sessions-registry.js';
-import type { Outbox, ReplyStream } from './stream/types.js';
+import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
+import { type QueuedMessage, type RunningTurn, streamTurn } from './turn.js';
 
-/** A message waiting for its turn. */
-export interface QueuedMessage {
-  kind: 'message';
-  messageId: string;
-  text: string;
-  images: Array<{ mediaType: string; data: string }>;
-  requester: Requester;
-  /** Owner key for a session this message creates. */
-  owner: string;
-}
+export type { QueuedMessage } from './turn.js';
 
 /** Work that must not overlap a turn (/new, /compact...). */
 export interface QueuedTask {
@@ -47,22 +37,6 @@ export interface RuntimeDeps {
   logger: Logger;
   queueLimit: number;
 }
-
-interface RunningTurn {
-  turnId: string;
-  messageId: string;
-  requester: Requester;
-  session?: InteractiveSession;
-  /** Set by stop/edit/shutdown: the note the reply ends with. */
-  stopNote?: string;
-}
-
-const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
-  ok: '✓',
-  error: '✗',
-  denied: '🚫',
-  interrupted: '⏹',
-};
 
 /** The state of one chat key. */
 export class ChatRuntime {
@@ -201,10 +175,19 @@ export class ChatRuntime {
         liveButtons: stopButtons(turn.turnId),
       });
       try {
-        await this.#stream(session, turn, item, reply);
+        await streamTurn({
+          chat: this.chat,
+          session,
+          turn,
+          item,
+          reply,
+          outbox,
+          approvals,
+          logger,
+          isCurrent: () => this.#running === turn,
+          say: (text) => this.#say(text),
+        });
       } finally {
-        outbox.stopTyping(this.chat);
-        approvals.closeTurn(turn.turnId);
         await stateStore.endTurn(this.chat).catch((err: unknown) => {
           logger.error({ chat: this.chat, err: describeError(err) }, 'could not clear the active turn');
         });
@@ -217,107 +200,6 @@ export class ChatRuntime {
       this.#current = undefined;
       release?.();
     }
-  }
-
-  /** Runs one turn with its events wired to the reply; reports errors in the chat. */
-  async #stream(session: InteractiveSession, turn: RunningTurn, item: QueuedMessage, reply: ReplyStream) {
-    const { outbox, approvals, logger } = this.#d;
-    let failure: Error | undefined;
-    let statusShown = false;
-    const onDelta = (delta: string) => {
-      if (statusShown) {
-        reply.setStatus(undefined);
-        statusShown = false;
-      }
-      reply.append(delta);
-    };
-    const onToolStart = (e: ToolStartEvent) => {
-      reply.setStatus(`⚙ ${e.summary}`);
-      statusShown = true;
-    };
-    const onToolEnd = (e: ToolEndEvent) => {
-      reply.setStatus(`${TOOL_MARK[e.status] ?? '•'} ${e.summary}`);
-      statusShown = true;
-    };
-    // The turn's own error also rejects `completed`; an `error` event alone (a failed
-    // auto-compaction the turn survived) is only logged.
-    const onError = (err: Error) => {
-      logger.warn({ chat: this.chat, err: describeError(err) }, 'session reported an error');
-    };
-    const onNotice = (text: string) => this.#say(`ℹ️ ${text}`);
-    const onPermission = (request: PermissionRequest) => {
-      void this.#ask(session, turn, request, reply);
-    };
-    session.on('text_delta', onDelta);
-    session.on('tool_start', onToolStart);
-    session.on('tool_end', onToolEnd);
-    session.on('error', onError);
-    session.on('notice', onNotice);
-    session.on('permission_request', onPermission);
-    outbox.startTyping(this.chat);
-    let result: TurnResult | undefined;
-    try {
-      // Stopped while the session was loading or the turn was being recorded: nothing to run.
-      if (turn.stopNote !== undefined)
-        throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
-      const { completed } = await session.submit({
-        text: item.text,
-        author: item.requester.name,
-        ...(item.images.length ? { images: item.images } : {}),
-      });
-      result = await completed;
-    } catch (err) {
-      failure ??= err instanceof Error ? err : new Error(String(err));
-    } finally {
-      session.off('text_delta', onDelta);
-      session.off('tool_start', onToolStart);
-      session.off('tool_end', onToolEnd);
-      session.off('error', onError);
-      session.off('notice', onNotice);
-      session.off('permission_request', onPermission);
-    }
-    outbox.stopTyping(this.chat);
-    approvals.closeTurn(turn.turnId);
-    const stopped = turn.stopNote !== undefined || result?.state === 'interrupted';
-    if (statusShown && !failure) reply.setStatus(undefined);
-    try {
-      await reply.finish(stopped ? { note: turn.stopNote ?? say.stoppedNote } : undefined);
-    } catch (err) {
-      logger.error({ chat: this.chat, err: describeError(err) }, 'reply could not be delivered');
-    }
-    const aborted = stopped && (failure === undefined || isErrorCode(failure, 'ABORTED'));
-    if (failure && !aborted) {
-      logger.warn({ chat: this.chat, turn: turn.turnId, err: describeError(failure) }, 'turn failed');
-      this.#say(say.turnError(describeError(failure)));
-    }
-    logger.info({ chat: this.chat, turn: turn.turnId, state: result?.state ?? 'failed' }, 'turn ended');
-  }
-
-  /** Makes the text so far permanent, then posts the approval prompt under it. */
-  async #ask(session: InteractiveSession, turn: RunningTurn, request: PermissionRequest, reply: ReplyStream) {
-    const { outbox, approvals, logger } = this.#d;
-    try {
-      await reply.checkpoint();
-    } catch (err) {
-      logger.warn({ chat: this.chat, err: describeError(err) }, 'checkpoint before an approval failed');
-    }
-    if (this.#running !== turn || turn.stopNote !== undefined) {
-      session.resolvePermission(request.id, 'deny');
-      return;
-    }
-    // Nobody is thinking while we wait for a person: no typing indicator.
-    outbox.stopTyping(this.chat);
-    approvals.open({
-      chat: this.chat,
-      turnId: turn.turnId,
-      request,
-      requester: turn.requester,
-      resolve: (answer) => {
-        const accepted = session.resolvePermission(request.id, answer);
-        if (accepted && this.#running === turn) outbox.startTyping(this.chat);
-        return accepted;
-      },
-    });
   }
 
   #say(text: string): void {

@@ -1,0 +1,158 @@
+/**
+ * One agent turn, wired to its reply: text deltas stream into the reply,
+ * tool activity shows as a status line, permission requests become approval
+ * prompts under the text so far, and the end (done, stopped, failed) is
+ * always said in the chat.
+ */
+import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { InteractiveSession } from '../session/index.js';
+import type { PermissionRequest, ToolEndEvent, ToolStartEvent, TurnResult } from '../session/types.js';
+import type { ApprovalRegistry, Requester } from './approvals.js';
+import type { Outbox, ReplyStream } from './stream/types.js';
+import { say } from './text.js';
+
+/** A message waiting for its turn. */
+export interface QueuedMessage {
+  kind: 'message';
+  messageId: string;
+  text: string;
+  images: Array<{ mediaType: string; data: string }>;
+  requester: Requester;
+  /** Owner key for a session this message creates. */
+  owner: string;
+}
+
+/** The turn a chat is running. */
+export interface RunningTurn {
+  turnId: string;
+  messageId: string;
+  requester: Requester;
+  session?: InteractiveSession;
+  /** Set by stop/edit/shutdown: the note the reply ends with. */
+  stopNote?: string;
+}
+
+/** What {@link streamTurn} works with. */
+export interface TurnContext {
+  chat: string;
+  session: InteractiveSession;
+  turn: RunningTurn;
+  item: QueuedMessage;
+  reply: ReplyStream;
+  outbox: Outbox;
+  approvals: ApprovalRegistry;
+  logger: Logger;
+  /** False once the chat has moved on from this turn (stopped, ended). */
+  isCurrent: () => boolean;
+  /** Sends a one-off line to the chat without waiting for it. */
+  say: (text: string) => void;
+}
+
+const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
+  ok: '✓',
+  error: '✗',
+  denied: '🚫',
+  interrupted: '⏹',
+};
+
+/** Runs one turn with its events wired to the reply; reports errors in the chat. */
+export async function streamTurn(ctx: TurnContext): Promise<void> {
+  const { session, turn, item, reply, outbox, approvals, logger } = ctx;
+  let failure: Error | undefined;
+  let statusShown = false;
+  const onDelta = (delta: string) => {
+    if (statusShown) {
+      reply.setStatus(undefined);
+      statusShown = false;
+    }
+    reply.append(delta);
+  };
+  const onToolStart = (e: ToolStartEvent) => {
+    reply.setStatus(`⚙ ${e.summary}`);
+    statusShown = true;
+  };
+  const onToolEnd = (e: ToolEndEvent) => {
+    reply.setStatus(`${TOOL_MARK[e.status] ?? '•'} ${e.summary}`);
+    statusShown = true;
+  };
+  // The turn's own error also rejects `completed`; an `error` event alone (a failed
+  // auto-compaction the turn survived) is only logged.
+  const onError = (err: Error) => {
+    logger.warn({ chat: ctx.chat, err: describeError(err) }, 'session reported an error');
+  };
+  const onNotice = (text: string) => ctx.say(`ℹ️ ${text}`);
+  const onPermission = (request: PermissionRequest) => {
+    void ask(ctx, request);
+  };
+  session.on('text_delta', onDelta);
+  session.on('tool_start', onToolStart);
+  session.on('tool_end', onToolEnd);
+  session.on('error', onError);
+  session.on('notice', onNotice);
+  session.on('permission_request', onPermission);
+  outbox.startTyping(ctx.chat);
+  let result: TurnResult | undefined;
+  try {
+    // Stopped while the session was loading or the turn was being recorded: nothing to run.
+    if (turn.stopNote !== undefined)
+      throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
+    const { completed } = await session.submit({
+      text: item.text,
+      author: item.requester.name,
+      ...(item.images.length ? { images: item.images } : {}),
+    });
+    result = await completed;
+  } catch (err) {
+    failure ??= err instanceof Error ? err : new Error(String(err));
+  } finally {
+    session.off('text_delta', onDelta);
+    session.off('tool_start', onToolStart);
+    session.off('tool_end', onToolEnd);
+    session.off('error', onError);
+    session.off('notice', onNotice);
+    session.off('permission_request', onPermission);
+  }
+  // Before the final text: no typing after the reply, no prompt left with live buttons.
+  outbox.stopTyping(ctx.chat);
+  approvals.closeTurn(turn.turnId);
+  const stopped = turn.stopNote !== undefined || result?.state === 'interrupted';
+  try {
+    await reply.finish(stopped ? { note: turn.stopNote ?? say.stoppedNote } : undefined);
+  } catch (err) {
+    logger.error({ chat: ctx.chat, err: describeError(err) }, 'reply could not be delivered');
+  }
+  const aborted = stopped && (failure === undefined || isErrorCode(failure, 'ABORTED'));
+  if (failure && !aborted) {
+    logger.warn({ chat: ctx.chat, turn: turn.turnId, err: describeError(failure) }, 'turn failed');
+    ctx.say(say.turnError(describeError(failure)));
+  }
+  logger.info({ chat: ctx.chat, turn: turn.turnId, state: result?.state ?? 'failed' }, 'turn ended');
+}
+
+/** Makes the text so far permanent, then posts the approval prompt under it. */
+async function ask(ctx: TurnContext, request: PermissionRequest): Promise<void> {
+  const { session, turn, reply, outbox, approvals, logger } = ctx;
+  try {
+    await reply.checkpoint();
+  } catch (err) {
+    logger.warn({ chat: ctx.chat, err: describeError(err) }, 'checkpoint before an approval failed');
+  }
+  if (!ctx.isCurrent() || turn.stopNote !== undefined) {
+    session.resolvePermission(request.id, 'deny');
+    return;
+  }
+  // Nobody is thinking while we wait for a person: no typing indicator.
+  outbox.stopTyping(ctx.chat);
+  approvals.open({
+    chat: ctx.chat,
+    turnId: turn.turnId,
+    request,
+    requester: turn.requester,
+    resolve: (answer) => {
+      const accepted = session.resolvePermission(request.id, answer);
+      if (accepted && ctx.isCurrent()) outbox.startTyping(ctx.chat);
+      return accepted;
+    },
+  });
+}
