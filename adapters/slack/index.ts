@@ -58,6 +58,8 @@ export interface SlackAdapterOptions {
   paces?: SlackPaces;
   /** Use chat streams when the server has them (default true). */
   nativeStreaming?: boolean;
+  /** Socket Mode pong timeout and base reconnect delay (default 5000 ms). */
+  socketPingTimeoutMs?: number;
   /** Retries of sends after 5xx / network errors (default 2; edits never retry). */
   retries?: number;
   clock?: Clock;
@@ -180,6 +182,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
         port: options.port ?? 3000,
         ...(options.host ? { host: options.host } : {}),
         commandName,
+        ...(options.socketPingTimeoutMs ? { socketPingTimeoutMs: options.socketPingTimeoutMs } : {}),
         clientOptions: {
           ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
           retryConfig: { retries },
@@ -216,7 +219,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       streams.finishStream(handle, message),
     describeChat(chat: string): string {
       const { channel, threadTs } = parseSlackChatKey(chat);
-      return channel.startsWith('D') ? `DM thread ${threadTs}` : `<#${channel}> thread ${threadTs}`;
+      // Plain words: the label is shown in Markdown and in mrkdwn alike.
+      return channel.startsWith('D') ? `DM thread ${threadTs}` : `channel ${channel}, thread ${threadTs}`;
     },
   };
   return adapter;

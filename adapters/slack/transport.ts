@@ -72,6 +72,8 @@ export interface TransportOptions {
   port: number;
   host?: string;
   commandName: string;
+  /** Socket Mode: how long to wait for a pong, and the base delay before reconnecting (Bolt's default 5000 ms). */
+  socketPingTimeoutMs?: number;
   clientOptions: { slackApiUrl?: string; retryConfig: { retries: number } };
   logger: Logger;
   clock: Clock;
@@ -121,6 +123,7 @@ export async function startTransport(o: TransportOptions): Promise<Transport> {
     const receiver = new SocketModeReceiver({
       appToken: o.appToken,
       logger,
+      ...(o.socketPingTimeoutMs ? { clientPingTimeout: o.socketPingTimeoutMs } : {}),
       installerOptions: { clientOptions: { ...o.clientOptions } },
     });
     const app = new App({ ...common, receiver });

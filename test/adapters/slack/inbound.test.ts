@@ -36,6 +36,20 @@ describe('Slack inbound', () => {
     expect(adapter?.capabilities('slack:C1:1.2')).toMatchObject({ dialect: 'markdown', nativeStream: true });
   });
 
+  it('reconnects after Slack drops or recycles the connection and keeps delivering', async () => {
+    await stopAdapter(fake, adapter);
+    ({ adapter, log } = await startAdapter(fake, { socketPingTimeoutMs: 100 }));
+    fake.socket.dropAll();
+    await fake.socket.waitForDisconnect();
+    await fake.socket.waitForConnection();
+    fake.socket.sendDisconnect();
+    await fake.until(() => fake.callsOf('apps.connections.open').length >= 4, 5000, 'second reconnect');
+    await fake.socket.waitForConnection();
+    const { ts } = await fake.userMessage({ channel: 'D1', user: 'U1', text: 'still there?' });
+    expect((await log.next<MessageEvent>()).chat).toBe(`slack:D1:${ts}`);
+    expect(fake.socket.connectionCount).toBeGreaterThanOrEqual(4);
+  });
+
   it('a channel mention starts a session in that message thread, delivered once', async () => {
     const { ts, deliveries } = await fake.userMessage({
       channel: 'C1',

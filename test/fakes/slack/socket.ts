@@ -45,6 +45,8 @@ export class FakeSocketMode {
   #waiters: Array<() => void> = [];
   /** Connections accepted so far (reconnects count). */
   connectionCount = 0;
+  /** How often the server pings each connection. */
+  pingIntervalMs = 10_000;
 
   /** Handles the HTTP upgrade for `/socket`. */
   readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -62,7 +64,7 @@ export class FakeSocketMode {
 
   /** Resolves once a client is connected (at once when one is). */
   waitForConnection(): Promise<void> {
-    if (this.#sockets.size > 0) return Promise.resolve();
+    if ([...this.#sockets].some((s) => s.readyState === s.OPEN)) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
@@ -80,7 +82,8 @@ export class FakeSocketMode {
 
   /** Sends an envelope to the connected client and resolves with its ack. */
   send(type: string, payload: unknown, options: EnvelopeOptions = {}): Promise<Ack> {
-    const [ws] = this.#sockets;
+    // The newest open connection, as Slack uses while an old one is closing.
+    const ws = [...this.#sockets].reverse().find((s) => s.readyState === s.OPEN);
     if (!ws) return Promise.reject(new Error('no Socket Mode client is connected'));
     const envelopeId = randomUUID();
     const frame = {
@@ -124,7 +127,13 @@ export class FakeSocketMode {
   #accept(ws: WebSocket): void {
     this.#sockets.add(ws);
     this.connectionCount += 1;
-    ws.on('close', () => this.#sockets.delete(ws));
+    // Slack pings its clients; Bolt reconnects when it hears nothing for 30 s.
+    const pinger = setInterval(() => ws.ping(), this.pingIntervalMs);
+    pinger.unref();
+    ws.on('close', () => {
+      clearInterval(pinger);
+      this.#sockets.delete(ws);
+    });
     ws.on('message', (data) => this.#onMessage(String(data)));
     ws.send(
       JSON.stringify({
