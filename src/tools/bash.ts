@@ -71,6 +71,9 @@ export function createBashTool(options: BashToolOptions): Tool {
     async run(input, context) {
       if (context.signal.aborted) return toolError('The command was not run: the turn was stopped.');
       const cwd = await workspaceRoot(context.cwd);
+      // The turn may have been stopped while the workspace was resolved; an
+      // abort listener added now would never fire.
+      if (context.signal.aborted) return toolError('The command was not run: the turn was stopped.');
       const timeoutMs = Math.min(input.timeout ?? options.timeoutMs, BASH_MAX_TIMEOUT_MS);
       return runCommand(input.command, { cwd, timeoutMs, maxOutputChars: options.maxOutputChars, context });
     },

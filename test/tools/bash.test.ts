@@ -141,6 +141,20 @@ describe('Bash', () => {
     expect(clock.pending).toBe(0);
   });
 
+  it('does not start a command when the turn is stopped while the workspace is resolved', async () => {
+    const controller = new AbortController();
+    const pending = bash.run(
+      { command: 'touch started.flag' },
+      makeContext(box.workspace, { signal: controller.signal }),
+    );
+    // run() is now awaiting the workspace's real path; the stop lands in between.
+    controller.abort();
+    const result = await pending;
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('not run');
+    expect(isReadable(`${box.workspace}/started.flag`)).toBe(false);
+  });
+
   it('does not start a command when the turn is already stopped', async () => {
     const controller = new AbortController();
     controller.abort();
