@@ -87,10 +87,20 @@ export function createBot(options: BotOptions): Bot {
   let state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   const ordered = intake();
 
+  /** False for a redelivery. A state store that cannot record it must not cost the user their message. */
+  async function firstDelivery(id: string): Promise<boolean> {
+    try {
+      return await options.stateStore.markDelivered(id);
+    } catch (err) {
+      logger.error({ err: describeError(err) }, 'could not record a delivery id; handling the event anyway');
+      return true;
+    }
+  }
+
   async function handle(event: ChatEvent): Promise<void> {
     const platform = chatPlatform(event.chat);
     const deliveryId = event.deliveryId;
-    if (deliveryId !== undefined && !(await options.stateStore.markDelivered(`${platform}:${deliveryId}`))) {
+    if (deliveryId !== undefined && !(await firstDelivery(`${platform}:${deliveryId}`))) {
       logger.debug({ chat: event.chat, type: event.type }, 'duplicate delivery ignored');
       if (event.type === 'button') await event.respond({ text: 'Already handled.', ephemeral: true });
       return;
@@ -199,7 +209,8 @@ export function createBot(options: BotOptions): Bot {
     idle,
     dispatch: async (event) => {
       if (state === 'stopping' || state === 'stopped') {
-        if (event.type === 'button') await event.respond({ text: say.shuttingDown, ephemeral: true });
+        const respond = event.type === 'button' || event.type === 'command' ? event.respond : undefined;
+        await respond?.({ text: say.shuttingDown, ephemeral: true });
         return;
       }
       try {

@@ -125,6 +125,18 @@ describe('bot core: restarts, crashes, corrupt files, idle sessions', () => {
     expect(reply).toContain(say.shuttingDown);
     expect(h.adapter.chatMessages(h.chat).every((m) => m.buttons.length === 0)).toBe(true);
     expect(await h.stateStore.activeTurns()).toEqual([]);
+    // A stopped core takes nothing more, but still answers presses and slash commands.
+    const answers: string[] = [];
+    const respond = async ({ text }: { text: string }) => {
+      answers.push(text);
+    };
+    const user = { id: 'alice', name: 'Alice' };
+    await h.bot.dispatch({ type: 'button', chat: h.chat, user, payload: 'a:0123456789', respond });
+    await h.bot.dispatch({ type: 'command', chat: h.chat, user, name: 'status', args: '', respond });
+    expect(answers).toEqual([say.shuttingDown, say.shuttingDown]);
+    const before = h.texts().length;
+    await h.bot.dispatch({ type: 'message', chat: h.chat, user, text: 'anyone there?', messageId: '1' });
+    expect(h.texts()).toHaveLength(before);
     const h2 = track(await h.restart());
     await h2.settle();
     expect(h2.texts()).toEqual([]);
