@@ -35,7 +35,13 @@ function inbox(bus: ControlBus) {
           () => reject(new Error(`got ${received.length} of ${n} messages in ${timeoutMs} ms`)),
           timeoutMs,
         );
-        waiters.push({ n, resolve: () => (clearTimeout(timer), resolve()) });
+        waiters.push({
+          n,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
       });
     },
   };
