@@ -1,6 +1,7 @@
 /**
- * End to end for webhook mode and non-text messages: switchboard started as
- * `npm start` starts it, against the fake Bot API and the fake Anthropic API.
+ * End to end for webhook mode, non-text messages and a faulty Bot API:
+ * switchboard started as `npm start` starts it, against the fake Bot API and
+ * the fake Anthropic API.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { mediaUpdate, messageUpdate, photoUpdate } from '../../fakes/telegram/index.js';
@@ -17,7 +18,7 @@ afterEach(async () => {
 const texts = () => world.telegram.botMessages(11).map((m) => m.text);
 const hasText = (pattern: RegExp) => () => texts().some((t) => pattern.test(t));
 
-describe('Telegram end to end: webhook mode and media', () => {
+describe('Telegram end to end: webhook mode, media, faults', () => {
   it('runs on a webhook with a secret: Telegram-signed updates get answers, forged ones 401', async () => {
     world = await createAppWorld();
     const port = await freePort();
@@ -51,5 +52,23 @@ describe('Telegram end to end: webhook mode and media', () => {
     world.telegram.pushUpdate(mediaUpdate(dm, 'sticker'));
     await world.telegram.waitFor(hasText(/stickers/), 10_000);
     expect(world.anthropic.requests).toHaveLength(1);
+  });
+
+  it('delivers the exact reply once while the Bot API answers 429, 5xx and drops connections', async () => {
+    world = await createAppWorld({ seed: 3 });
+    await world.start();
+    world.telegram.fault({ method: /^(send|edit|answer)/, kind: 'rate-limit', share: 0.3 });
+    world.telegram.fault({ method: /^(send|edit|getUpdates)/, kind: 'server-error', share: 0.2 });
+    world.telegram.fault({ method: /^(sendChatAction|getUpdates)/, kind: 'drop', share: 0.2 });
+    const chunks = Array.from({ length: 10 }, (_, i) => `Step ${i + 1} done. `);
+    world.anthropic.enqueue({ text: chunks, chunkDelayMs: 200 });
+    world.telegram.pushUpdate(messageUpdate(dm, 'run the steps'));
+    const full = chunks.join('').trim();
+    await world.telegram.waitFor(hasText(new RegExp(`^${full.replace(/\./g, '\\.')}$`)), 30_000);
+    const faults = world.telegram.state.calls.filter(
+      (c) => c.outcome !== 'ok' && c.method !== 'sendRichMessage',
+    );
+    expect(faults.length).toBeGreaterThan(0);
+    expect(texts()).toEqual([full]);
   });
 });
