@@ -102,7 +102,9 @@ export function createBot(options: BotOptions): Bot {
     const deliveryId = event.deliveryId;
     if (deliveryId !== undefined && !(await firstDelivery(`${platform}:${deliveryId}`))) {
       logger.debug({ chat: event.chat, type: event.type }, 'duplicate delivery ignored');
-      if (event.type === 'button') await event.respond({ text: 'Already handled.', ephemeral: true });
+      // A redelivered press or slash command still holds a responder waiting for its one answer.
+      const respond = event.type === 'button' || event.type === 'command' ? event.respond : undefined;
+      await respond?.({ text: say.alreadyHandled, ephemeral: true });
       return;
     }
     const user = userKey(platform, event.user.id);

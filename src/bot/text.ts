@@ -35,6 +35,7 @@ export const say = {
   stopping: 'Stopping.',
   alreadyFinished: 'That reply has already finished.',
   shuttingDown: 'Bot is shutting down; reply stopped.',
+  alreadyHandled: 'Already handled.',
   crashNotice:
     '⚠️ The bot restarted while answering; that reply was cut off. Send your message again to continue.',
   corruptSession: (id: string, status: string, reason: string) =>
