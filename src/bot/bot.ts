@@ -121,8 +121,14 @@ export function createBot(options: BotOptions): Bot {
       case 'message':
         return acceptMessage(event, chat, { key: user, name: event.user.name }, owner);
       case 'edit':
-        if (!chat.edit(event.messageId, event.text))
+        if (event.text.length > MAX_INPUT_CHARS) {
+          track(
+            outbox.send(event.chat, say.tooLong(event.text.length), { replyTo: event.messageId }),
+            'answer',
+          );
+        } else if (!chat.edit(event.messageId, event.text)) {
           logger.debug({ chat: event.chat }, 'edit of an old message ignored');
+        }
         return;
       case 'stop': {
         const { dropped, running } = chat.stop();
