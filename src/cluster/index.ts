@@ -18,6 +18,7 @@ export {
   replicaId,
 } from './lease.js';
 export { createMemoryControlBus, type MemoryControlBusOptions } from './memory-bus.js';
+export { claimOrphanedTurns, type OrphanedTurn } from './orphans.js';
 export { createPostgresControlBus, type PostgresControlBusOptions } from './postgres-bus.js';
 export type { PostgresClusterOptions } from './postgres-common.js';
 export { createPostgresChatLease, type PostgresChatLeaseOptions } from './postgres-lease.js';
