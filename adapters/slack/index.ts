@@ -80,8 +80,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   const clock = options.clock ?? systemClock;
   const commandName = `/${(options.commandName ?? 'switchboard').replace(/^\//, '')}`;
   const paces: Required<SlackPaces> = { ...SLACK_DEFAULT_PACES, ...options.paces };
+  // The Web API client appends method names to this base, so it must end in a slash.
+  const apiUrl = options.apiUrl?.replace(/\/?$/, '/');
   const base = {
-    ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+    ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
     logger: boltLogger(logger),
     rejectRateLimitedCalls: true,
   };
@@ -99,7 +101,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     tracker,
     users,
     logger,
-    files: new SlackFiles(options.botToken, options.apiUrl, logger),
+    files: new SlackFiles(options.botToken, apiUrl, logger),
     botInThread: async (channel, threadTs) => {
       try {
         const res = await callSlack(sendClient, 'conversations.replies', {
@@ -184,7 +186,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
         commandName,
         ...(options.socketPingTimeoutMs ? { socketPingTimeoutMs: options.socketPingTimeoutMs } : {}),
         clientOptions: {
-          ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+          ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
           retryConfig: { retries },
         },
         logger,

@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
-import type { Clock } from '../../src/clock.js';
+import { type Clock, sleep } from '../../src/clock.js';
 import { SwitchboardError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { ACTION_ID_PATTERN } from './buttons.js';
@@ -39,6 +39,7 @@ export function boltLogger(log: Logger): BoltLogger {
 }
 
 const REPLAY_WINDOW_MS = 5 * 60_000 + 30_000;
+const STOP_WAIT_MS = 5000;
 
 /** Remembers request signatures for five minutes and refuses repeats. */
 export class ReplayGuard {
@@ -139,7 +140,11 @@ export async function startTransport(o: TransportOptions): Promise<Transport> {
         { cause: err },
       );
     }
-    return { stop: () => receiver.client.disconnect() };
+    return {
+      // disconnect() waits for the close handshake; a socket already gone mid-reconnect may never
+      // report it, so stopping is capped rather than left hanging.
+      stop: () => Promise.race([receiver.client.disconnect(), sleep(o.clock, STOP_WAIT_MS)]),
+    };
   }
   if (!o.signingSecret)
     throw new SwitchboardError(

@@ -146,6 +146,13 @@ describe('Slack outbound', () => {
     expect(seen('C1', messageId)).toBe(`${text}\n[Stop]`);
   });
 
+  it('accepts SLACK_API_URL without its trailing slash', async () => {
+    fake = await startFakeSlack();
+    ({ adapter, log } = await startAdapter(fake, { apiUrl: fake.apiUrl.replace(/\/$/, '') }));
+    const { messageId } = await adapter.send('slack:D1:1.1', { text: 'hi', format: 'plain' });
+    expect(seen('D1', messageId)).toBe('hi');
+  });
+
   it('refuses to start with a token Slack rejects', async () => {
     fake = await startFakeSlack();
     const err = await rejection(startAdapter(fake, { botToken: 'xoxb-wrong' }));
