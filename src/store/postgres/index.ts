@@ -52,7 +52,11 @@ export interface PostgresStores {
    * Call it at start-up so a wrong URL or missing rights fail at once.
    */
   migrate(): Promise<void>;
-  /** Waits for pending writes, then closes the pool if this function opened it. */
+  /**
+   * Waits for pending writes, then closes the pool if this function opened it.
+   * Close a lease or control bus sharing the pool first: the pool waits for
+   * the connection the bus listens on.
+   */
   close(): Promise<void>;
 }
 
