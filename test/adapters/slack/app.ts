@@ -22,7 +22,7 @@ export async function startSlackApp(
       ANTHROPIC_API_KEY: 'sk-ant-slack-e2e-0123456789',
       ANTHROPIC_BASE_URL: anthropic.url,
       SLACK_BOT_TOKEN: fake.botToken,
-      SLACK_APP_TOKEN: fake.appToken,
+      ...(env.SLACK_SIGNING_SECRET ? {} : { SLACK_APP_TOKEN: fake.appToken }),
       SLACK_API_URL: fake.apiUrl,
       SWITCHBOARD_DATA_DIR: join(root, 'data'),
       SWITCHBOARD_WORKSPACE: join(root, 'workspace'),
@@ -34,7 +34,7 @@ export async function startSlackApp(
     cwd: root,
   });
   const app = await startSwitchboard(config, { logger: silentLogger });
-  await fake.socket.waitForConnection();
+  if (!env.SLACK_SIGNING_SECRET) await fake.socket.waitForConnection();
   return app;
 }
 

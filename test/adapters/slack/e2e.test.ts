@@ -7,9 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import type { RunningApp } from '../../../src/app.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
-import { type FakeSlack, startFakeSlack, visibleText } from '../../fakes/slack/index.js';
+import { type FakeSlack, SlackRequestSender, startFakeSlack, visibleText } from '../../fakes/slack/index.js';
 import { lastUserText, startSlackApp } from './app.js';
 
 let fake: FakeSlack;
@@ -246,5 +247,27 @@ describe('Slack end to end (npm start wiring)', () => {
     await finalReply('C1', ts, 'You said: [Alice] what is my name?');
     const history = JSON.stringify(anthropic.requests.at(-1).messages);
     expect(history).toContain('my name is Ada');
+  });
+
+  it('HTTP mode (SLACK_SIGNING_SECRET, SLACK_PORT): signed events are answered, unsigned ones are not', async () => {
+    app = await startSlackApp(fake, anthropic, root, {
+      SLACK_SIGNING_SECRET: 'e2e-signing-secret',
+      SLACK_PORT: '0',
+    });
+    const slack = app.adapters.find((a) => a.platform === 'slack') as SlackAdapter;
+    expect(fake.callsOf('apps.connections.open')).toHaveLength(0);
+    fake.httpTarget = new SlackRequestSender(slack.url as string, 'e2e-signing-secret');
+    const forged = fake.eventBody({
+      type: 'message',
+      channel: 'D1',
+      channel_type: 'im',
+      user: 'U1',
+      text: 'forged',
+      ts: '9.1',
+    });
+    expect((await fake.deliver('events_api', forged, { signature: 'bad' })).http?.status).toBe(401);
+    const { ts } = await fake.userMessage({ channel: 'D1', user: 'U1', text: 'over http' });
+    await finalReply('D1', ts, 'You said: [Alice] over http');
+    expect(JSON.stringify(anthropic.requests)).not.toContain('forged');
   });
 });
