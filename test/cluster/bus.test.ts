@@ -65,7 +65,7 @@ const kinds: Array<[string, Pair | undefined]> = [
     'postgres',
     schemas &&
       (async (options = {}) => {
-        const schema = schemas.name();
+        const schema = await schemas.fresh();
         const a = createPostgresControlBus({ pool: schemas.pool(), schema, origin: 'replica-a', ...options });
         const b = createPostgresControlBus({ pool: schemas.pool(), schema, origin: 'replica-b', ...options });
         buses.push(a, b);
@@ -135,7 +135,7 @@ describe.skipIf(!schemas)('postgres control bus across replicas', () => {
   };
 
   it('delivers a message from one connection to a subscriber on another within a second', async () => {
-    const schema = schemas?.name() ?? '';
+    const schema = (await schemas?.fresh()) ?? '';
     const publisher = replicas(schema, 'replica-a');
     const subscriber = replicas(schema, 'replica-b');
     const box = inbox(subscriber);
@@ -148,7 +148,7 @@ describe.skipIf(!schemas)('postgres control bus across replicas', () => {
   });
 
   it('carries a message too large for a NOTIFY payload by reference, intact', async () => {
-    const schema = schemas?.name() ?? '';
+    const schema = (await schemas?.fresh()) ?? '';
     const publisher = replicas(schema, 'replica-a');
     const subscriber = replicas(schema, 'replica-b');
     const box = inbox(subscriber);
@@ -166,7 +166,7 @@ describe.skipIf(!schemas)('postgres control bus across replicas', () => {
 
   it('reconnects a listener whose connection was killed and delivers what was published meanwhile, once', async () => {
     if (!schemas || !url) return;
-    const schema = schemas.name();
+    const schema = await schemas.fresh();
     const origin = `listener-${randomBytes(4).toString('hex')}`;
     const publisher = replicas(schema, 'replica-a');
     const subscriber = replicas(schema, origin);
@@ -195,7 +195,7 @@ describe.skipIf(!schemas)('postgres control bus across replicas', () => {
   });
 
   it('delivers messages published between subscribing and listening', async () => {
-    const schema = schemas?.name() ?? '';
+    const schema = (await schemas?.fresh()) ?? '';
     const publisher = replicas(schema, 'replica-a');
     await publisher.ready();
     const subscriber = replicas(schema, 'replica-b');

@@ -34,7 +34,7 @@ const kinds: Array<[string, Contenders | undefined]> = [
     'postgres',
     schemas &&
       (async (clock) => {
-        const schema = schemas.name();
+        const schema = await schemas.fresh();
         const a = createPostgresChatLease({ pool: schemas.pool(), schema, clock, owner: 'replica-a' });
         const b = createPostgresChatLease({ pool: schemas.pool(), schema, clock, owner: 'replica-b' });
         opened.push(a, b);
@@ -140,7 +140,7 @@ describe.skipIf(!schemas)('postgres chat lease across replicas', () => {
   it('lets another replica take a chat once a replica that lost its database stops renewing', async () => {
     if (!schemas) return;
     const clock = new VirtualClock(0);
-    const schema = schemas.name();
+    const schema = await schemas.fresh();
     const deadPool = schemas.pool();
     const a = createPostgresChatLease({ pool: deadPool, schema, clock, owner: 'replica-a' });
     const b = createPostgresChatLease({ pool: schemas.pool(), schema, clock, owner: 'replica-b' });

@@ -44,7 +44,7 @@ it.skipIf(!schemas)(
   async () => {
     if (!schemas) return;
     const clock = new VirtualClock(0);
-    const schema = schemas.name();
+    const schema = await schemas.fresh();
     const open = (owner: string) => {
       const stores = createPostgresStores({ pool: schemas.pool(), schema, clock });
       const leases = createPostgresChatLease({ pool: stores.pool, schema, clock, owner });

@@ -68,7 +68,7 @@ export async function lowdbHarness(dir: string): Promise<Harness> {
 
 /** PostgreSQL: both stores in a fresh schema, each instance with a pool of its own. */
 export async function postgresHarness(schemas: ReturnType<typeof testSchemas>): Promise<Harness> {
-  const schema = schemas.name();
+  const schema = await schemas.fresh();
   const open = async () => {
     const stores = createPostgresStores({ pool: schemas.pool(), schema });
     await stores.migrate();

@@ -122,7 +122,7 @@ describe.skipIf(!schemas)('postgres store', () => {
 
   it('loses no message when two replicas append to one session at the same time', async () => {
     if (!schemas) return;
-    const schema = schemas.name();
+    const schema = await schemas.fresh();
     const a = open(schema);
     const b = open(schema);
     await a.sessionStore.create(record('s1', []));
@@ -142,7 +142,7 @@ describe.skipIf(!schemas)('postgres store', () => {
 
   it('leaves a session exactly as it was when a write fails half-way, and says so', async () => {
     if (!schemas) return;
-    const schema = schemas.name();
+    const schema = await schemas.fresh();
     const { logger, lines } = capturingLogger();
     const stores = open(schema, { logger });
     await stores.sessionStore.create(record('s1', [message('a')], { name: 'before' }));
@@ -168,7 +168,7 @@ describe.skipIf(!schemas)('postgres store', () => {
 
   it('keeps only the newest generation of messages after compaction', async () => {
     if (!schemas) return;
-    const schema = schemas.name();
+    const schema = await schemas.fresh();
     const stores = open(schema);
     await stores.sessionStore.create(record('s1', [message('a'), message('b'), message('c')]));
     await stores.sessionStore.replace('s1', [message('summary')], meta('s1'));
@@ -180,7 +180,7 @@ describe.skipIf(!schemas)('postgres store', () => {
 
   it('keeps a quarantined session whole in the quarantine table', async () => {
     if (!schemas) return;
-    const schema = schemas.name();
+    const schema = await schemas.fresh();
     const stores = open(schema, { clock: new VirtualClock(Date.parse('2026-11-30T01:02:03.456Z')) });
     await stores.migrate();
     await stores.pool.query(
@@ -221,7 +221,7 @@ describe.skipIf(!schemas)('postgres store', () => {
 
   it('forgets delivery ids older than the retention, and only those', async () => {
     if (!schemas) return;
-    const schema = schemas.name();
+    const schema = await schemas.fresh();
     const clock = new VirtualClock(0);
     const stores = open(schema, { clock, deliveryRetentionMs: 3_600_000 });
     expect(await stores.stateStore.markDelivered('old')).toBe(true);
@@ -237,7 +237,7 @@ describe.skipIf(!schemas)('postgres store', () => {
 
   it('ignores, and logs, a chat map row that is not a binding', async () => {
     if (!schemas) return;
-    const schema = schemas.name();
+    const schema = await schemas.fresh();
     const { logger, lines } = capturingLogger();
     const stores = open(schema, { logger });
     await stores.stateStore.setChat('good', { sessionId: 's1', updatedAt: '2026-11-29T12:00:00.000Z' });
