@@ -185,6 +185,30 @@ describe('Slack end to end (npm start wiring)', () => {
     ]);
   });
 
+  it('/switchboard stop from the channel stops the running turn of its most recent thread', async () => {
+    app = await startSlackApp(fake, anthropic, root);
+    anthropic.enqueue({ text: ['Thinking about it', ' for a long time'], stallAfterChunks: 1 });
+    const { ts } = await fake.userMessage({ channel: 'C1', user: 'U1', text: '<@UBOT> a long task' });
+    await fake.until(
+      () => fake.botMessages('C1', ts).some((m) => visibleText(m).includes('Thinking')),
+      10_000,
+      'stream started',
+    );
+    const { ack } = await fake.slashCommand({ channel: 'C1', user: 'U1', text: 'stop' });
+    expect(ack?.latencyMs).toBeLessThan(3000);
+    await fake.until(
+      () => fake.state.ephemerals.some((e) => e.text.includes('Stopped the current reply')),
+      10_000,
+      'stop answer',
+    );
+    expect(fake.state.ephemerals.at(-1)).toMatchObject({ user: 'U1', threadTs: ts });
+    await fake.until(
+      () => fake.botTexts('C1', ts).includes('Thinking about it\n\n_⏹ stopped_'),
+      10_000,
+      'stopped reply',
+    );
+  });
+
   it('editing the message that started the running turn restarts it with the new text', async () => {
     app = await startSlackApp(fake, anthropic, root);
     anthropic.enqueue({ text: ['Working on the old', ' request'], stallAfterChunks: 1 });
