@@ -1,0 +1,114 @@
+/**
+ * Load: 500 private chats on the fake Bot API, two turns each (all chats at
+ * once, the second round after every first reply), with the fake enforcing
+ * Telegram's limits: one edit or draft update per message per second, 3
+ * calls per second per chat, 30 per second for the whole bot. To run in
+ * seconds, the fake's limits and the adapter's declared paces are both
+ * divided by the same factor (10): the same rules, ten times faster. The
+ * figures (turns, time, 429s, lost and doubled replies, event-loop lag) are
+ * printed with the test output.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messageUpdate } from '../fakes/telegram/index.js';
+import { startTelegramWorld, type TelegramWorld, watchUnhandled } from './telegram-world.js';
+
+const CHATS = 500;
+const TURNS = 2;
+const FACTOR = 10;
+const WARM_UP_CHAT = 9_999;
+
+/** Bot messages over all chats, in one pass (checked after every Bot API call). */
+function countBotMessages(w: TelegramWorld): number {
+  let n = 0;
+  for (const m of w.telegram.state.messages.values()) if (m.fromBot && !m.deleted) n++;
+  return n;
+}
+
+interface Figures {
+  lost: string[];
+  doubled: string[];
+  rateLimited: Array<{ method: string; at: number }>;
+  unhandled: unknown[];
+  modelRequests: number;
+}
+
+let world: TelegramWorld | undefined;
+let figures: Figures;
+
+beforeAll(async () => {
+  const unhandled = watchUnhandled();
+  const ids = Array.from({ length: CHATS }, (_, i) => 10_000 + i);
+  world = await startTelegramWorld({ factor: FACTOR, allowed: [WARM_UP_CHAT, ...ids] });
+  const w = world;
+  // Two chunks per reply, so each turn streams (a draft update) before its final message.
+  w.anthropic.setDefault((body) => {
+    const last = JSON.stringify(body.messages.at(-1)?.content ?? '');
+    const tag = /turn (\d+) of chat (\d+)/.exec(last);
+    return { text: [`Reply to turn ${tag?.[1]} `, `of chat ${tag?.[2]}.`], chunkDelayMs: 5 };
+  });
+  // Warm up (lazy imports, first files) on a chat outside the measured set.
+  w.telegram.pushUpdate(
+    messageUpdate({ chatId: WARM_UP_CHAT, user: { id: WARM_UP_CHAT } }, 'turn 0 of chat 9999'),
+  );
+  await w.telegram.waitFor(() => w.texts(WARM_UP_CHAT).length === 1, 20_000);
+  const base = w.telegram.state.calls.length;
+  const lag = monitorEventLoopDelay({ resolution: 5 });
+  lag.enable();
+  const started = Date.now();
+  for (let turn = 1; turn <= TURNS; turn++) {
+    for (const id of ids) {
+      w.telegram.pushUpdate(messageUpdate({ chatId: id, user: { id } }, `turn ${turn} of chat ${id}`));
+    }
+    await w.telegram.waitFor(() => countBotMessages(w) >= CHATS * turn + 1, 60_000);
+  }
+  const elapsedMs = Date.now() - started;
+  lag.disable();
+  const lost: string[] = [];
+  const doubled: string[] = [];
+  for (const id of ids) {
+    const texts = w.texts(id);
+    for (let turn = 1; turn <= TURNS; turn++) {
+      const expected = `Reply to turn ${turn} of chat ${id}.`;
+      const n = texts.filter((t) => t === expected).length;
+      if (n === 0) lost.push(expected);
+      if (n > 1) doubled.push(expected);
+    }
+  }
+  const calls = w.telegram.state.calls.slice(base);
+  const rateLimited = calls.filter((c) => c.outcome === 429).map((c) => ({ method: c.method, at: c.at }));
+  unhandled.stop();
+  figures = {
+    lost,
+    doubled,
+    rateLimited,
+    unhandled: unhandled.errors,
+    modelRequests: w.anthropic.requests.length,
+  };
+  console.log(
+    `[load] ${CHATS} chats x ${TURNS} turns = ${CHATS * TURNS} turns in ${(elapsedMs / 1000).toFixed(1)} s ` +
+      `(Telegram limits and paces / ${FACTOR}); Bot API calls ${calls.length}; 429s ${rateLimited.length}; ` +
+      `lost replies ${lost.length}; doubled replies ${doubled.length}; event-loop lag p99 ` +
+      `${(lag.percentile(99) / 1e6).toFixed(0)} ms, max ${(lag.max / 1e6).toFixed(0)} ms`,
+  );
+}, 90_000);
+
+afterAll(async () => {
+  await world?.close();
+});
+
+describe(`load: ${CHATS} concurrent Telegram chats x ${TURNS} turns`, () => {
+  it('every reply is delivered exactly once, with no unhandled rejection', () => {
+    expect(figures.lost).toEqual([]);
+    expect(figures.doubled).toEqual([]);
+    expect(figures.modelRequests).toBe(CHATS * TURNS + 1);
+    expect(figures.unhandled).toEqual([]);
+  });
+
+  // Known defect (reported): the outbox paces a message's edits/draft updates from the
+  // start of the previous call and the adapter declares Telegram's global 30/s with no
+  // margin, so event-loop lag bunches arrivals and the fake answers some calls with 429.
+  it.fails('the fake never answers 429 (no documented limit is exceeded)', () => {
+    expect(figures.rateLimited).toEqual([]);
+  });
+});
