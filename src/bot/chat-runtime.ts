@@ -159,9 +159,10 @@ export class ChatRuntime {
     this.#current = item;
     let release: (() => void) | undefined;
     try {
-      const session = await registry.forChat(this.chat, item.owner);
+      const held = await registry.acquire(this.chat, item.owner);
+      const session = held.session;
+      release = held.release;
       turn.session = session;
-      release = await registry.lock(session);
       if (turn.stopNote !== undefined) return;
       const sessionId = session.getSession().getSessionId();
       await stateStore.beginTurn({

@@ -6,6 +6,7 @@
  * or rewrite history, so while a reply runs they ask to wait or /stop it.
  */
 import { describeError, isErrorCode } from '../errors.js';
+import type { InteractiveSession } from '../session/index.js';
 import { PERMISSION_MODES, type PermissionMode } from '../session/types.js';
 import { validateSessionName } from '../store/index.js';
 import { type CommandContext, whenIdle } from './command-context.js';
@@ -107,16 +108,17 @@ async function runCompact(ctx: CommandContext, focus: string): Promise<void> {
     await ctx.answer(`The focus is ${focus.length} characters; keep it under 2,000. Usage: /compact [focus]`);
     return;
   }
-  const session = await ctx.registry.existing(ctx.chat);
-  if (!session) {
+  if (!(await ctx.registry.boundId(ctx.chat))) {
     await ctx.answer('Nothing to compact yet: this chat has no session.');
     return;
   }
+  let session: InteractiveSession | undefined;
   await whenIdle(
     ctx,
     'compact',
     async () => {
-      const release = await ctx.registry.lock(session);
+      const held = await ctx.registry.acquire(ctx.chat, ctx.owner);
+      session = held.session;
       try {
         const { before, after } = await session.compactContext(focus || undefined);
         return `Compacted: context ${pct(before.usedPercentage)} -> ${pct(after.usedPercentage)}.`;
@@ -124,10 +126,10 @@ async function runCompact(ctx: CommandContext, focus: string): Promise<void> {
         if (isErrorCode(err, 'ABORTED')) return 'Compaction stopped; the history is unchanged.';
         return `Compaction failed: ${describeError(err)} The history is unchanged.`;
       } finally {
-        release();
+        held.release();
       }
     },
-    () => session.abort(),
+    () => session?.abort(),
   );
 }
 

@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock, TimerHandle } from '../clock.js';
-import { describeError } from '../errors.js';
+import { describeError, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Provider } from '../provider/types.js';
 import { InteractiveSession } from '../session/index.js';
@@ -119,12 +119,24 @@ export class SessionRegistry {
   }
 
   /**
-   * Takes the session's turn lock: one turn or command at a time per session,
-   * even when several chats share it. Call the returned function when done.
+   * The chat's session, held in memory and locked for one turn or command:
+   * one at a time per session, even when several chats share it. Call
+   * `release` when done.
    */
-  async lock(session: InteractiveSession): Promise<() => void> {
-    const entry = this.#entries.get(session.getSession().getSessionId());
-    if (!entry) return () => {};
+  async acquire(chat: string, owner: string): Promise<{ session: InteractiveSession; release: () => void }> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const session = await this.forChat(chat, owner);
+      // Taken in the same tick the session was found, so the idle timer cannot close it in between.
+      const entry = this.#entries.get(session.getSession().getSessionId());
+      if (entry?.session === session) return { session, release: await this.#lock(entry) };
+    }
+    throw new SwitchboardError(
+      'SESSION_BUSY',
+      'The session was closed while it was being opened; send the message again.',
+    );
+  }
+
+  async #lock(entry: Entry): Promise<() => void> {
     entry.holds++;
     this.#disarm(entry);
     const previous = entry.tail;
@@ -141,12 +153,6 @@ export class SessionRegistry {
       release();
       this.#arm(entry);
     };
-  }
-
-  /** Restarts the idle timer of a session that was just used. */
-  touch(session: InteractiveSession): void {
-    const entry = this.#entries.get(session.getSession().getSessionId());
-    if (entry) this.#arm(entry);
   }
 
   /** Closes every open session (flushing its saves) and stops the idle timers. */
