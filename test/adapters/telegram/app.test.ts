@@ -14,6 +14,7 @@ import {
   stopGenerationUpdate,
 } from '../../fakes/telegram/index.js';
 import { ANN, API_KEY, type AppWorld, createAppWorld } from './app-harness.js';
+import { captureLogger } from './helpers.js';
 
 let world: AppWorld;
 const dm = { chatId: 11, user: ANN };
@@ -153,13 +154,15 @@ describe('Telegram end to end: private chats', () => {
   it('start-up stops with a clear message when Telegram rejects the token', async () => {
     world = await createAppWorld();
     const env = world.env({ TELEGRAM_BOT_TOKEN: '42:definitely-not-valid' });
-    const err = await startSwitchboard(loadConfig({ env, argv: [], cwd: world.root })).then(
+    const { logger, lines } = captureLogger();
+    const err = await startSwitchboard(loadConfig({ env, argv: [], cwd: world.root }), { logger }).then(
       () => undefined,
       (e: unknown) => e as Error,
     );
     expect(err?.message).toBe(
       'TELEGRAM_BOT_TOKEN was rejected by Telegram (401): check the token from @BotFather',
     );
+    expect(lines.join('\n')).not.toContain('definitely-not-valid');
   });
 });
 
