@@ -63,6 +63,7 @@ export class AccessPolicy {
     return this.#allowed.has(user) || this.#admins.has(user) ? 'allowed' : 'denied';
   }
 
+  /** Whether `user` (`platform:id`) is an admin. */
   isAdmin(user: string): boolean {
     return this.#admins.has(user);
   }

@@ -23,6 +23,10 @@ import { type ChatEvent, chatPlatform } from './types.js';
 const DEFAULTS = { approvalTimeoutMs: 600_000, idleReleaseMs: 600_000, queueLimit: 20 };
 
 /**
+ * Creates the bot core over a set of adapters: each chat key gets a persisted
+ * session, replies stream back through one paced outbox, tool calls wait for
+ * approval buttons, and the chat commands work the same on every platform.
+ *
  * @example
  * const bot = createBot({ adapters: [telegram], provider, sessionStore, stateStore, workspace: './workspace',
  *   allowedUsers: ['telegram:42'] });
