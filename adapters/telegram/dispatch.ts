@@ -23,6 +23,8 @@ export interface DispatchDeps {
   callbackDeadlineMs: number;
   /** Largest image passed to the model, in bytes. */
   maxImageBytes: number;
+  /** Give up on a photo download after this long. */
+  downloadTimeoutMs: number;
 }
 
 /** Toast text is capped by Telegram at 200 characters. */
@@ -100,7 +102,8 @@ export class TelegramDispatcher {
       const file = await this.deps.api.raw.getFile({ file_id: fileId });
       if (!file.file_path || (file.file_size ?? 0) > this.deps.maxImageBytes) return undefined;
       const url = `${this.deps.apiRoot}/file/bot${this.deps.token}/${file.file_path}`;
-      const response = await fetch(url);
+      // A stalled download must not hold up the chat's later messages for long.
+      const response = await fetch(url, { signal: AbortSignal.timeout(this.deps.downloadTimeoutMs) });
       if (!response.ok) throw new Error(`file download answered ${response.status}`);
       const data = Buffer.from(await response.arrayBuffer());
       if (data.length > this.deps.maxImageBytes) return undefined;

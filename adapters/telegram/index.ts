@@ -91,6 +91,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     clock,
     callbackDeadlineMs: options.callbackDeadlineMs ?? 10_000,
     maxImageBytes: options.maxImageBytes ?? 5 * 1024 * 1024,
+    downloadTimeoutMs: 30_000,
   });
   let transport: Transport | undefined;
   let sink: EventSink | undefined;
