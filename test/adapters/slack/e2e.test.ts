@@ -27,12 +27,15 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  // At Slack's real paces the bot never earns a 429 from the fake.
+  const limited = fake.rateLimited.map((c) => c.method);
   await app?.stop();
   app = undefined;
   await fake.socket.waitForDisconnect();
   await fake.close();
   await anthropic.close();
   await rm(root, { recursive: true, force: true });
+  expect(limited).toEqual([]);
 });
 
 /** Waits until the bot's last message in the thread shows `text` and is no longer streaming. */
