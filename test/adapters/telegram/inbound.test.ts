@@ -171,6 +171,16 @@ describe('Telegram inbound', () => {
     ]);
   });
 
+  it('passes a photo over the size limit without data rather than dropping it', async () => {
+    await adapter.stop();
+    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url, maxImageBytes: 4 });
+    await adapter.start(log.sink);
+    const fileId = fake.addFile(Buffer.alloc(5000), 'photos/big.jpg');
+    fake.pushUpdate(photoUpdate(dm, fileId));
+    const photo = await log.waitFor(isType('message'));
+    expect(photo.attachments).toEqual([{ kind: 'image', mediaType: 'image/jpeg' }]);
+  });
+
   it('lets /stop and button presses past a chat whose earlier update is still being accepted', async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
