@@ -12,11 +12,20 @@ import type { ChatLease, Lease, LeaseOptions } from './types.js';
 
 /** Where leases live: three atomic operations keyed by chat and token. */
 export interface LeaseBackend {
-  /** Takes `chat` for `token` when free or expired at `now`; true when taken. */
-  acquire(chat: string, owner: string, token: string, now: number, expiresAt: number): Promise<boolean>;
+  /**
+   * Takes `chat` for `token` when free or expired at `now`; undefined when
+   * someone holds it, else who held it before.
+   */
+  acquire(
+    chat: string,
+    owner: string,
+    token: string,
+    now: number,
+    expiresAt: number,
+  ): Promise<{ previousOwner: string | undefined } | undefined>;
   /** Moves the expiry of `chat` held by `token`; false when `token` no longer holds it. */
   renew(chat: string, token: string, expiresAt: number): Promise<boolean>;
-  /** Frees `chat` if `token` still holds it. */
+  /** Frees `chat` if `token` still holds it (remembering its owner as the previous one). */
   release(chat: string, token: string): Promise<void>;
   /** Frees resources of the backend itself. */
   close(): Promise<void>;
@@ -59,15 +68,24 @@ export function createChatLease(backend: LeaseBackend, options: ChatLeaseOptions
     readonly chat: string;
     readonly owner = owner;
     readonly token: string;
+    readonly previousOwner: string | undefined;
     expiresAt: number;
     readonly #ttlMs: number;
     readonly #controller = new AbortController();
     #timer: TimerHandle | undefined;
     #released = false;
 
-    constructor(chat: string, token: string, expiresAt: number, ttlMs: number, keepAlive: boolean) {
+    constructor(
+      chat: string,
+      token: string,
+      previousOwner: string | undefined,
+      expiresAt: number,
+      ttlMs: number,
+      keepAlive: boolean,
+    ) {
       this.chat = chat;
       this.token = token;
+      this.previousOwner = previousOwner;
       this.expiresAt = expiresAt;
       this.#ttlMs = ttlMs;
       if (keepAlive) this.#schedule();
@@ -144,14 +162,10 @@ export function createChatLease(backend: LeaseBackend, options: ChatLeaseOptions
       const token = randomBytes(9).toString('base64url');
       const now = clock.now();
       const expiresAt = now + leaseOptions.ttlMs;
-      if (!(await backend.acquire(chat, owner, token, now, expiresAt))) return undefined;
-      const lease = new HeldLease(
-        chat,
-        token,
-        expiresAt,
-        leaseOptions.ttlMs,
-        leaseOptions.keepAlive !== false,
-      );
+      const taken = await backend.acquire(chat, owner, token, now, expiresAt);
+      if (!taken) return undefined;
+      const keepAlive = leaseOptions.keepAlive !== false;
+      const lease = new HeldLease(chat, token, taken.previousOwner, expiresAt, leaseOptions.ttlMs, keepAlive);
       held.add(lease);
       return lease;
     },
@@ -164,15 +178,15 @@ export function createChatLease(backend: LeaseBackend, options: ChatLeaseOptions
 
 /** Leases in this process only: the default for a single replica. */
 export function createMemoryChatLease(options: ChatLeaseOptions = {}): ChatLease {
-  const leases = new Map<string, { token: string; expiresAt: number }>();
+  const leases = new Map<string, { owner: string; token: string; expiresAt: number }>();
   const clock = options.clock ?? systemClock;
   return createChatLease(
     {
-      async acquire(chat, _owner, token, now, expiresAt) {
+      async acquire(chat, owner, token, now, expiresAt) {
         const current = leases.get(chat);
-        if (current && current.expiresAt > now) return false;
-        leases.set(chat, { token, expiresAt });
-        return true;
+        if (current && current.expiresAt > now) return undefined;
+        leases.set(chat, { owner, token, expiresAt });
+        return { previousOwner: current?.owner };
       },
       async renew(chat, token, expiresAt) {
         const current = leases.get(chat);
@@ -181,7 +195,8 @@ export function createMemoryChatLease(options: ChatLeaseOptions = {}): ChatLease
         return true;
       },
       async release(chat, token) {
-        if (leases.get(chat)?.token === token) leases.delete(chat);
+        const current = leases.get(chat);
+        if (current?.token === token) current.expiresAt = Number.NEGATIVE_INFINITY;
       },
       async close() {},
     },

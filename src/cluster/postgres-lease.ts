@@ -29,15 +29,18 @@ export function createPostgresChatLease(options: PostgresChatLeaseOptions): Chat
       async acquire(chat, owner, token, now, expiresAt) {
         await db.ready();
         try {
-          const taken = await pool.query(
+          // SET sees the row as it was: the old owner becomes the previous one.
+          const taken = await pool.query<{ previous_owner: string | null }>(
             `INSERT INTO ${t('chat_leases')} AS l (chat, owner, token, acquired_at, expires_at)
              VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (chat) DO UPDATE SET owner = EXCLUDED.owner, token = EXCLUDED.token,
-               acquired_at = EXCLUDED.acquired_at, expires_at = EXCLUDED.expires_at
-             WHERE l.expires_at <= EXCLUDED.acquired_at`,
+             ON CONFLICT (chat) DO UPDATE SET previous_owner = l.owner, owner = EXCLUDED.owner,
+               token = EXCLUDED.token, acquired_at = EXCLUDED.acquired_at, expires_at = EXCLUDED.expires_at
+             WHERE l.expires_at <= EXCLUDED.acquired_at
+             RETURNING previous_owner`,
             [chat, owner, token, now, expiresAt],
           );
-          return taken.rowCount === 1;
+          const row = taken.rows[0];
+          return row ? { previousOwner: row.previous_owner ?? undefined } : undefined;
         } catch (err) {
           throw readFailed(logger, err, `the lease of chat ${chat}`, schema);
         }
@@ -57,7 +60,11 @@ export function createPostgresChatLease(options: PostgresChatLeaseOptions): Chat
       async release(chat, token) {
         await db.ready();
         try {
-          await pool.query(`DELETE FROM ${t('chat_leases')} WHERE chat = $1 AND token = $2`, [chat, token]);
+          // The row stays (expired) so the next holder learns who held the chat before.
+          await pool.query(`UPDATE ${t('chat_leases')} SET expires_at = 0 WHERE chat = $1 AND token = $2`, [
+            chat,
+            token,
+          ]);
         } catch (err) {
           // Not fatal: the row expires by itself after its ttl.
           logger.warn(

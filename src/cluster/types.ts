@@ -22,6 +22,13 @@ export interface Lease {
   readonly chat: string;
   /** The replica holding it ({@link ChatLease.owner}). */
   readonly owner: string;
+  /**
+   * The replica that held this chat before, if any. When it is not this
+   * replica, another one may have run turns meanwhile: state this replica
+   * keeps in memory for the chat (a cached session) is stale and must be
+   * reloaded from the store.
+   */
+  readonly previousOwner: string | undefined;
   /** Identifies this one acquisition: a later holder of the same chat has another token. */
   readonly token: string;
   /** When the lease runs out unless renewed (clock milliseconds). */

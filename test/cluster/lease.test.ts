@@ -128,6 +128,20 @@ describe.each(kinds)('%s chat lease', (_kind, contenders) => {
     }
   });
 
+  it('tells a new holder who held the chat before, so it knows when cached state is stale', async () => {
+    const clock = new VirtualClock(0);
+    const [a, b] = await contenders(clock);
+    const first = await a.acquire('telegram:3', { ttlMs: 30_000, keepAlive: false });
+    expect(first?.previousOwner).toBeUndefined();
+    await first?.release();
+    const again = await a.acquire('telegram:3', { ttlMs: 30_000, keepAlive: false });
+    expect(again?.previousOwner).toBe(a.owner);
+    await clock.advance(30_000);
+    const other = await b.acquire('telegram:3', { ttlMs: 30_000, keepAlive: false });
+    expect(other?.previousOwner).toBe(a.owner);
+    expect(other?.owner).toBe(b.owner);
+  });
+
   it('refuses a ttl that is not a positive duration', async () => {
     const [a] = await contenders(new VirtualClock(0));
     for (const ttlMs of [0, -5, Number.NaN]) {

@@ -67,6 +67,7 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE ${t('chat_leases')} (
         chat text PRIMARY KEY,
         owner text NOT NULL,
+        previous_owner text,
         token text NOT NULL,
         acquired_at bigint NOT NULL,
         expires_at bigint NOT NULL
