@@ -83,11 +83,20 @@ export function createBot(options: BotOptions): Bot {
         clock,
         logger,
         queueLimit: options.queueLimit ?? DEFAULTS.queueLimit,
+        onIdle: prune,
       });
       runtimes.set(chat, r);
     }
     return r;
   };
+  // Commands still working with a chat's runtime; it is kept until they are done.
+  const commandsRunning = new Map<string, number>();
+  /** Forgets an idle chat so a long-lived bot does not keep one object per chat it ever saw. */
+  function prune(r: ChatRuntime): void {
+    if (r.busy || commandsRunning.has(r.chat) || runtimes.get(r.chat) !== r) return;
+    runtimes.delete(r.chat);
+    logger.debug({ chat: r.chat }, 'idle chat forgotten');
+  }
   let state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   const ordered = intake();
 
@@ -121,6 +130,14 @@ export function createBot(options: BotOptions): Bot {
     }
     const owner = access.ownerKey(user);
     const chat = runtime(event.chat);
+    try {
+      await route(event, chat, user, owner);
+    } finally {
+      prune(chat);
+    }
+  }
+
+  async function route(event: ChatEvent, chat: ChatRuntime, user: string, owner: string): Promise<void> {
     switch (event.type) {
       case 'message':
         return acceptMessage(event, chat, { key: user, name: event.user.name }, owner);
@@ -162,7 +179,14 @@ export function createBot(options: BotOptions): Bot {
           answer: (text: string) => answer(event, text),
         };
         // Commands may wait on a compaction or a store; the sink must not.
-        track(runCommand(ctx, event.name, event.args), 'command');
+        commandsRunning.set(event.chat, (commandsRunning.get(event.chat) ?? 0) + 1);
+        const done = runCommand(ctx, event.name, event.args).finally(() => {
+          const left = (commandsRunning.get(event.chat) ?? 1) - 1;
+          if (left > 0) commandsRunning.set(event.chat, left);
+          else commandsRunning.delete(event.chat);
+          prune(chat);
+        });
+        track(done, 'command');
         return;
       }
     }

@@ -36,6 +36,8 @@ export interface RuntimeDeps {
   clock: Clock;
   logger: Logger;
   queueLimit: number;
+  /** Called when the chat has nothing running or queued. */
+  onIdle?: (runtime: ChatRuntime) => void;
 }
 
 /** The state of one chat key. */
@@ -129,6 +131,9 @@ export class ChatRuntime {
     if (this.#pump) return;
     this.#pump = this.#drain().finally(() => {
       this.#pump = undefined;
+      // Something may have been queued between the drain's last look and now.
+      if (this.#queue.length) this.#kick();
+      else this.#d.onIdle?.(this);
     });
   }
 

@@ -33,6 +33,8 @@ describe('bot core: turns', () => {
     // One at a time: each request already holds the previous answers.
     expect(h.fakeAnthropic.requests.map((b) => b.messages.length)).toEqual([1, 3, 5]);
     expect(h.texts()).toEqual(['Alice said: one', 'Alice said: two', 'Alice said: three']);
+    // Once the chat is idle the core forgets it (its state lives in the stores).
+    expect(h.logs.filter((l) => l.includes('idle chat forgotten'))).toHaveLength(1);
   });
 
   it('answers "queue full" beyond the bound and drops nothing it accepted', async () => {
