@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { buttonsOf } from './blocks.js';
 import type { Args } from './methods.js';
+import { blockActions, eventCallback, messageChanged, slashCommandBody, type Workspace } from './payloads.js';
 import { FakeSlackHttp, type FaultRule, type RecordedCall } from './server.js';
 import type { SignedResponse, SignOptions, SlackRequestSender } from './signing.js';
 import { type Ack, type EnvelopeOptions, FakeSocketMode } from './socket.js';
@@ -169,24 +170,15 @@ export class FakeSlack {
 
   /** Wraps an event the way the Events API does. */
   eventBody(event: Args, eventId = `Ev${String(++this.#eventSeq).padStart(8, '0')}`): Args {
+    return eventCallback(this.#workspace(), event, eventId);
+  }
+
+  #workspace(): Workspace {
     return {
-      token: 'fake-verification-token',
-      team_id: this.teamId,
-      api_app_id: 'A0FAKE',
-      event: { event_ts: event.ts, team: this.teamId, ...event },
-      type: 'event_callback',
-      event_id: eventId,
-      event_time: Math.floor(Date.now() / 1000),
-      authorizations: [
-        {
-          enterprise_id: null,
-          team_id: this.teamId,
-          user_id: this.botUserId,
-          is_bot: true,
-          is_enterprise_install: false,
-        },
-      ],
-      is_ext_shared_channel: false,
+      teamId: this.teamId,
+      botUserId: this.botUserId,
+      url: this.url,
+      userName: (id) => this.state.userName(id),
     };
   }
 
@@ -254,29 +246,10 @@ export class FakeSlack {
   async editMessage(channel: string, ts: string, text: string): Promise<Delivery> {
     const msg = this.state.get(channel, ts);
     if (!msg) throw new Error(`no message ${channel}/${ts}`);
-    const previous = {
-      type: 'message',
-      user: msg.user,
-      text: msg.text,
-      ts,
-      ...(msg.threadTs ? { thread_ts: msg.threadTs } : {}),
-    };
+    const event = messageChanged(msg, text, this.state.nextTs());
     msg.text = text;
     msg.history.push(text);
-    const eventTs = this.state.nextTs();
-    return this.deliver(
-      'events_api',
-      this.eventBody({
-        type: 'message',
-        subtype: 'message_changed',
-        hidden: true,
-        channel,
-        channel_type: channel.startsWith('D') ? 'im' : 'channel',
-        ts: eventTs,
-        message: { ...previous, text, edited: { user: msg.user, ts: eventTs } },
-        previous_message: previous,
-      }),
-    );
+    return this.deliver('events_api', this.eventBody(event));
   }
 
   /** A person runs a slash command; the body carries a response_url on this fake. */
@@ -288,22 +261,7 @@ export class FakeSlack {
     threadTs?: string;
   }): Promise<Delivery & { responseId: string }> {
     const responseId = randomUUID();
-    const body: Record<string, string> = {
-      token: 'fake-verification-token',
-      team_id: this.teamId,
-      team_domain: 'fake',
-      channel_id: input.channel,
-      channel_name: input.channel.toLowerCase(),
-      user_id: input.user,
-      user_name: this.state.userName(input.user),
-      command: input.command ?? '/switchboard',
-      text: input.text,
-      api_app_id: 'A0FAKE',
-      is_enterprise_install: 'false',
-      response_url: `${this.url}/response/${responseId}`,
-      trigger_id: randomUUID(),
-      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
-    };
+    const body = slashCommandBody(this.#workspace(), input, responseId);
     return { ...(await this.deliver('slash_commands', body)), responseId };
   }
 
@@ -318,49 +276,7 @@ export class FakeSlack {
     if (!msg) throw new Error(`no message ${input.channel}/${input.messageTs}`);
     const button = buttonsOf(msg.blocks).find((b) => b.value === input.value);
     if (!button) throw new Error(`message ${input.messageTs} has no button with value ${input.value}`);
-    const threadTs = msg.threadTs;
-    return this.deliver('interactive', {
-      type: 'block_actions',
-      user: {
-        id: input.user,
-        username: this.state.userName(input.user),
-        name: this.state.userName(input.user),
-        team_id: this.teamId,
-      },
-      api_app_id: 'A0FAKE',
-      token: 'fake-verification-token',
-      container: {
-        type: 'message',
-        message_ts: msg.ts,
-        channel_id: msg.channel,
-        is_ephemeral: false,
-        ...(threadTs ? { thread_ts: threadTs } : {}),
-      },
-      trigger_id: randomUUID(),
-      team: { id: this.teamId, domain: 'fake' },
-      channel: { id: msg.channel, name: msg.channel.toLowerCase() },
-      message: {
-        type: 'message',
-        ts: msg.ts,
-        ...(threadTs ? { thread_ts: threadTs } : {}),
-        text: msg.text,
-        user: msg.user,
-        bot_id: msg.botId,
-        blocks: msg.blocks,
-      },
-      response_url: `${this.url}/response/${randomUUID()}`,
-      actions: [
-        {
-          type: 'button',
-          action_id: button.action_id,
-          block_id: 'b',
-          text: button.text,
-          value: button.value,
-          action_ts: String(Date.now() / 1000),
-        },
-      ],
-      state: { values: {} },
-    });
+    return this.deliver('interactive', blockActions(this.#workspace(), msg, button, input.user));
   }
 }
 
