@@ -35,10 +35,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
     run: runCompact,
   },
   rename: { usage: '/rename <name>', help: 'name this session', takesArgs: true, run: runRename },
+  // Stopping must never fail on a stray word ("/stop now"): its arguments are ignored.
   stop: {
     usage: '/stop',
     help: 'stop the current reply and drop queued messages',
-    takesArgs: false,
+    takesArgs: true,
     run: runStop,
   },
   status: {

@@ -36,7 +36,7 @@ describe('bot core: /stop, Stop button, edits', () => {
     await stalledTurn(h);
     await h.message('queued 1');
     await h.message('queued 2');
-    expect(await h.ask('stop')).toBe(say.stopped(2, true));
+    expect(await h.ask('stop', 'now please')).toBe(say.stopped(2, true));
     await h.settle();
     expect(h.fakeAnthropic.requests).toHaveLength(1);
     expect(h.fakeAnthropic.log[0]?.closedEarly).toBe(true);
