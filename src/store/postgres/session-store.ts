@@ -9,7 +9,7 @@
 import { type Clock, systemClock } from '../../clock.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import type { HistoryMessage } from '../../session/types.js';
-import { fileTimestamp, WriteChains } from '../fs-util.js';
+import { WriteChains } from '../fs-util.js';
 import { validateSessionId } from '../ids.js';
 import { checkMetaId, invalidData, refusal } from '../refusals.js';
 import { checkWritable, classifyMeta, historyMessageSchema, publicMeta } from '../schema.js';
@@ -22,6 +22,7 @@ import {
   type StoreOutcome,
 } from '../types.js';
 import { inTransaction, type PgClient, type PgPool, qualified, readFailed, writeFailed } from './db.js';
+import { quarantineRows } from './quarantine.js';
 
 /** Options of {@link PostgresSessionStore}. */
 export interface PostgresSessionStoreOptions {
@@ -181,33 +182,9 @@ export class PostgresSessionStore implements SessionStore {
     return this.#chains.run(id, async () => {
       let moved: string[];
       try {
-        moved = await inTransaction(this.#pool, async (c) => {
-          const locked = await c.query(`SELECT 1 FROM ${this.#t('sessions')} WHERE id = $1 FOR UPDATE`, [id]);
-          const orphans = await c.query(
-            `SELECT 1 FROM ${this.#t('session_messages')} WHERE session_id = $1 LIMIT 1`,
-            [id],
-          );
-          if (locked.rowCount === 0 && orphans.rowCount === 0) return [];
-          const base = `${id}.corrupt-${fileTimestamp(this.#clock.now())}`;
-          let name = base;
-          for (let n = 2; ; n++) {
-            const inserted = await c.query(
-              `INSERT INTO ${this.#t('session_quarantine')} (name, session_id, meta, version, generation, messages)
-               SELECT $1, $2, s.meta, s.version, s.generation,
-                 (SELECT coalesce(json_agg(json_build_object('generation', m.generation, 'seq', m.seq,
-                    'message', m.message) ORDER BY m.generation, m.seq), '[]'::json)
-                  FROM ${this.#t('session_messages')} m WHERE m.session_id = $2)
-               FROM (SELECT 1) AS one LEFT JOIN ${this.#t('sessions')} s ON s.id = $2
-               ON CONFLICT (name) DO NOTHING`,
-              [name, id],
-            );
-            if (inserted.rowCount === 1) break;
-            name = `${base}-${n}`;
-          }
-          await c.query(`DELETE FROM ${this.#t('session_messages')} WHERE session_id = $1`, [id]);
-          await c.query(`DELETE FROM ${this.#t('sessions')} WHERE id = $1`, [id]);
-          return [`postgres:${this.#schema}.session_quarantine/${name}`];
-        });
+        moved = await inTransaction(this.#pool, (c) =>
+          quarantineRows(c, this.#schema, id, this.#clock.now()),
+        );
       } catch (err) {
         throw writeFailed(this.#logger, err, `quarantine of session ${id}`, this.#schema);
       } finally {
