@@ -43,4 +43,5 @@ export function renderMarkdown(md: string, dialect: Dialect, options: RenderOpti
 export function toPlainText(md: string): string {
   return renderTree(parseMarkdown(md), 'plain');
 }
+export { blockGroups, RenderCache, renderIncremental } from './incremental.js';
 export { type LayoutOptions, layoutMarkdown, type RenderedPart, renderPart } from './layout.js';

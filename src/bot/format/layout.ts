@@ -4,6 +4,7 @@
  * rendered and split smaller until its rendered form fits.
  */
 import type { Dialect } from '../types.js';
+import { type RenderCache, renderIncremental } from './incremental.js';
 import { healPartialMarkdown, parseMarkdown } from './parse.js';
 import { renderTree } from './render.js';
 import { type FenceState, nextSplit, type SplitPart } from './split.js';
@@ -23,12 +24,15 @@ export interface LayoutOptions {
   fence?: FenceState | undefined;
   /** The text is still being written: the last part is rendered healed. */
   partial?: boolean;
+  /** Reuse renderings of finished block groups (streaming: render only what grew). */
+  cache?: RenderCache;
 }
 
 const MIN_LIMIT = 32;
 
-/** Renders one part's text in `dialect`. */
-export function renderPart(text: string, dialect: Dialect, partial: boolean): string {
+/** Renders one part's text in `dialect` (block by block through `cache` when given). */
+export function renderPart(text: string, dialect: Dialect, partial: boolean, cache?: RenderCache): string {
+  if (cache) return renderIncremental(text, dialect, partial, cache);
   return renderTree(parseMarkdown(partial ? healPartialMarkdown(text) : text), dialect);
 }
 
@@ -48,7 +52,7 @@ export function layoutMarkdown(md: string, options: LayoutOptions): RenderedPart
     for (;;) {
       part = nextSplit(md, start, fence, limit);
       const last = part.end >= md.length;
-      rendered = renderPart(part.text, options.dialect, last && options.partial === true);
+      rendered = renderPart(part.text, options.dialect, last && options.partial === true, options.cache);
       if (rendered.length <= options.maxLength || limit <= MIN_LIMIT) break;
       limit = Math.max(MIN_LIMIT, Math.floor((limit * options.maxLength * 0.95) / rendered.length));
     }

@@ -33,8 +33,8 @@ export interface SplitPart {
 
 const FENCE = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
 
-/** Applies one line to the fence state. */
-function stepFence(line: string, fence: FenceState | undefined): FenceState | undefined {
+/** Applies one line to the fence state (`undefined`: outside any fence). */
+export function stepFence(line: string, fence: FenceState | undefined): FenceState | undefined {
   const m = FENCE.exec(line);
   if (!m) return fence;
   const [, indent = '', marker = '', rest = ''] = m;

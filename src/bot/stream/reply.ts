@@ -11,6 +11,7 @@ import {
   fenceStateAt,
   layoutMarkdown,
   nextSplit,
+  RenderCache,
   renderPart,
   renderStatusLine,
 } from '../format/index.js';
@@ -52,6 +53,8 @@ export class Reply implements ReplyStream, ReplyLayout {
   #layoutDirty = true;
   #liveRendered = '';
   #streamTimer: TimerHandle | undefined;
+  /** Renderings of finished block groups of the live text. */
+  readonly #cache = new RenderCache(64);
   #waiters: { segments: Segment[]; resolve: () => void }[] = [];
   readonly #ctx: OutboxContext;
   readonly #adapter: ChatAdapter;
@@ -309,13 +312,15 @@ export class Reply implements ReplyStream, ReplyLayout {
       return parts;
     }
     let f = fence;
-    for (const p of layoutMarkdown(md, {
+    const options = {
       dialect: this.#dialect(like),
       maxLength,
       from,
       fence,
       partial: !final,
-    })) {
+      cache: this.#cache,
+    };
+    for (const p of layoutMarkdown(md, options)) {
       parts.push({
         start: p.start,
         end: p.end,

@@ -1,0 +1,83 @@
+/**
+ * Rendering a growing reply without re-parsing all of it on every flush. The
+ * text is cut into top-level block groups (at a blank line followed by an
+ * unindented line that does not start a list item, outside code fences): such a group renders the same alone
+ * as inside the whole document, so finished groups are rendered once and
+ * cached, and only the last, growing group is parsed again.
+ */
+import type { Dialect } from '../types.js';
+import { healPartialMarkdown, parseMarkdown } from './parse.js';
+import { renderTree } from './render.js';
+import { stepFence } from './split.js';
+
+/** Rendered block groups by dialect and source; bounded. */
+export class RenderCache {
+  readonly #map = new Map<string, string>();
+  readonly #limit: number;
+
+  constructor(limit = 256) {
+    this.#limit = limit;
+  }
+
+  render(source: string, dialect: Dialect): string {
+    const key = `${dialect}\u0000${source}`;
+    let out = this.#map.get(key);
+    if (out === undefined) {
+      out = renderTree(parseMarkdown(source), dialect);
+      if (this.#map.size >= this.#limit) this.#map.delete(this.#map.keys().next().value!);
+      this.#map.set(key, out);
+    }
+    return out;
+  }
+}
+
+const LIST_ITEM = /^([-*+]|\d{1,9}[.)])(\s|$)/;
+
+/** Top-level block groups of `md`; joined they are `md`. */
+export function blockGroups(md: string): string[] {
+  const groups: string[] = [];
+  let fence: ReturnType<typeof stepFence>;
+  let groupStart = 0;
+  let pos = 0;
+  let prevBlank = false;
+  while (pos < md.length) {
+    let nl = md.indexOf('\n', pos);
+    if (nl < 0) nl = md.length;
+    const line = md.slice(pos, nl);
+    const blank = line.trim() === '';
+    // Not before a list item: the whole list decides whether it is loose or tight.
+    if (!fence && prevBlank && !blank && pos > groupStart && !/^\s/.test(line) && !LIST_ITEM.test(line)) {
+      groups.push(md.slice(groupStart, pos));
+      groupStart = pos;
+    }
+    if (nl < md.length) fence = stepFence(line, fence);
+    prevBlank = blank && !fence;
+    pos = nl + 1;
+  }
+  if (groupStart < md.length) groups.push(md.slice(groupStart));
+  return groups;
+}
+
+/**
+ * Renders `md` like `renderMarkdown`, reusing the cached rendering of every
+ * finished block group; the last group is healed when `partial`.
+ */
+export function renderIncremental(
+  md: string,
+  dialect: Dialect,
+  partial: boolean,
+  cache: RenderCache,
+): string {
+  const groups = blockGroups(md);
+  const out: string[] = [];
+  for (let i = 0; i < groups.length; i++) {
+    const group = groups[i]!;
+    const last = i === groups.length - 1;
+    const rendered =
+      last && partial
+        ? renderTree(parseMarkdown(healPartialMarkdown(group)), dialect)
+        : cache.render(group, dialect);
+    if (rendered !== '') out.push(rendered);
+  }
+  return out.join('\n\n');
+}

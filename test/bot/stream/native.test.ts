@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { createOutbox } from '../../../src/bot/stream/index.js';
+import { VirtualClock } from '../../../src/clock.js';
+import { RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { play, scriptedReply, wordsIn } from './script.js';
+
+function setup(caps: ConstructorParameters<typeof RecordingAdapter>[0]['capabilities'] = {}) {
+  const clock = new VirtualClock();
+  const adapter = new RecordingAdapter({
+    clock,
+    nativeStream: true,
+    latencyMs: 40,
+    capabilities: {
+      maxMessageLength: 4000,
+      minEditIntervalMs: 1000,
+      dialect: 'markdown',
+      nativeStream: true,
+      nativeStreamMaxMs: 30_000,
+      ...caps,
+    },
+  });
+  const outbox = createOutbox({ adapters: [adapter], clock });
+  return { clock, adapter, outbox };
+}
+
+describe('native streaming', () => {
+  it('streams through startStream/updateStream at the declared pace and finishes into a real message', async () => {
+    const { clock, adapter, outbox } = setup();
+    const reply = outbox.stream('test:1');
+    await clock.advance(1000);
+    expect(adapter.ops).toEqual([]);
+    reply.append('Hello **wor');
+    await clock.advance(100);
+    expect(adapter.ops.map((o) => o.op)).toEqual(['startStream', 'updateStream']);
+    // Markdown streams carry the model's own text, so each update only grows.
+    expect(adapter.ops[1]!.text).toBe('Hello **wor');
+    reply.append('ld**!');
+    await clock.advance(1000);
+    expect([...adapter.streams.values()][0]!.text).toBe('Hello **world**!');
+    const done = reply.finish();
+    await clock.advance(2000);
+    const { messageIds } = await done;
+    expect(adapter.streams.size).toBe(0);
+    expect(adapter.messages.get(messageIds[0]!)).toMatchObject({
+      text: 'Hello **world**!',
+      fromStream: 's1',
+    });
+    expect(adapter.violations).toEqual([]);
+  });
+
+  it('finishes and restarts a stream before its maximum age, and checkpoint() makes it a message', async () => {
+    const { clock, adapter, outbox } = setup();
+    const { deltas, text } = scriptedReply({ chars: 3000, durationMs: 70_000 });
+    const reply = outbox.stream('test:1');
+    await play(clock, reply, deltas);
+    const cp = reply.checkpoint();
+    await clock.advance(3000);
+    await cp;
+    expect(adapter.streams.size).toBe(0);
+    const starts = adapter.ops.filter((o) => o.op === 'startStream');
+    const finishes = adapter.ops.filter((o) => o.op === 'finishStream');
+    expect(starts.length).toBeGreaterThanOrEqual(3);
+    expect(finishes).toHaveLength(starts.length);
+    for (let i = 0; i < starts.length; i++) expect(finishes[i]!.time - starts[i]!.time).toBeLessThan(30_000);
+    const messages = adapter.chatMessages('test:1');
+    expect(wordsIn(messages.map((m) => m.text))).toEqual(text.match(/w\d{5}/g));
+    expect(adapter.violations).toEqual([]);
+    const done = reply.finish();
+    await clock.advance(1000);
+    await expect(done).resolves.toMatchObject({ messageIds: messages.map((m) => m.id) });
+  });
+
+  it('falls back to edits when startStream answers NOT_FOUND', async () => {
+    const { clock, adapter, outbox } = setup({ dialect: 'telegram-html' });
+    adapter.failNext('startStream', 'NOT_FOUND');
+    const reply = outbox.stream('test:1');
+    reply.append('Hello <there>');
+    await clock.advance(100);
+    reply.append(' and more');
+    const done = reply.finish();
+    await clock.advance(3000);
+    const { messageIds } = await done;
+    expect(adapter.ops.map((o) => [o.op, o.ok])).toEqual([
+      ['startStream', false],
+      ['send', true],
+      ['edit', true],
+    ]);
+    expect(adapter.messageText(messageIds[0]!)).toBe('Hello &lt;there&gt; and more');
+  });
+
+  it('honours RATE_LIMITED on updateStream and sends only the newest text after the pause', async () => {
+    const { clock, adapter, outbox } = setup();
+    const reply = outbox.stream('test:1');
+    reply.append('a');
+    await clock.advance(100);
+    adapter.rateLimitNext(4000, { ops: 'updateStream' });
+    reply.append(' b');
+    await clock.advance(1000);
+    for (const w of [' c', ' d']) {
+      reply.append(w);
+      await clock.advance(1000);
+    }
+    expect(adapter.ops.filter((o) => o.op === 'updateStream').map((o) => o.ok)).toEqual([true, false]);
+    await clock.advance(3000);
+    const updates = adapter.ops.filter((o) => o.op === 'updateStream' && o.ok);
+    expect(updates.map((o) => o.text)).toEqual(['a', 'a b c d']);
+    expect(updates[1]!.time - adapter.ops.find((o) => !o.ok)!.time).toBeGreaterThanOrEqual(4000);
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { createOutbox } from '../../../src/bot/stream/index.js';
+import { VirtualClock } from '../../../src/clock.js';
+import { RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { play, scriptedReply, staleness, trackVisibility, wordsIn } from './script.js';
+
+describe('outbox pacing', () => {
+  it('respects a Telegram group budget of 20 calls a minute over a long reply, spreading edits evenly', async () => {
+    const clock = new VirtualClock();
+    const adapter = new RecordingAdapter({
+      clock,
+      latencyMs: 60,
+      capabilities: {
+        maxMessageLength: 4096,
+        minEditIntervalMs: 1000,
+        budget: { count: 20, windowMs: 60_000 },
+        dialect: 'telegram-html',
+      },
+    });
+    const outbox = createOutbox({ adapters: [adapter], clock });
+    const seen = trackVisibility(adapter);
+    const { deltas, text } = scriptedReply({
+      chars: 9000,
+      durationMs: 150_000,
+      burstMs: 20_000,
+      pauseMs: 5000,
+    });
+    const reply = outbox.stream('test:-100', { liveButtons: [[{ label: 'Stop', payload: 's' }]] });
+    await play(clock, reply, deltas);
+    const done = reply.finish();
+    await clock.advance(120_000);
+    const { messageIds } = await done;
+    expect(adapter.violations).toEqual([]);
+    const times = adapter.ops.map((o) => o.time);
+    for (let i = 20; i < times.length; i++) expect(times[i]! - times[i - 20]!).toBeGreaterThanOrEqual(60_000);
+    expect(wordsIn(messageIds.map((id) => adapter.messageText(id)!))).toEqual(text.match(/w\d{5}/g));
+    // Live edits are spread at 60 s / 20 = 3 s: no word waits much longer than that.
+    const stale = staleness(deltas, seen.firstSeen).sort((a, b) => a - b);
+    expect(stale[Math.floor(stale.length * 0.95)]).toBeLessThanOrEqual(3000 * 1.2);
+  });
+
+  it('respects the adapter-wide budget across chats', async () => {
+    const clock = new VirtualClock();
+    const adapter = new RecordingAdapter({ clock, globalBudget: { count: 30, windowMs: 1000 } });
+    const outbox = createOutbox({ adapters: [adapter], clock });
+    const sends = Array.from({ length: 100 }, (_, i) => outbox.send(`test:${i}`, `hello ${i}`));
+    await clock.advance(5000);
+    await Promise.all(sends);
+    expect(adapter.violations).toEqual([]);
+    expect(adapter.ops.filter((o) => o.time < 1000)).toHaveLength(30);
+    expect(adapter.chatMessages('test:99')[0]!.text).toBe('hello 99');
+  });
+
+  it('shows typing every interval while active, lets text go first, and stops when asked', async () => {
+    const clock = new VirtualClock();
+    const adapter = new RecordingAdapter({
+      clock,
+      capabilities: { typingIntervalMs: 5000, budget: { count: 4, windowMs: 10_000 } },
+    });
+    const outbox = createOutbox({ adapters: [adapter], clock });
+    outbox.startTyping('test:1');
+    await clock.advance(20_000);
+    const typings = adapter.ops.filter((o) => o.op === 'typing').map((o) => o.time);
+    expect(typings).toEqual([0, 4500, 9000, 13_500, 18_000]);
+    // The budget is tight: a send waiting for room goes before the next typing.
+    await outbox.send('test:1', 'one');
+    const sends = [outbox.send('test:1', 'two'), outbox.send('test:1', 'three')];
+    await clock.advance(10_000);
+    await Promise.all(sends);
+    const order = adapter.ops.filter((o) => o.time > 18_000).map((o) => o.op);
+    expect(order.slice(0, 3)).toEqual(['send', 'send', 'send']);
+    outbox.stopTyping('test:1');
+    const count = adapter.ops.length;
+    await clock.advance(30_000);
+    expect(adapter.ops).toHaveLength(count);
+    expect(adapter.violations).toEqual([]);
+  });
+
+  it('idle() resolves once nothing is queued or in flight', async () => {
+    const clock = new VirtualClock();
+    const adapter = new RecordingAdapter({ clock, latencyMs: 100 });
+    const outbox = createOutbox({ adapters: [adapter], clock });
+    outbox.startTyping('test:1');
+    let idle = false;
+    void outbox.send('test:1', 'x');
+    void outbox.idle().then(() => {
+      idle = true;
+    });
+    await clock.advance(99);
+    expect(idle).toBe(false);
+    await clock.advance(1);
+    expect(idle).toBe(true);
+  });
+});
