@@ -24,7 +24,11 @@ export const say = {
   unreadable: (attachments: readonly Attachment[]) =>
     `I can't read ${describeKinds(attachments)} yet; please send text.`,
   imageMissing: "I couldn't download that image; please send it again.",
-  turnError: (message: string) => `⚠️ ${message}`,
+  /** One line, whatever the error's message looks like. */
+  turnError: (message: string) => {
+    const line = message.replace(/\s+/g, ' ').trim() || 'Something went wrong.';
+    return `⚠️ ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`;
+  },
   stoppedNote: '⏹ stopped',
   stopped: (dropped: number, running: boolean) => {
     const parts = [running ? '⏹ Stopped the current reply.' : '⏹ Nothing was running.'];

@@ -95,6 +95,11 @@ describe('small helpers', () => {
     );
   });
 
+  it('keeps error lines to one line', () => {
+    expect(say.turnError('Overloaded:\n  try again\tlater')).toBe('⚠️ Overloaded: try again later');
+    expect(say.turnError('x'.repeat(1000))).toHaveLength(2 + 400 + 1 + 1);
+  });
+
   it('names what it cannot read', () => {
     expect(say.unreadable([{ kind: 'audio' }])).toBe("I can't read voice messages yet; please send text.");
     expect(say.unreadable([{ kind: 'audio' }, { kind: 'video' }, { kind: 'audio' }])).toBe(
