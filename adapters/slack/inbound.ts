@@ -54,6 +54,11 @@ export function decodeSlackText(text: string, botUserId: string): string {
     .trim();
 }
 
+/** True when `text` mentions the user (`<@U123>` or `<@U123|name>`, not `<@U1234>`). */
+export function mentions(text: string, userId: string): boolean {
+  return new RegExp(`<@${userId}(\\|[^>]*)?>`).test(text);
+}
+
 /** Dependencies of {@link SlackInbound}. */
 export interface InboundDeps {
   tracker: ThreadTracker;
@@ -90,7 +95,7 @@ export class SlackInbound {
     const { channel, ts } = event;
     const threadTs = event.thread_ts ?? ts;
     const direct = event.channel_type === 'im' || isDirectChannel(channel);
-    const mentioned = event.type === 'app_mention' || (event.text ?? '').includes(`<@${bot.userId}`);
+    const mentioned = event.type === 'app_mention' || mentions(event.text ?? '', bot.userId);
     const reply = event.thread_ts !== undefined && event.thread_ts !== ts;
     let check = false;
     if (!direct && !mentioned) {
