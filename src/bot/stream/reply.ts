@@ -241,6 +241,9 @@ export class Reply implements ReplyStream, ReplyLayout {
       }
     }
     this.#layoutDirty = this.#live !== undefined;
+    // Whoever waits for delivery (finish) now also waits for the parts the new layout added.
+    for (const w of this.#waiters)
+      for (const s of this.#segments) if (!w.segments.includes(s)) w.segments.push(s);
     for (const s of this.#segments) if (!s.settled) s.touch();
     this.changed(head);
   }
