@@ -7,7 +7,8 @@
  * chat.update instead, and later streams are refused with NOT_FOUND so the
  * core uses its own edit path. If the text stops growing as a suffix (an
  * earlier part changed), or the stream expired, the message is finished and
- * kept current with chat.update.
+ * kept current with chat.update. A Slack stream cannot carry buttons, so the
+ * Stop button shows only on replies that are edited messages.
  */
 import { randomUUID } from 'node:crypto';
 import type { webApi } from '@slack/bolt';
@@ -62,7 +63,7 @@ export class SlackStreams implements NativeStreaming {
       return;
     }
     if (state.mode === 'edit') {
-      await this.outbound.edit(state.chat, state.ts as string, { ...message, buttons: [] });
+      await this.outbound.edit(state.chat, state.ts as string, message);
       return;
     }
     if (!text.startsWith(state.sent)) {
@@ -83,7 +84,7 @@ export class SlackStreams implements NativeStreaming {
       if (!isErrorCode(err, 'NOT_FOUND')) throw err;
       state.mode = 'edit';
       this.outbound.remember(state.channel, state.ts as string, [], true);
-      await this.outbound.edit(state.chat, state.ts as string, { ...message, buttons: [] });
+      await this.outbound.edit(state.chat, state.ts as string, message);
     }
   }
 
@@ -145,7 +146,7 @@ export class SlackStreams implements NativeStreaming {
       }
     }
     // No stream possible: post the text and keep it current with chat.update.
-    const sent = await this.outbound.send(state.chat, { ...message, buttons: [] });
+    const sent = await this.outbound.send(state.chat, message);
     state.mode = 'edit';
     state.ts = sent.messageId;
   }
@@ -159,7 +160,7 @@ export class SlackStreams implements NativeStreaming {
     }
     state.mode = 'edit';
     this.outbound.remember(state.channel, ts, [], true);
-    await this.outbound.edit(state.chat, ts, { ...message, buttons: [] });
+    await this.outbound.edit(state.chat, ts, message);
   }
 
   #state(handle: StreamHandle): StreamState {

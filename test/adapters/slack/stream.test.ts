@@ -96,9 +96,14 @@ describe('Slack native streams', () => {
     const chat = await mentionThread();
     expect(a.capabilities(chat)).toMatchObject({ nativeStream: true, dialect: 'markdown' });
     const handle = await a.startStream(chat, {});
-    await a.updateStream(handle, { text: 'Hel', format: 'markdown' });
-    await a.updateStream(handle, { text: 'Hello', format: 'markdown' });
-    const sent = await a.finishStream(handle, { text: 'Hello there', format: 'markdown' });
+    const stop = [[{ label: 'Stop', payload: 'x:t1', style: 'danger' as const }]];
+    await a.updateStream(handle, { text: 'Hel', format: 'markdown', buttons: stop });
+    const live = fake.callsOf('chat.postMessage')[0]?.args;
+    // As an edited message the reply can carry the Stop button while it runs.
+    expect(visibleText(fake.state.get('C1', String(fake.botMessages('C1').at(-1)?.ts))!)).toBe('Hel\n[Stop]');
+    expect(live?.channel).toBe('C1');
+    await a.updateStream(handle, { text: 'Hello', format: 'markdown', buttons: stop });
+    const sent = await a.finishStream(handle, { text: 'Hello there', format: 'markdown', buttons: [] });
     expect(visibleText(fake.state.get('C1', sent.messageId)!)).toBe('Hello there');
     expect(fake.callsOf('chat.postMessage')).toHaveLength(1);
     expect(fake.callsOf('chat.update')).toHaveLength(2);
