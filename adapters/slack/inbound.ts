@@ -108,7 +108,7 @@ export class SlackInbound {
     const user = event.user;
     const chat = slackChatKey(channel, threadTs);
     this.#serial(chat, async () => {
-      if (check && !(await this.deps.botInThread(channel, threadTs))) return;
+      if (check && !(await this.#botIn(channel, threadTs))) return;
       tracker.touch(channel, threadTs);
       tracker.setRecipient(channel, threadTs, { userId: user, teamId: event.team ?? bot.teamId });
       const name = await this.deps.users.name(user);
@@ -129,6 +129,14 @@ export class SlackInbound {
       if (event.files?.length) message.attachments = await this.deps.files.attachments(event.files);
       await this.#dispatch(message);
     });
+  }
+
+  /** Asks Slack only when an earlier message of the thread has not settled the question already. */
+  async #botIn(channel: string, threadTs: string): Promise<boolean> {
+    const { tracker } = this.deps;
+    if (tracker.joined(channel, threadTs)) return true;
+    if (tracker.knownWithoutBot(channel, threadTs)) return false;
+    return this.deps.botInThread(channel, threadTs);
   }
 
   /** Hands an event to the core; a failing sink is logged, never thrown into Bolt. */

@@ -97,9 +97,11 @@ describe('Slack inbound', () => {
 
     // A thread the bot is not in: the adapter asks Slack once, then remembers.
     const other = await fake.userMessage({ channel: 'C1', user: 'U1', text: 'people talking' });
+    // Two replies before Slack has answered the first lookup: still one lookup.
     await fake.userMessage({ channel: 'C1', user: 'U2', text: 'reply 1', threadTs: other.ts });
-    await fake.until(() => fake.calls.some((c) => c.method === 'conversations.replies'));
     await fake.userMessage({ channel: 'C1', user: 'U2', text: 'reply 2', threadTs: other.ts });
+    await fake.until(() => fake.calls.some((c) => c.method === 'conversations.replies'));
+    await fake.userMessage({ channel: 'C1', user: 'U2', text: 'reply 3', threadTs: other.ts });
     await fake.userMessage({ channel: 'C1', user: 'U1', text: 'marker', threadTs: ts });
     await log.next((e) => e.type === 'message' && (e as MessageEvent).text === 'marker');
     expect(log.events.some((e) => e.chat === `slack:C1:${other.ts}`)).toBe(false);
