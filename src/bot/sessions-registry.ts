@@ -86,6 +86,9 @@ export class SessionRegistry {
 
   /** The chat's session if it has one, without creating it. */
   async existing(chat: string): Promise<InteractiveSession | undefined> {
+    // A session being created for this chat right now counts: its binding is not written yet.
+    const inFlight = this.#resolving.get(chat);
+    if (inFlight) return inFlight;
     const binding = await this.#o.stateStore.getChat(chat);
     return binding ? this.forChat(chat, binding.owner ?? '') : undefined;
   }

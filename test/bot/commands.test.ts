@@ -56,6 +56,15 @@ describe('bot core: commands', () => {
     expect(status).toContain('idle, 0 queued');
   });
 
+  it('/status right after the first message reports the session that message is creating', async () => {
+    h = await startBotHarness();
+    await h.message('hello');
+    // No settling: the session is still being opened when /status arrives.
+    const status = await ask(h, 'status');
+    expect(status).not.toMatch(/^No session yet/);
+    expect(status).toContain(`(${await bound(h)})`);
+  });
+
   it('/rename names the session and refuses bad names with a clear answer', async () => {
     h = await startBotHarness();
     await h.message('hello');
