@@ -140,6 +140,8 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
   readonly ops: RecordedOp[] = [];
   readonly violations: PaceViolation[] = [];
   readonly messages = new Map<string, StoredMessage>();
+  /** Messages per chat in sending order (a view of `messages`). */
+  readonly #byChat = new Map<string, StoredMessage[]>();
   /** Open native streams: id -> current text. */
   readonly streams = new Map<string, { chat: string; text: string; startedAt: number }>();
   readonly clock: VirtualClock;
@@ -248,7 +250,7 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
 
   /** Messages of `chat` in the order they were sent (deleted ones left out). */
   chatMessages(chat: string): StoredMessage[] {
-    return [...this.messages.values()].filter((m) => m.chat === chat && !m.deleted);
+    return (this.#byChat.get(chat) ?? []).filter((m) => !m.deleted);
   }
 
   /** Everything a user of `chat` can read now: messages then open streams, one per line. */
@@ -275,7 +277,7 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
   async send(chat: string, message: OutboundMessage): Promise<SentMessage> {
     return this.#call({ op: 'send', chat, message }, () => {
       const id = String(this.#nextId++);
-      this.messages.set(id, this.#stored(id, chat, message));
+      this.#store(this.#stored(id, chat, message));
       this.#lastByKey.set(`m:${id}`, this.clock.now());
       return { messageId: id };
     });
@@ -318,9 +320,16 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
     return this.#call({ op: 'finishStream', chat: handle.chat, messageId: handle.id, message }, () => {
       this.streams.delete(handle.id);
       const id = String(this.#nextId++);
-      this.messages.set(id, { ...this.#stored(id, handle.chat, message), fromStream: handle.id });
+      this.#store({ ...this.#stored(id, handle.chat, message), fromStream: handle.id });
       return { messageId: id };
     });
+  }
+
+  #store(m: StoredMessage): void {
+    this.messages.set(m.id, m);
+    const list = this.#byChat.get(m.chat);
+    if (list) list.push(m);
+    else this.#byChat.set(m.chat, [m]);
   }
 
   #stored(id: string, chat: string, message: OutboundMessage): StoredMessage {

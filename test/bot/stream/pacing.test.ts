@@ -76,6 +76,29 @@ describe('outbox pacing', () => {
     expect(adapter.violations).toEqual([]);
   });
 
+  it('keeps one call in flight per message even when calls take longer than the interval', async () => {
+    const clock = new VirtualClock();
+    const adapter = new RecordingAdapter({
+      clock,
+      latencyMs: 1500,
+      capabilities: { minEditIntervalMs: 1000 },
+    });
+    const outbox = createOutbox({ adapters: [adapter], clock });
+    const reply = outbox.stream('test:1');
+    for (let i = 0; i < 40; i++) {
+      reply.append(`w${String(i).padStart(5, '0')} `);
+      await clock.advance(250);
+    }
+    const done = reply.finish();
+    await clock.advance(10_000);
+    await done;
+    // The next call starts only when the previous one is answered, so arrivals are >= 1500 ms apart.
+    const times = adapter.ops.map((o) => o.time);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(1500);
+    expect(adapter.violations).toEqual([]);
+    expect(adapter.messageText('1')).toBe(reply.text.trim());
+  });
+
   it('idle() resolves once nothing is queued or in flight', async () => {
     const clock = new VirtualClock();
     const adapter = new RecordingAdapter({ clock, latencyMs: 100 });
