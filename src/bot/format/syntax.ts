@@ -87,7 +87,10 @@ const slackMrkdwn: Syntax = {
   emphasis: (s) => `_${s}_`,
   strike: (s) => `~${s}~`,
   inlineCode: (v) => `\`${escapeSlack(v.replace(/`/g, "'"))}\``,
-  link: (url, inner) => `<${escapeSlack(url).replace(/\|/g, '%7C')}|${inner.replace(/\|/g, '/')}>`,
+  link: (url, inner) => {
+    const target = escapeSlack(url).replace(/\|/g, '%7C');
+    return inner === escapeSlack(url) ? `<${target}>` : `<${target}|${inner.replace(/\|/g, '/')}>`;
+  },
   heading: (_d, inner) => `*${inner}*`,
   code: (v) => `\`\`\`\n${escapeSlack(v.replace(/```/g, "'''"))}\n\`\`\``,
   preformatted: (v) => `\`\`\`\n${escapeSlack(v)}\n\`\`\``,
@@ -104,7 +107,12 @@ function markdownLike(headingMax: number, extraEscapes: RegExp, keepsTables: boo
     emphasis: (s) => `*${s}*`,
     strike: (s) => `~~${s}~~`,
     inlineCode: markdownInlineCode,
-    link: (url, inner) => `[${inner}](<${url.replace(/[<>]/g, encodeURIComponent)}>)`,
+    link: (url, inner) => {
+      const target = url.replace(/[<>\s]/g, encodeURIComponent);
+      // A bare URL stays a bare URL (an autolink), not "[url](url)".
+      if (inner === escapeMarkdown(url, extraEscapes)) return `<${target}>`;
+      return `[${inner}](<${target}>)`;
+    },
     heading: (d, inner) => `${'#'.repeat(Math.min(d, headingMax))} ${inner}`,
     code: (v, lang) => {
       const fence = fenceFor(v);

@@ -46,6 +46,10 @@ describe('renderMarkdown', () => {
     expect(out).toContain('```\nname | n');
     expect(out).toContain('snake\\_case and 2\\*3');
     expect(renderMarkdown('#### deep', 'discord-markdown')).toBe('### deep');
+    expect(renderMarkdown('see https://x.dev/a_b now', 'discord-markdown')).toBe(
+      'see <https://x.dev/a_b> now',
+    );
+    expect(renderMarkdown('see https://x.dev/a_b now', 'slack-mrkdwn')).toBe('see <https://x.dev/a_b> now');
   });
 
   it('keeps tables in normalized Markdown', () => {
