@@ -32,6 +32,14 @@ interface Part {
   rendered: string;
 }
 
+/**
+ * The fence open after all of `md` (from `start`), counting its last line as
+ * complete: at a message boundary that line is as finished as it will get.
+ */
+function fenceAfter(md: string, start: number, fence: FenceState | undefined): FenceState | undefined {
+  return fenceStateAt(`${md}\n`, start, fence, md.length + 1);
+}
+
 /** The {@link ReplyStream} of the outbox. */
 export class Reply implements ReplyStream, ReplyLayout {
   readonly chat: string;
@@ -119,9 +127,9 @@ export class Reply implements ReplyStream, ReplyLayout {
     if (options.note) {
       const live = this.#live;
       const fence = live
-        ? fenceStateAt(this.#text, live.start, live.fence, this.#text.length)
-        : fenceStateAt(this.#text, this.#nextStart, this.#nextFence, this.#text.length);
-      const close = fence ? `\n${fence.indent}${fence.marker}` : '';
+        ? fenceAfter(this.#text, live.start, live.fence)
+        : fenceAfter(this.#text, this.#nextStart, this.#nextFence);
+      const close = fence ? `${this.#text.endsWith('\n') ? '' : '\n'}${fence.indent}${fence.marker}` : '';
       const sep = this.#text.trim() === '' ? '' : '\n\n';
       this.#note = `${close}${sep}_${options.note.replace(/[\\`*_~[\]<>]/g, '\\$&')}_`;
     }
@@ -199,9 +207,10 @@ export class Reply implements ReplyStream, ReplyLayout {
     let fence = head.fence;
     for (const stop of this.#stops) {
       if (stop <= from) continue;
-      const region = this.#layout(this.#text.slice(0, stop), from, fence, head, true);
+      const md = this.#text.slice(0, stop);
+      const region = this.#layout(md, from, fence, head, true);
       parts.push(...region);
-      fence = region.length > 0 ? region[region.length - 1]!.fenceAtEnd : fence;
+      fence = fenceAfter(md, from, fence);
       from = stop;
     }
     const tail = this.#finished
@@ -398,7 +407,7 @@ export class Reply implements ReplyStream, ReplyLayout {
     }
     const last = parts[parts.length - 1];
     this.#nextStart = md.length;
-    this.#nextFence = last ? last.fenceAtEnd : live.fence;
+    this.#nextFence = last ? fenceAfter(md, last.start, last.fence) : live.fence;
     this.#live = undefined;
     live.touch();
   }

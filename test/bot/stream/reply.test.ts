@@ -178,3 +178,38 @@ describe('ReplyStream (edits)', () => {
     expect(adapter.violations).toEqual([]);
   });
 });
+
+describe('ReplyStream boundaries', () => {
+  it('a checkpoint right after a closing fence does not reopen it; one inside a fence does', async () => {
+    const clock = new VirtualClock();
+    const adapter = new RecordingAdapter({
+      clock,
+      capabilities: { dialect: 'markdown', minEditIntervalMs: 1000 },
+    });
+    const outbox = createOutbox({ adapters: [adapter], clock });
+    const closed = outbox.stream('test:1');
+    closed.append('Code:\n\n```ts\nconst a = 1;\n```');
+    const cp1 = closed.checkpoint();
+    await clock.advance(1000);
+    await cp1;
+    closed.append('\n\nAfter the code.');
+    const done1 = closed.finish({ note: 'stopped' });
+    await clock.advance(2000);
+    const ids1 = (await done1).messageIds;
+    expect(adapter.messageText(ids1[1]!)).toBe('After the code.\n\n*stopped*');
+
+    const open = outbox.stream('test:2');
+    open.append('```py\nprint(1)\n');
+    const cp2 = open.checkpoint();
+    await clock.advance(1000);
+    await cp2;
+    open.append('print(2)\n');
+    const done2 = open.finish({ note: 'stopped' });
+    await clock.advance(2000);
+    const ids2 = (await done2).messageIds;
+    expect(ids2.map((id) => adapter.messageText(id))).toEqual([
+      '```py\nprint(1)\n```',
+      '```py\nprint(2)\n```\n\n*stopped*',
+    ]);
+  });
+});
