@@ -85,6 +85,10 @@ export class SendJob implements Slot {
     return this.#notBefore;
   }
 
+  creates(): boolean {
+    return true;
+  }
+
   #layout(from: number, fence: FenceState | undefined): void {
     const rest = layout(this.#ctx, this.chat, this.#source, from, fence, this.#options.plain === true);
     this.#parts = [...(this.#parts ?? []).slice(0, this.#index), ...rest];

@@ -24,6 +24,12 @@ export interface Slot {
   next(): (() => Promise<void>) | undefined;
   /** A call failed with anything but RATE_LIMITED (which the scheduler handles). */
   onError(err: unknown): void;
+  /**
+   * The next call creates a message (send, stream start or finish). New
+   * messages of one chat are created one at a time, in queue order, so they
+   * appear in the order they were asked for.
+   */
+  creates?(): boolean;
 }
 
 interface AdapterState {
@@ -37,6 +43,8 @@ interface Lane {
   adapter: AdapterState;
   queue: Slot[];
   inFlight: Set<Slot>;
+  /** In-flight calls that create a message. */
+  creating: Set<Slot>;
   window: BudgetWindow;
   pausedUntil: number;
   timer: TimerHandle | undefined;
@@ -132,6 +140,7 @@ export class Scheduler {
         adapter: state,
         queue: [],
         inFlight: new Set(),
+        creating: new Set(),
         window: new BudgetWindow(),
         pausedUntil: 0,
         timer: undefined,
@@ -182,10 +191,14 @@ export class Scheduler {
     const globalBudget = lane.adapter.adapter.globalBudget;
     let earliest = Number.POSITIVE_INFINITY;
     const textWaiting = lane.queue.some((s) => s.kind === 'text' && !lane.inFlight.has(s));
+    // Once one creation has to wait, later ones wait too (message order).
+    let createHeld = lane.creating.size > 0;
     for (let i = 0; i < lane.queue.length; i++) {
       const slot = lane.queue[i]!;
       if (lane.inFlight.has(slot)) continue;
       if (slot.kind === 'typing' && textWaiting) continue;
+      const creates = slot.creates?.() === true;
+      if (creates && createHeld) continue;
       let at = Math.max(
         slot.readyAt(now),
         lane.pausedUntil,
@@ -201,6 +214,8 @@ export class Scheduler {
       }
       if (at > now) {
         earliest = Math.min(earliest, at);
+        // A slot blocked behind another slot of its own (Infinity) holds nobody up.
+        if (creates && at !== Number.POSITIVE_INFINITY) createHeld = true;
         continue;
       }
       const call = slot.next();
@@ -212,6 +227,10 @@ export class Scheduler {
       lane.window.record(now);
       lane.adapter.window.record(now);
       lane.inFlight.add(slot);
+      if (creates) {
+        lane.creating.add(slot);
+        createHeld = true;
+      }
       this.#run(lane, slot, call);
     }
     this.#arm(lane, earliest);
@@ -245,6 +264,7 @@ export class Scheduler {
       })
       .finally(() => {
         lane.inFlight.delete(slot);
+        lane.creating.delete(slot);
         this.#pump(lane);
       });
   }

@@ -122,6 +122,10 @@ export class Segment implements Slot {
     this.#attempts = 0;
   }
 
+  creates(): boolean {
+    return (this.id === undefined && !this.stream) || (this.stream !== undefined && this.final);
+  }
+
   get settled(): boolean {
     return this.delivered || this.abandoned;
   }

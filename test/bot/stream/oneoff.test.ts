@@ -95,3 +95,28 @@ describe('outbox one-off calls', () => {
     await expect(outbox.send('nowhere:1', 'x')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
+
+describe('message order', () => {
+  it('creates the messages of one chat one at a time, in the order they were asked for', async () => {
+    const clock = new VirtualClock();
+    const adapter = new RecordingAdapter({
+      clock,
+      latencyMs: 200,
+      capabilities: { minEditIntervalMs: 1000 },
+    });
+    const outbox = createOutbox({ adapters: [adapter], clock });
+    const reply = outbox.stream('test:1');
+    reply.append('the reply');
+    const notice = outbox.send('test:1', 'a notice');
+    const other = outbox.send('test:2', 'another chat');
+    await clock.advance(200);
+    // The other chat is not held up; this chat's second message waits for the first.
+    expect(adapter.ops.map((o) => [o.time, o.chat, o.text])).toEqual([
+      [200, 'test:1', 'the reply'],
+      [200, 'test:2', 'another chat'],
+    ]);
+    await clock.advance(200);
+    await Promise.all([notice, other]);
+    expect(adapter.chatMessages('test:1').map((m) => m.text)).toEqual(['the reply', 'a notice']);
+  });
+});
