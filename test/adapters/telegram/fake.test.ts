@@ -9,6 +9,7 @@ import {
   messageUpdate,
   parseMarkdownV2,
   parseTelegramHtml,
+  SlidingWindow,
   startFakeTelegram,
 } from '../../fakes/telegram/index.js';
 
@@ -91,6 +92,14 @@ describe('fake Telegram Bot API', () => {
     await api.sendMessageDraft(8, 1, 'ab');
     expect((await failure(api.sendMessageDraft(8, 1, 'abc'))).error_code).toBe(429);
     await api.sendMessageDraft(8, 2, 'another draft');
+  });
+
+  it('forgives a few ms of arrival jitter, not more', () => {
+    const window = new SlidingWindow({ count: 1, windowMs: 1000 });
+    expect(window.take('c', 0).ok).toBe(true);
+    expect(window.take('c', 985).ok).toBe(true);
+    expect(window.take('c', 1500).ok).toBe(false);
+    expect(window.take('c', 1970).ok).toBe(true);
   });
 
   it('answers 404 for rich methods when rich messages are off, and serves them otherwise', async () => {

@@ -8,6 +8,12 @@
 export interface FakeRateLimit {
   count: number;
   windowMs: number;
+  /**
+   * Arrival jitter forgiven, in ms (default 20): the client paces by when it
+   * sent, the server counts when requests arrived, so a client keeping the
+   * limit exactly must not be refused for a few ms of network variance.
+   */
+  toleranceMs?: number;
 }
 
 /** A sliding-window counter keyed by chat (or one key for the global limit). */
@@ -18,7 +24,7 @@ export class SlidingWindow {
 
   /** Records a call at `now` if allowed; otherwise returns ms until a slot frees. */
   take(key: string, now: number): { ok: true } | { ok: false; waitMs: number } {
-    const start = now - this.limit.windowMs;
+    const start = now - this.limit.windowMs + (this.limit.toleranceMs ?? 20);
     const hits = (this.#hits.get(key) ?? []).filter((t) => t > start);
     if (hits.length >= this.limit.count) {
       this.#hits.set(key, hits);
