@@ -35,6 +35,13 @@ export interface DiscordConfig {
   guildId?: string;
 }
 
+/** PostgreSQL settings, present when SWITCHBOARD_DATABASE_URL is set: several replicas share it. */
+export interface DatabaseConfig {
+  url: string;
+  /** Schema holding the tables; default `public`. */
+  schema?: string;
+}
+
 /** The validated configuration of the ready bot. */
 export interface Config {
   anthropic: { apiKey: string; baseURL?: string };
@@ -55,6 +62,10 @@ export interface Config {
   telegram?: TelegramConfig;
   slack?: SlackConfig;
   discord?: DiscordConfig;
+  /** Sessions and state in PostgreSQL instead of lowdb files (several replicas). */
+  database?: DatabaseConfig;
+  /** How long a chat's lease outlives a replica that died while answering in it. */
+  leaseTtlMs: number;
   /** Run the terminal chat (no platform configured, or `--console`). */
   console: boolean;
   /** Every configured secret value, for scrubbing logs and tool environments. */
@@ -157,6 +168,8 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
     e.SLACK_APP_TOKEN,
     e.SLACK_SIGNING_SECRET,
     e.DISCORD_BOT_TOKEN,
+    e.SWITCHBOARD_DATABASE_URL,
+    databasePassword(e.SWITCHBOARD_DATABASE_URL),
   ].filter((s): s is string => !!s);
   return {
     anthropic: {
@@ -178,9 +191,29 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
     ...(telegram ? { telegram } : {}),
     ...(slack ? { slack } : {}),
     ...(discord ? { discord } : {}),
+    ...(e.SWITCHBOARD_DATABASE_URL
+      ? {
+          database: {
+            url: e.SWITCHBOARD_DATABASE_URL,
+            ...(e.SWITCHBOARD_DATABASE_SCHEMA ? { schema: e.SWITCHBOARD_DATABASE_SCHEMA } : {}),
+          },
+        }
+      : {}),
+    leaseTtlMs: e.SWITCHBOARD_LEASE_TTL,
     console: argv.includes('--console') || (!telegram && !slack && !discord),
     secrets,
   };
+}
+
+/** The password inside a database URL, scrubbed on its own too (drivers echo it in some errors). */
+function databasePassword(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password.length >= 4 ? password : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const SECRET_NAME = /TOKEN|SECRET|KEY|DATABASE_URL/;

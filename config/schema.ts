@@ -70,6 +70,10 @@ const linkedUsers = optionalString
     return out;
   });
 
+const postgresUrl = optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\/[^\s]+$/.test(v), {
+  message: 'expected a postgres:// URL, e.g. postgres://user:password@db.internal:5432/switchboard',
+});
+
 /** The raw environment, variable by variable. */
 export const envSchema = z.object({
   ANTHROPIC_API_KEY: z
@@ -98,6 +102,15 @@ export const envSchema = z.object({
   SWITCHBOARD_LINKED_USERS: linkedUsers,
   SWITCHBOARD_APPROVAL_TIMEOUT: seconds(600, 86_400),
   SWITCHBOARD_IDLE_RELEASE: seconds(600, 86_400),
+  SWITCHBOARD_DATABASE_URL: postgresUrl,
+  SWITCHBOARD_DATABASE_SCHEMA: optionalString.refine(
+    (v) => v === undefined || /^[a-z_][a-z0-9_]{0,47}$/.test(v),
+    {
+      message:
+        'expected a plain lower-case identifier (a-z, 0-9 and _, not starting with a digit, at most 48)',
+    },
+  ),
+  SWITCHBOARD_LEASE_TTL: seconds(30, 3_600),
   SWITCHBOARD_LOG_LEVEL: optionalString
     .refine(
       (v) => v === undefined || ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(v),

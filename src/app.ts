@@ -14,9 +14,12 @@ import type { Config } from '../config/index.js';
 import { type Bot, type BotOptions, createBot } from './bot/index.js';
 import type { ChatAdapter } from './bot/types.js';
 import { type Clock, systemClock } from './clock.js';
+import { createMemoryChatLease, createMemoryControlBus } from './cluster/index.js';
+import type { ChatLease, ControlBus } from './cluster/types.js';
 import { createLogger, type Logger } from './logger.js';
 import { AnthropicProvider } from './provider/index.js';
 import { createBotStateStore, createUserSessionStore } from './store/index.js';
+import type { BotStateStore, SessionStore } from './store/types.js';
 import { scrubbedEnv } from './tools/index.js';
 
 /** Things the caller may inject (tests pass a capturing logger, a console stream). */
@@ -67,7 +70,14 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   await mkdir(config.dataDir, { recursive: true });
   await mkdir(config.workspace, { recursive: true });
 
-  const adapters = await createAdapters(config, logger, clock, deps);
+  const shared = await openSharedState(config, logger, clock);
+  let adapters: ChatAdapter[];
+  try {
+    adapters = await createAdapters(config, logger, clock, deps);
+  } catch (err) {
+    await shared.close();
+    throw err;
+  }
   const allowedUsers = config.console ? [...config.allowedUsers, CONSOLE_OPERATOR] : config.allowedUsers;
   const admins = config.console ? [...config.admins, CONSOLE_OPERATOR] : config.admins;
 
@@ -78,8 +88,11 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       model: config.model,
       ...(config.anthropic.baseURL ? { baseURL: config.anthropic.baseURL } : {}),
     }),
-    sessionStore: createUserSessionStore(join(config.dataDir, 'sessions'), { logger }),
-    stateStore: createBotStateStore(config.dataDir, { logger }),
+    sessionStore: shared.sessionStore,
+    stateStore: shared.stateStore,
+    lease: shared.lease,
+    bus: shared.bus,
+    leaseTtlMs: config.leaseTtlMs,
     workspace: config.workspace,
     workspacePerChat: config.workspacePerChat,
     model: config.model,
@@ -96,14 +109,88 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     ...deps.botOptions,
   });
 
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      try {
+        await bot.stop();
+      } finally {
+        await shared.close();
+      }
+    })();
+    return stopping;
+  };
   try {
     await bot.start();
   } catch (err) {
-    await bot.stop().catch(() => {});
+    await stop().catch(() => {});
     throw err;
   }
-  logger.info({ platforms: adapters.map((a) => a.platform), model: config.model }, 'switchboard started');
-  return { bot, adapters, logger, stop: () => bot.stop() };
+  logger.info(
+    {
+      platforms: adapters.map((a) => a.platform),
+      model: config.model,
+      store: config.database ? 'postgres' : 'files',
+      replica: shared.lease.owner,
+    },
+    'switchboard started',
+  );
+  return { bot, adapters, logger, stop };
+}
+
+/** Stores, lease and bus: PostgreSQL shared by replicas, or files and in-process ones. */
+interface SharedState {
+  sessionStore: SessionStore;
+  stateStore: BotStateStore;
+  lease: ChatLease;
+  bus: ControlBus;
+  /** Bus and leases first (they use the pool), then the stores. */
+  close(): Promise<void>;
+}
+
+async function openSharedState(config: Config, logger: Logger, clock: Clock): Promise<SharedState> {
+  if (!config.database) {
+    const lease = createMemoryChatLease({ clock, logger });
+    const bus = createMemoryControlBus({ clock, logger });
+    return {
+      sessionStore: createUserSessionStore(join(config.dataDir, 'sessions'), { logger }),
+      stateStore: createBotStateStore(config.dataDir, { logger }),
+      lease,
+      bus,
+      async close() {
+        await Promise.allSettled([bus.close(), lease.close()]);
+      },
+    };
+  }
+  // Loaded only when configured, so the file-store path never imports the driver.
+  const { createPostgresStores } = await import('./store/postgres/index.js');
+  const { createPostgresChatLease, createPostgresControlBus } = await import('./cluster/index.js');
+  const pgLogger = logger.child({ component: 'postgres' });
+  const stores = createPostgresStores({
+    connectionString: config.database.url,
+    logger: pgLogger,
+    clock,
+    ...(config.database.schema ? { schema: config.database.schema } : {}),
+  });
+  try {
+    await stores.migrate();
+  } catch (err) {
+    await stores.close().catch(() => {});
+    throw err;
+  }
+  const cluster = { pool: stores.pool, schema: stores.schema, logger: pgLogger };
+  const lease = createPostgresChatLease({ ...cluster, clock });
+  const bus = createPostgresControlBus({ ...cluster, clock });
+  return {
+    sessionStore: stores.sessionStore,
+    stateStore: stores.stateStore,
+    lease,
+    bus,
+    async close() {
+      await Promise.allSettled([bus.close(), lease.close()]);
+      await stores.close();
+    },
+  };
 }
 
 /** Loads only the adapters that are configured, so an unused SDK is never imported. */

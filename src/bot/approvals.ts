@@ -65,6 +65,11 @@ export class ApprovalRegistry {
     return this.#pending.size;
   }
 
+  /** True while the prompt with this short id waits for an answer here. */
+  has(id: string): boolean {
+    return this.#pending.has(id);
+  }
+
   /** Posts the prompt and starts its timeout; returns the short id on its buttons. */
   open(input: ApprovalInput): string {
     const { outbox, clock, timeoutMs, logger } = this.#options;

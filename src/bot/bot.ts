@@ -5,22 +5,31 @@
  * /stop at once and never waiting for a whole turn.
  */
 import { systemClock } from '../clock.js';
+import type { ControlEnvelope } from '../cluster/types.js';
 import { describeError } from '../errors.js';
 import { silentLogger } from '../logger.js';
+import type { ActiveTurn } from '../store/types.js';
 import { createBuiltinTools } from '../tools/index.js';
 import { AccessPolicy, userKey } from './access.js';
 import { ApprovalRegistry } from './approvals.js';
 import { decodeButton } from './buttons.js';
-import { ChatRuntime } from './chat-runtime.js';
+import { ChatRuntime, type RuntimeLease } from './chat-runtime.js';
 import { runCommand } from './commands.js';
 import { intake } from './intake.js';
 import type { Bot, BotOptions } from './options.js';
+import { ReplicaLink } from './replicas.js';
 import { SessionRegistry } from './sessions-registry.js';
 import { createOutbox } from './stream/index.js';
 import { MAX_INPUT_CHARS, say } from './text.js';
-import { type ChatEvent, chatPlatform } from './types.js';
+import { type ButtonEvent, type ChatEvent, chatPlatform } from './types.js';
 
-const DEFAULTS = { approvalTimeoutMs: 600_000, idleReleaseMs: 600_000, queueLimit: 20 };
+const DEFAULTS = {
+  approvalTimeoutMs: 600_000,
+  idleReleaseMs: 600_000,
+  queueLimit: 20,
+  leaseTtlMs: 30_000,
+  leaseWaitMs: 900_000,
+};
 
 /**
  * Creates the bot core over a set of adapters: each chat key gets a persisted
@@ -71,6 +80,33 @@ export function createBot(options: BotOptions): Bot {
     notify,
     corruptNotice: say.corruptSession,
   });
+  const announce = (turn: ActiveTurn) => {
+    logger.warn({ chat: turn.chat, sessionId: turn.sessionId }, 'reply was cut off by a restart');
+    notify(turn.chat, say.crashNotice);
+  };
+  const leaseTtlMs = options.leaseTtlMs ?? DEFAULTS.leaseTtlMs;
+  const link = new ReplicaLink({
+    lease: options.lease,
+    bus: options.bus,
+    ttlMs: leaseTtlMs,
+    stateStore: options.stateStore,
+    clock,
+    logger,
+  });
+  const lease: RuntimeLease | undefined = options.lease && {
+    chats: options.lease,
+    ttlMs: leaseTtlMs,
+    waitMs: options.leaseWaitMs ?? DEFAULTS.leaseWaitMs,
+    retryMs: Math.max(10, Math.min(500, Math.floor(leaseTtlMs / 4))),
+    onMoved: async (chat) => {
+      await registry.forget(chat);
+      // Holding the lease, a turn still recorded for the chat is one a dead replica cut short.
+      const cut = (await options.stateStore.activeTurns()).find((t) => t.chat === chat);
+      if (!cut) return;
+      await options.stateStore.endTurn(chat);
+      announce(cut);
+    },
+  };
   const runtimes = new Map<string, ChatRuntime>();
   const runtime = (chat: string) => {
     let r = runtimes.get(chat);
@@ -84,6 +120,7 @@ export function createBot(options: BotOptions): Bot {
         logger,
         queueLimit: options.queueLimit ?? DEFAULTS.queueLimit,
         onIdle: prune,
+        ...(lease ? { lease } : {}),
       });
       runtimes.set(chat, r);
     }
@@ -148,20 +185,35 @@ export function createBot(options: BotOptions): Bot {
             'answer',
           );
         } else if (!chat.edit(event.messageId, event.text)) {
-          logger.debug({ chat: event.chat }, 'edit of an old message ignored');
+          // It may be the message whose turn another replica is running.
+          const { messageId, text } = event;
+          if (link.shared)
+            track(link.forward(event.chat, { type: 'edit', messageId, text, user: event.user }), 'edit');
+          else logger.debug({ chat: event.chat }, 'edit of an old message ignored');
         }
         return;
       case 'stop': {
-        const { dropped, running } = chat.stop();
-        notify(event.chat, running || dropped ? say.stopped(dropped, running) : say.nothingToStop);
+        const text = await stopEverywhere(chat, event.user);
+        if (text !== undefined) notify(event.chat, text);
         return;
       }
       case 'button': {
         const payload = decodeButton(event.payload);
         if (!payload) return event.respond({ text: say.expired, ephemeral: true });
+        const here =
+          payload.action === 'stop' ? chat.runningTurnId === payload.id : approvals.has(payload.id);
+        if (!here && !chat.busy && (await link.heldElsewhere(event.chat))) {
+          const { payload: raw, messageId } = event;
+          const sent = await link.forward(event.chat, {
+            type: 'button',
+            payload: raw,
+            user: event.user,
+            ...(messageId === undefined ? {} : { messageId }),
+          });
+          return event.respond({ text: sent ? say.sentToReplica : say.expired, ephemeral: true });
+        }
         if (payload.action !== 'stop') return approvals.press(event, payload, user);
-        if (chat.runningTurnId !== payload.id)
-          return event.respond({ text: say.alreadyFinished, ephemeral: true });
+        if (!here) return event.respond({ text: say.alreadyFinished, ephemeral: true });
         chat.stop();
         return event.respond({ text: say.stopping, ephemeral: true });
       }
@@ -177,6 +229,7 @@ export function createBot(options: BotOptions): Bot {
           access,
           logger,
           answer: (text: string) => answer(event, text),
+          stop: () => stopEverywhere(chat, event.user),
         };
         // Commands may wait on a compaction or a store; the sink must not.
         commandsRunning.set(event.chat, (commandsRunning.get(event.chat) ?? 0) + 1);
@@ -222,6 +275,62 @@ export function createBot(options: BotOptions): Bot {
     if (!queued) reply(say.queueFull(options.queueLimit ?? DEFAULTS.queueLimit));
   }
 
+  /**
+   * Stops the chat here and sends the stop to the other replicas (a message
+   * may wait here while another replica runs the chat's turn). Returns what
+   * to answer; undefined when the replica running the turn answers.
+   */
+  async function stopEverywhere(
+    chat: ChatRuntime,
+    who: { id: string; name: string },
+  ): Promise<string | undefined> {
+    const { dropped, running } = chat.stop();
+    if (!link.shared) return running || dropped ? say.stopped(dropped, running) : say.nothingToStop;
+    const elsewhere = !running && !dropped && (await link.heldElsewhere(chat.chat));
+    await link.forward(chat.chat, { type: 'stop', user: who });
+    if (running || dropped) return say.stopped(dropped, running);
+    return elsewhere ? undefined : say.nothingToStop;
+  }
+
+  /** A stop, button press or edit that reached another replica for a chat whose turn may run here. */
+  async function fromReplica({ chat: key, message }: ControlEnvelope): Promise<void> {
+    if (state !== 'running') return;
+    const chat = runtimes.get(key);
+    logger.debug({ chat: key, type: message.type }, 'control message from another replica');
+    switch (message.type) {
+      case 'stop': {
+        const stopped = chat?.stop();
+        if (stopped && (stopped.running || stopped.dropped))
+          notify(key, say.stopped(stopped.dropped, stopped.running));
+        return;
+      }
+      case 'edit':
+        chat?.edit(message.messageId, message.text);
+        return;
+      case 'button': {
+        const payload = decodeButton(message.payload);
+        if (!payload) return;
+        if (payload.action === 'stop') {
+          if (chat && chat.runningTurnId === payload.id) chat.stop();
+          return;
+        }
+        if (!approvals.has(payload.id)) return;
+        const user = { id: message.user.id, name: message.user.name ?? message.user.id };
+        // The press was acknowledged where it arrived; the prompt's edit here shows the outcome.
+        const event: ButtonEvent = {
+          type: 'button',
+          chat: key,
+          user,
+          payload: message.payload,
+          ...(message.messageId === undefined ? {} : { messageId: message.messageId }),
+          respond: async () => {},
+        };
+        await approvals.press(event, payload, userKey(chatPlatform(key), user.id));
+        return;
+      }
+    }
+  }
+
   /** Answers through the event's responder when it has one, else in the chat (without waiting for pacing). */
   async function answer(event: ChatEvent, text: string): Promise<void> {
     if (event.type === 'button' || (event.type === 'command' && event.respond)) {
@@ -264,17 +373,17 @@ export function createBot(options: BotOptions): Bot {
       if (state !== 'new') throw new Error('createBot(): start() may be called once.');
       state = 'running';
       // Read and clear the cut-off turns first, so a new turn's record is never cleared by mistake.
-      const leftover = await options.stateStore.activeTurns();
-      for (const turn of leftover) await options.stateStore.endTurn(turn.chat);
+      // With several replicas only turns whose chat no live replica holds are cut off.
+      const leftover = await link.claimOrphans();
+      await link.listen(fromReplica);
       await Promise.all(options.adapters.map((a) => a.start((event) => bot.dispatch(event))));
-      for (const turn of leftover) {
-        logger.warn({ chat: turn.chat, sessionId: turn.sessionId }, 'reply was cut off by a restart');
-        notify(turn.chat, say.crashNotice);
-      }
+      leftover.forEach(announce);
+      link.sweepEvery(announce);
     },
     async stop() {
       if (state === 'stopping' || state === 'stopped') return;
       state = 'stopping';
+      link.close();
       for (const r of runtimes.values()) r.stop(say.shuttingDown);
       await idle();
       approvals.closeAll(say.shuttingDown);

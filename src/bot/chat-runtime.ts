@@ -4,6 +4,7 @@
  * drop what is queued and an edit of the running message can take its place.
  */
 import type { Clock } from '../clock.js';
+import type { ChatLease } from '../cluster/types.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { BotStateStore } from '../store/types.js';
@@ -38,6 +39,20 @@ export interface RuntimeDeps {
   queueLimit: number;
   /** Called when the chat has nothing running or queued. */
   onIdle?: (runtime: ChatRuntime) => void;
+  /** Several replicas: turns and tasks run only under the chat's lease. */
+  lease?: RuntimeLease;
+}
+
+/** How a chat runtime takes its chat's lease. */
+export interface RuntimeLease {
+  chats: ChatLease;
+  ttlMs: number;
+  /** Longest wait for a chat another replica holds before the message is given up. */
+  waitMs: number;
+  /** Pause between two tries while another replica holds the chat. */
+  retryMs: number;
+  /** The chat was last held by another replica: what this one cached of it is stale. */
+  onMoved: (chat: string) => Promise<void>;
 }
 
 /** The state of one chat key. */
@@ -119,6 +134,7 @@ export class ChatRuntime {
   #current: QueuedMessage | undefined;
 
   #abortRunning(note: string): boolean {
+    this.#wake?.();
     const turn = this.#running;
     if (!turn || turn.stopNote !== undefined) return turn !== undefined;
     turn.stopNote = note;
@@ -142,7 +158,10 @@ export class ChatRuntime {
       if (item.kind === 'task') {
         this.#task = item;
         try {
-          await item.run();
+          await this.#underLease(
+            () => false,
+            () => item.run(),
+          );
         } catch (err) {
           this.#d.logger.error(
             { chat: this.chat, task: item.name, err: describeError(err) },
@@ -158,11 +177,91 @@ export class ChatRuntime {
   }
 
   async #runTurn(item: QueuedMessage): Promise<void> {
-    const { registry, outbox, stateStore, approvals, clock, logger } = this.#d;
     const turn: RunningTurn = { turnId: shortId(), messageId: item.messageId, requester: item.requester };
     this.#running = turn;
     this.#current = item;
+    try {
+      await this.#underLease(
+        () => turn.stopNote !== undefined,
+        (signal) => this.#turn(turn, item, signal),
+      );
+    } catch (err) {
+      this.#d.logger.error(
+        { chat: this.chat, turn: turn.turnId, err: describeError(err) },
+        'turn could not run',
+      );
+      this.#say(say.turnError(describeError(err)));
+    } finally {
+      this.#running = undefined;
+      this.#current = undefined;
+    }
+  }
+
+  /**
+   * Runs `run` holding the chat's lease (at once without leasing). While
+   * another replica holds the chat, the item stays here and the lease is
+   * tried again every `retryMs`, until it frees (a finished turn, or the ttl
+   * of a replica that died), `stopped()` turns true, or `waitMs` runs out.
+   */
+  async #underLease(
+    stopped: () => boolean,
+    run: (signal: AbortSignal | undefined) => Promise<void>,
+  ): Promise<void> {
+    const cfg = this.#d.lease;
+    if (!cfg) return run(undefined);
+    const { clock, logger } = this.#d;
+    const deadline = clock.now() + cfg.waitMs;
+    let lease = await cfg.chats.acquire(this.chat, { ttlMs: cfg.ttlMs });
+    if (!lease) logger.info({ chat: this.chat }, 'another replica holds this chat; waiting for its lease');
+    while (!lease) {
+      if (stopped()) return;
+      if (clock.now() >= deadline) {
+        logger.warn({ chat: this.chat, waitMs: cfg.waitMs }, 'gave up waiting for the chat lease');
+        this.#say(say.leaseWaitExpired);
+        return;
+      }
+      await this.#pause(cfg.retryMs);
+      if (stopped()) return;
+      lease = await cfg.chats.acquire(this.chat, { ttlMs: cfg.ttlMs });
+    }
+    try {
+      if (lease.previousOwner !== undefined && lease.previousOwner !== lease.owner) {
+        logger.info({ chat: this.chat, previousOwner: lease.previousOwner }, 'chat moved here; reloading it');
+        await cfg.onMoved(this.chat);
+      }
+      await run(lease.signal);
+    } finally {
+      await lease.release().catch((err: unknown) => {
+        logger.warn({ chat: this.chat, err: describeError(err) }, 'could not release the chat lease');
+      });
+    }
+  }
+
+  #wake: (() => void) | undefined;
+
+  /** Waits `ms` on the clock, or less when the chat is stopped meanwhile. */
+  #pause(ms: number): Promise<void> {
+    const { clock } = this.#d;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        this.#wake = undefined;
+        resolve();
+      };
+      const timer = clock.setTimeout(done, ms);
+      this.#wake = () => {
+        clock.clearTimeout(timer);
+        done();
+      };
+    });
+  }
+
+  async #turn(turn: RunningTurn, item: QueuedMessage, signal: AbortSignal | undefined): Promise<void> {
+    const { registry, outbox, stateStore, approvals, clock, logger } = this.#d;
     let release: (() => void) | undefined;
+    const lost = () => {
+      if (this.#running === turn) this.#abortRunning(say.leaseLost);
+    };
+    signal?.addEventListener('abort', lost, { once: true });
     try {
       const held = await registry.acquire(this.chat, item.owner);
       const session = held.session;
@@ -202,8 +301,7 @@ export class ChatRuntime {
       logger.error({ chat: this.chat, turn: turn.turnId, err: describeError(err) }, 'turn could not run');
       this.#say(say.turnError(describeError(err)));
     } finally {
-      this.#running = undefined;
-      this.#current = undefined;
+      signal?.removeEventListener('abort', lost);
       release?.();
     }
   }

@@ -2,6 +2,7 @@
  * The options and the handle of the bot core.
  */
 import type { Clock } from '../clock.js';
+import type { ChatLease, ControlBus } from '../cluster/types.js';
 import type { Logger } from '../logger.js';
 import type { Provider } from '../provider/types.js';
 import type { PermissionMode, ProjectAccess } from '../session/types.js';
@@ -45,6 +46,20 @@ export interface BotOptions {
   toolEnv?: Record<string, string>;
   /** An outbox to use instead of building one over `adapters`. */
   outbox?: Outbox;
+  /**
+   * One turn per chat across replicas: a chat's turn runs only while this
+   * replica holds the chat's lease. None: no leasing (one process).
+   */
+  lease?: ChatLease;
+  /** Carries /stop, button presses and edits to the replica running the chat's turn. */
+  bus?: ControlBus;
+  /** Lease ttl: how long a dead replica keeps a chat; default 30,000 ms. */
+  leaseTtlMs?: number;
+  /**
+   * How long a message waits in this replica's queue while another replica
+   * holds its chat; default 15 minutes, then the chat is asked to send it again.
+   */
+  leaseWaitMs?: number;
   clock?: Clock;
   logger?: Logger;
 }

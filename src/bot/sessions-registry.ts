@@ -158,6 +158,21 @@ export class SessionRegistry {
     };
   }
 
+  /**
+   * Drops the chat's session from memory so the next turn reads it from the
+   * store: another replica ran turns in this chat meanwhile. A session in use
+   * here (shared with a chat running now) is kept.
+   */
+  async forget(chat: string): Promise<void> {
+    const id = await this.boundId(chat);
+    const entry = id === undefined ? undefined : this.#entries.get(id);
+    if (!entry || entry.holds > 0 || entry.session.isRunning()) return;
+    this.#entries.delete(entry.id);
+    this.#disarm(entry);
+    this.#o.logger.debug({ chat, sessionId: entry.id }, 'cached session dropped');
+    await this.#close(entry);
+  }
+
   /** Closes every open session (flushing its saves) and stops the idle timers. */
   async closeAll(): Promise<void> {
     this.#closed = true;

@@ -57,6 +57,10 @@ export const say = {
   waitForReply: (command: string) =>
     `/${command} has to wait: a reply is running. Wait for the current reply or /stop it.`,
   unknownCommand: (name: string) => `Unknown command /${name}. Try /help.`,
+  sentToReplica: 'Sent to the replica running this reply.',
+  leaseWaitExpired:
+    '⚠️ Another replica was still answering in this chat for too long; send your message again.',
+  leaseLost: '⚠️ stopped: this replica lost the chat to another one',
 } as const;
 
 const VERBS: Record<ToolClass, string> = { execute: 'run', modify: 'change', inspect: 'read' };
