@@ -9,7 +9,8 @@
  *   assert what a user sees (`messageText(id)`, `chatMessages(chat)`, `visibleText(chat)`);
  * - enforces the pace it declares, like a platform: a second call on one
  *   message (or stream) closer than `minEditIntervalMs`, a call over the chat's
- *   `budget` or over `globalBudget` is refused with `RATE_LIMITED` (with
+ *   `budget` or over `globalBudget` (startStream, which only opens a stream
+ *   locally, does not count) is refused with `RATE_LIMITED` (with
  *   `retryAfterMs`) and listed in `violations`; text longer than
  *   `maxMessageLength` is refused with `MESSAGE_TOO_LONG`; empty text with
  *   `PLATFORM_ERROR`;
@@ -371,6 +372,8 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
   }
 
   #count(call: PendingCall, now: number): void {
+    // Opening a stream is local (the platform sees its first update): no budget.
+    if (call.op === 'startStream') return;
     this.#chatCalls.get(call.chat)?.push(now);
     this.#allCalls.push(now);
     if (call.messageId !== undefined) {
@@ -454,6 +457,7 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
       chatCalls = [];
       this.#chatCalls.set(call.chat, chatCalls);
     }
+    if (call.op === 'startStream') return undefined;
     const chatWait = over(chatCalls, caps.budget);
     if (chatWait !== undefined) return { rule: 'budget' as const, wait: chatWait };
     const globalWait = over(this.#allCalls, this.globalBudget);

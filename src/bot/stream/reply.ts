@@ -20,6 +20,9 @@ import type { OutboxContext } from './context.js';
 import { type ReplyLayout, Segment, type SegmentOutput } from './segment.js';
 import type { DeliveredReply, ReplyStream, StreamOptions } from './types.js';
 
+/** Live edits use at most 1 / BUDGET_HEADROOM of a chat budget. */
+const BUDGET_HEADROOM = 1.1;
+
 /** Room kept free for the status line in a live message. */
 const STATUS_RESERVE = 120;
 
@@ -38,6 +41,21 @@ interface Part {
  */
 function fenceAfter(md: string, start: number, fence: FenceState | undefined): FenceState | undefined {
   return fenceStateAt(`${md}\n`, start, fence, md.length + 1);
+}
+
+/**
+ * A message boundary at or a little before `end`: a paragraph or line break,
+ * else `end` itself when it falls between words, else the last space.
+ */
+function cutNear(text: string, start: number, end: number): number {
+  const floor = Math.max(start + 1, end - 200);
+  const para = text.lastIndexOf('\n\n', end - 2);
+  if (para >= floor) return para + 2;
+  const line = text.lastIndexOf('\n', end - 1);
+  if (line >= floor) return line + 1;
+  if (/\s/.test(text[end] ?? ' ') || /\s/.test(text[end - 1] ?? '')) return end;
+  const space = text.lastIndexOf(' ', end - 1);
+  return space >= floor ? space + 1 : end;
 }
 
 /** The {@link ReplyStream} of the outbox. */
@@ -60,6 +78,8 @@ export class Reply implements ReplyStream, ReplyLayout {
   readonly #liveButtons: Button[][] | undefined;
   #layoutDirty = true;
   #liveRendered = '';
+  /** Source offset the live rendering covers. */
+  #liveEnd = 0;
   #streamTimer: TimerHandle | undefined;
   /** Renderings of finished block groups of the live text. */
   readonly #cache = new RenderCache(64);
@@ -156,14 +176,16 @@ export class Reply implements ReplyStream, ReplyLayout {
       if (line !== '') text = text.trim() === '' ? line : `${text}\n\n${line}`;
     }
     if (text.trim() === '') return null;
+    segment.pendingEnd = this.#liveEnd;
     const buttons = this.#liveButtons ?? (segment.hadButtons ? [] : undefined);
     return { text, format: dialect, ...(buttons ? { buttons } : {}) };
   }
 
   liveIntervalMs(): number {
     const caps = this.#ctx.capabilities(this.chat);
-    // Spread live edits over a chat budget instead of bursting it and then going quiet.
-    const spread = caps.budget ? caps.budget.windowMs / caps.budget.count : 0;
+    // Spread live edits over a chat budget instead of bursting it and then going
+    // quiet, leaving a tenth of it for new messages, approvals and notices.
+    const spread = caps.budget ? (caps.budget.windowMs / caps.budget.count) * BUDGET_HEADROOM : 0;
     return Math.max(caps.minEditIntervalMs, spread);
   }
 
@@ -240,6 +262,7 @@ export class Reply implements ReplyStream, ReplyLayout {
         seg.end = undefined;
         this.#live = seg;
         this.#liveRendered = part.rendered;
+        this.#liveEnd = this.#text.length;
       }
     }
     if (!this.#live && !this.#finished) {
@@ -374,7 +397,9 @@ export class Reply implements ReplyStream, ReplyLayout {
       this.#liveRendered = '';
       return;
     }
+    if (parts.length > 1 && this.#freezeShown(live)) return;
     const last = parts[parts.length - 1]!;
+    this.#liveEnd = this.#text.length;
     if (parts.length > 1) {
       this.#freezeAs(live, parts[0]!);
       this.#addFrozen(parts.slice(1, -1));
@@ -384,6 +409,45 @@ export class Reply implements ReplyStream, ReplyLayout {
       seg.wake();
     }
     this.#liveRendered = last.rendered;
+  }
+
+  /**
+   * The live text outgrew its message: end the message at a boundary within
+   * the text it already shows, so nothing in it waits to become visible and
+   * its last (cosmetic) edit can give way to the new message. False when the
+   * message has shown too little for that.
+   */
+  #freezeShown(live: Segment): boolean {
+    const shown = live.shownEnd;
+    if (live.mode !== 'edit' || live.id === undefined || shown === undefined) return false;
+    const caps = this.#ctx.capabilities(this.chat);
+    if (shown - live.start < caps.maxMessageLength / 3) return false;
+    const text = this.#text;
+    const cut = cutNear(text, live.start, shown);
+    if (cut <= live.start) return false;
+    const fenceAtCut = fenceStateAt(text, live.start, live.fence, cut);
+    const prefix = live.fence ? `${live.fence.indent}${live.fence.marker}${live.fence.info}\n` : '';
+    const suffix = fenceAtCut
+      ? `${text[cut - 1] === '\n' ? '' : '\n'}${fenceAtCut.indent}${fenceAtCut.marker}`
+      : '';
+    const partText = prefix + text.slice(live.start, cut) + suffix;
+    const rendered = renderPart(partText, this.#dialect(live), false);
+    if (rendered.length > caps.maxMessageLength) return false;
+    this.#freezeAs(live, {
+      start: live.start,
+      end: cut,
+      fence: live.fence,
+      fenceAtEnd: fenceAtCut,
+      text: partText,
+      rendered,
+    });
+    live.cosmetic = true;
+    const seg = new Segment(this.#ctx, this.#adapter, this, cut, fenceAtCut, this.#mode());
+    this.#segments.push(seg);
+    this.#live = seg;
+    this.#layoutDirty = true;
+    seg.wake();
+    return true;
   }
 
   /** Makes the live segment permanent with all of `md` from its start. */

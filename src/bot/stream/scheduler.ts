@@ -20,8 +20,12 @@ export interface Slot {
   readonly kind: 'text' | 'typing';
   /** Earliest time this slot's own rules allow a call (message pace, backoff); Infinity when blocked. */
   readyAt(now: number): number;
-  /** The call to make now, built from the newest state; undefined when nothing is left to do. */
-  next(): (() => Promise<void>) | undefined;
+  /**
+   * The call to make now, built from the newest state; undefined when nothing
+   * is left to do; `'later'` when the slot changed its mind (it stays queued
+   * and is asked again on a later pass).
+   */
+  next(): (() => Promise<void>) | 'later' | undefined;
   /** A call failed with anything but RATE_LIMITED (which the scheduler handles). */
   onError(err: unknown): void;
   /**
@@ -30,6 +34,17 @@ export interface Slot {
    * appear in the order they were asked for.
    */
   creates?(): boolean;
+  /**
+   * Only cosmetic work is left (a permanent message whose text is already
+   * visible): in a chat with a budget it waits until no other text of the
+   * chat is queued, so it never delays new text.
+   */
+  deferrable?(): boolean;
+  /**
+   * The next call reaches no platform limit (opening a native stream: the
+   * platform sees nothing until its first update), so budgets do not count it.
+   */
+  unbudgeted?(): boolean;
 }
 
 interface AdapterState {
@@ -193,19 +208,23 @@ export class Scheduler {
     const textWaiting = lane.queue.some((s) => s.kind === 'text' && !lane.inFlight.has(s));
     // Once one creation has to wait, later ones wait too (message order).
     let createHeld = lane.creating.size > 0;
+    const urgent = chatBudget !== undefined && lane.queue.some((s) => s.kind === 'text' && !s.deferrable?.());
     for (let i = 0; i < lane.queue.length; i++) {
       const slot = lane.queue[i]!;
       if (lane.inFlight.has(slot)) continue;
       if (slot.kind === 'typing' && textWaiting) continue;
       const creates = slot.creates?.() === true;
       if (creates && createHeld) continue;
-      let at = Math.max(
-        slot.readyAt(now),
-        lane.pausedUntil,
-        lane.adapter.pausedUntil,
-        lane.window.nextFree(now, chatBudget),
-        lane.adapter.window.nextFree(now, globalBudget),
-      );
+      if (urgent && slot.deferrable?.()) continue;
+      const free = slot.unbudgeted?.() === true;
+      let at = Math.max(slot.readyAt(now), lane.pausedUntil, lane.adapter.pausedUntil);
+      if (!free) {
+        at = Math.max(
+          at,
+          lane.window.nextFree(now, chatBudget),
+          lane.adapter.window.nextFree(now, globalBudget),
+        );
+      }
       if (slot.kind === 'typing' && chatBudget && chatBudget.count >= 4) {
         // Keep one call of the chat's budget free for text.
         if (lane.window.used(now, chatBudget) >= chatBudget.count - 1) {
@@ -219,13 +238,21 @@ export class Scheduler {
         continue;
       }
       const call = slot.next();
+      if (call === 'later') {
+        lane.again = true;
+        continue;
+      }
       if (!call) {
         this.#dequeue(lane, i);
         i--;
+        // Slots passed over for this one (deferred work) get another look.
+        if (urgent) lane.again = true;
         continue;
       }
-      lane.window.record(now);
-      lane.adapter.window.record(now);
+      if (!free) {
+        lane.window.record(now);
+        lane.adapter.window.record(now);
+      }
       lane.inFlight.add(slot);
       if (creates) {
         lane.creating.add(slot);

@@ -71,6 +71,12 @@ export class Segment implements Slot {
   hadButtons = false;
   /** The wanted output may differ from what was last shown. */
   dirty = true;
+  /** Frozen with text that was already visible: only cosmetic work (buttons, status) is left. */
+  cosmetic = false;
+  /** Source offset up to which the live output being built covers the text. */
+  pendingEnd: number | undefined;
+  /** Source offset up to which this message has shown the text (live edits). */
+  shownEnd: number | undefined;
   #sentSig: string | undefined;
   /** The kind of the call in flight (or last made), to read its error right. */
   #call: 'send' | 'edit' | 'delete' | 'start' | 'update' | 'finish' = 'send';
@@ -122,6 +128,14 @@ export class Segment implements Slot {
     this.#attempts = 0;
   }
 
+  unbudgeted(): boolean {
+    return this.mode === 'stream' && !this.stream && !this.final;
+  }
+
+  deferrable(): boolean {
+    return this.cosmetic && this.final && !this.settled;
+  }
+
   creates(): boolean {
     return (this.id === undefined && !this.stream) || (this.stream !== undefined && this.final);
   }
@@ -149,9 +163,16 @@ export class Segment implements Slot {
     return at;
   }
 
-  next(): (() => Promise<void>) | undefined {
+  next(): (() => Promise<void>) | 'later' | undefined {
     if (this.settled) return undefined;
+    const wasLive = !this.final;
+    this.pendingEnd = undefined;
     const out = this.#reply.output(this);
+    // Laying out the live text just made this message permanent with text it
+    // already shows: its remaining edit is cosmetic and may wait for the new
+    // message to go first.
+    if (wasLive && this.final && this.cosmetic) return 'later';
+    const end = this.pendingEnd;
     if (out === null) {
       this.dirty = false;
       if (!this.final) return undefined;
@@ -177,7 +198,7 @@ export class Segment implements Slot {
       };
     }
     const sig = signature(out);
-    if (this.mode === 'stream' && (this.stream || !this.final)) return this.#streamCall(out, sig);
+    if (this.mode === 'stream' && (this.stream || !this.final)) return this.#streamCall(out, sig, end);
     if (this.id !== undefined && sig === this.#sentSig) {
       this.dirty = false;
       if (this.final) {
@@ -197,7 +218,7 @@ export class Segment implements Slot {
         const sent = await this.#adapter.send(this.chat, send);
         this.id = sent.messageId;
         this.#ctx.scheduler.markCall(this.#ctx.messageKey(this.chat, sent.messageId), at);
-        this.#shown(out, sig);
+        this.#shown(out, sig, end);
       };
     }
     const id = this.id;
@@ -205,7 +226,7 @@ export class Segment implements Slot {
     return async () => {
       this.#ctx.scheduler.markCall(this.#ctx.messageKey(this.chat, id), this.#ctx.clock.now());
       await this.#adapter.edit(this.chat, id, message);
-      this.#shown(out, sig);
+      this.#shown(out, sig, end);
     };
   }
 
@@ -213,7 +234,7 @@ export class Segment implements Slot {
     return { text: out.text, format: out.format, ...(out.buttons ? { buttons: out.buttons } : {}) };
   }
 
-  #streamCall(out: SegmentOutput, sig: string): (() => Promise<void>) | undefined {
+  #streamCall(out: SegmentOutput, sig: string, end: number | undefined): (() => Promise<void>) | undefined {
     const adapter = this.#adapter;
     if (!this.stream) {
       this.dirty = true;
@@ -239,7 +260,7 @@ export class Segment implements Slot {
         this.mode = 'edit';
         this.id = sent.messageId;
         this.#ctx.scheduler.markCall(this.#ctx.messageKey(this.chat, sent.messageId), this.#ctx.clock.now());
-        this.#shown(out, sig);
+        this.#shown(out, sig, end);
       };
     }
     if (sig === this.#sentSig) {
@@ -251,12 +272,13 @@ export class Segment implements Slot {
     return async () => {
       this.#ctx.scheduler.markCall(key, this.#ctx.clock.now());
       await adapter.updateStream!(handle, this.#message(out));
-      this.#shown(out, sig);
+      this.#shown(out, sig, end);
     };
   }
 
-  #shown(out: SegmentOutput, sig: string): void {
+  #shown(out: SegmentOutput, sig: string, end: number | undefined): void {
     this.#sentSig = sig;
+    if (end !== undefined) this.shownEnd = end;
     this.#attempts = 0;
     if (out.buttons && out.buttons.length > 0) this.hadButtons = true;
     if (this.final) {
