@@ -39,6 +39,61 @@ describe('outbox pacing', () => {
     expect(stale[Math.floor(stale.length * 0.95)]).toBeLessThanOrEqual(3000 * 1.2);
   });
 
+  it('under a budget, a message that fills up ends within its shown text and its last edit waits for new text', async () => {
+    const clock = new VirtualClock();
+    const adapter = new RecordingAdapter({
+      clock,
+      latencyMs: 50,
+      capabilities: {
+        maxMessageLength: 600,
+        minEditIntervalMs: 1000,
+        budget: { count: 10, windowMs: 20_000 },
+      },
+    });
+    const outbox = createOutbox({ adapters: [adapter], clock });
+    const seen = trackVisibility(adapter);
+    const { deltas, text } = scriptedReply({ chars: 3000, durationMs: 60_000 });
+    const reply = outbox.stream('test:-1', { liveButtons: [[{ label: 'Stop', payload: 's' }]] });
+    await play(clock, reply, deltas);
+    // While text flows, filled messages still carry the Stop button: their cosmetic edit waits.
+    const sends = adapter.ops.filter((o) => o.op === 'send');
+    expect(sends.length).toBeGreaterThanOrEqual(4);
+    const firstFinal = adapter.ops.find(
+      (o) => o.op === 'edit' && o.messageId === '1' && o.buttons?.length === 0,
+    );
+    expect(firstFinal === undefined || firstFinal.time > sends[1]!.time).toBe(true);
+    const done = reply.finish();
+    await clock.advance(120_000);
+    const { messageIds } = await done;
+    expect(adapter.violations).toEqual([]);
+    const messages = messageIds.map((id) => adapter.messages.get(id)!);
+    for (const m of messages) {
+      expect(m.buttons).toEqual([]);
+      expect(m.text.length).toBeLessThanOrEqual(600);
+    }
+    expect(wordsIn(messages.map((m) => m.text))).toEqual(text.match(/w\d{5}/g));
+    const stale = staleness(deltas, seen.firstSeen).sort((a, b) => a - b);
+    expect(stale[Math.floor(stale.length * 0.95)]).toBeLessThanOrEqual(2200 * 1.2);
+  });
+
+  it('opening a native stream costs no budget', async () => {
+    const clock = new VirtualClock();
+    const adapter = new RecordingAdapter({
+      clock,
+      nativeStream: true,
+      capabilities: { nativeStream: true, minEditIntervalMs: 1000, budget: { count: 2, windowMs: 10_000 } },
+    });
+    const outbox = createOutbox({ adapters: [adapter], clock });
+    const reply = outbox.stream('test:1');
+    reply.append('hello');
+    await clock.advance(0);
+    expect(adapter.ops.map((o) => [o.time, o.op, o.ok])).toEqual([
+      [0, 'startStream', true],
+      [0, 'updateStream', true],
+    ]);
+    expect(adapter.violations).toEqual([]);
+  });
+
   it('respects the adapter-wide budget across chats', async () => {
     const clock = new VirtualClock();
     const adapter = new RecordingAdapter({ clock, globalBudget: { count: 30, windowMs: 1000 } });
