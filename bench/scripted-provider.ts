@@ -22,16 +22,20 @@ export class ScriptedProvider implements Provider {
   readonly name = 'scripted';
   readonly defaultModel = 'claude-sonnet-4-6';
   deltas = 0;
-  readonly #options: ScriptedProviderOptions;
+  /** Replies begun. */
+  turns = 0;
+  /** What the next replies look like; may be changed between phases of a run. */
+  options: ScriptedProviderOptions;
   readonly #clock: Clock;
 
   constructor(options: ScriptedProviderOptions) {
-    this.#options = options;
+    this.options = options;
     this.#clock = options.clock ?? systemClock;
   }
 
   async *stream(request: ProviderRequest): AsyncIterable<ProviderEvent> {
-    const { replyChars, deltaChars, intervalMs } = this.#options;
+    const { replyChars, deltaChars, intervalMs } = this.options;
+    this.turns++;
     const piece = 'lorem ipsum dolor sit amet '.repeat(Math.ceil(deltaChars / 27) + 1).slice(0, deltaChars);
     for (let sent = 0; sent < replyChars; sent += deltaChars) {
       await sleep(this.#clock, intervalMs, request.signal);
