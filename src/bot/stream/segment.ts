@@ -122,6 +122,7 @@ export class Segment implements Slot {
 
   /** Called with new layout: forget the cached final form. */
   reset(): void {
+    this.cosmetic = false;
     this.finalOutput = undefined;
     this.delivered = false;
     this.dirty = true;
@@ -133,7 +134,8 @@ export class Segment implements Slot {
   }
 
   deferrable(): boolean {
-    return this.cosmetic && this.final && !this.settled;
+    // Without an id the message must be sent again: that is not cosmetic.
+    return this.cosmetic && this.final && !this.settled && this.id !== undefined;
   }
 
   creates(): boolean {

@@ -66,6 +66,27 @@ describe('outbox error handling', () => {
     expect(adapter.ops.filter((o) => o.op === 'edit').length).toBe(3);
   });
 
+  it('a filled message that turns out gone is resent, and the reply still finishes whole', async () => {
+    const { clock, adapter, outbox } = setup({
+      maxMessageLength: 500,
+      budget: { count: 10, windowMs: 20_000 },
+    });
+    // The edit that would remove the Stop button from the first message finds it deleted.
+    adapter.failNext('edit', 'NOT_FOUND', {
+      match: (c) => c.messageId === '1' && c.message?.buttons?.length === 0,
+    });
+    const { deltas, text } = scriptedReply({ chars: 2000, durationMs: 30_000 });
+    const reply = outbox.stream('test:-1', { liveButtons: [[{ label: 'Stop', payload: 's' }]] });
+    await play(clock, reply, deltas);
+    const done = reply.finish();
+    await clock.advance(120_000);
+    const { messageIds } = await done;
+    expect(messageIds).not.toContain('1');
+    const words = wordsIn(messageIds.map((id) => adapter.messageText(id)!));
+    expect([...words].sort()).toEqual(text.match(/w\d{5}/g));
+    expect(adapter.violations).toEqual([]);
+  });
+
   it('an edited message that is gone (NOT_FOUND) is resent as a new message', async () => {
     const { clock, adapter, outbox } = setup();
     const reply = outbox.stream('test:1');
