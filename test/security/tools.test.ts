@@ -84,7 +84,8 @@ describe('tools under the ready bot', () => {
         return { text: 'Done.' };
       const text = JSON.stringify(last.content);
       const key = Object.keys(plan).find((k) => text.includes(k));
-      return key ? { text: 'On it.', toolUse: plan[key] } : { text: 'OK.' };
+      const toolUse = key === undefined ? undefined : plan[key];
+      return toolUse ? { text: 'On it.', toolUse } : { text: 'OK.' };
     });
     bot = startChildBot(
       {
