@@ -132,6 +132,8 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       model: config.model,
       store: config.database ? 'postgres' : 'files',
       replica: shared.lease.owner,
+      // Set by discord.js's ShardingManager for each shard process (`npm run start:sharded`).
+      ...(process.env.SHARDS ? { shards: process.env.SHARDS, shardCount: process.env.SHARD_COUNT } : {}),
     },
     'switchboard started',
   );

@@ -17,11 +17,12 @@ import { ChatRuntime, type RuntimeLease } from './chat-runtime.js';
 import { runCommand } from './commands.js';
 import { intake } from './intake.js';
 import type { Bot, BotOptions } from './options.js';
+import { applyRemoteControl } from './remote-control.js';
 import { ReplicaLink } from './replicas.js';
 import { SessionRegistry } from './sessions-registry.js';
 import { createOutbox } from './stream/index.js';
 import { MAX_INPUT_CHARS, say } from './text.js';
-import { type ButtonEvent, type ChatEvent, chatPlatform } from './types.js';
+import { type ChatEvent, chatPlatform } from './types.js';
 
 const DEFAULTS = {
   approvalTimeoutMs: 600_000,
@@ -292,44 +293,11 @@ export function createBot(options: BotOptions): Bot {
     return elsewhere ? undefined : say.nothingToStop;
   }
 
-  /** A stop, button press or edit that reached another replica for a chat whose turn may run here. */
-  async function fromReplica({ chat: key, message }: ControlEnvelope): Promise<void> {
-    if (state !== 'running') return;
-    const chat = runtimes.get(key);
-    logger.debug({ chat: key, type: message.type }, 'control message from another replica');
-    switch (message.type) {
-      case 'stop': {
-        const stopped = chat?.stop();
-        if (stopped && (stopped.running || stopped.dropped))
-          notify(key, say.stopped(stopped.dropped, stopped.running));
-        return;
-      }
-      case 'edit':
-        chat?.edit(message.messageId, message.text);
-        return;
-      case 'button': {
-        const payload = decodeButton(message.payload);
-        if (!payload) return;
-        if (payload.action === 'stop') {
-          if (chat && chat.runningTurnId === payload.id) chat.stop();
-          return;
-        }
-        if (!approvals.has(payload.id)) return;
-        const user = { id: message.user.id, name: message.user.name ?? message.user.id };
-        // The press was acknowledged where it arrived; the prompt's edit here shows the outcome.
-        const event: ButtonEvent = {
-          type: 'button',
-          chat: key,
-          user,
-          payload: message.payload,
-          ...(message.messageId === undefined ? {} : { messageId: message.messageId }),
-          respond: async () => {},
-        };
-        await approvals.press(event, payload, userKey(chatPlatform(key), user.id));
-        return;
-      }
-    }
-  }
+  /** Control messages from the other replicas, for turns that may run here. */
+  const fromReplica = (envelope: ControlEnvelope) =>
+    state === 'running'
+      ? applyRemoteControl({ runtime: (key) => runtimes.get(key), approvals, notify, logger }, envelope)
+      : undefined;
 
   /** Answers through the event's responder when it has one, else in the chat (without waiting for pacing). */
   async function answer(event: ChatEvent, text: string): Promise<void> {

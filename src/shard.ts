@@ -1,0 +1,175 @@
+/**
+ * `npm run start:sharded`: the ready bot for Discord as several shard
+ * processes under discord.js's ShardingManager. Each shard is `src/main.ts`
+ * (exactly what `npm start` runs); discord.js hands it its shard ids through
+ * the environment, and its client connects only those shards, so Discord
+ * sends each shard the events of its own guilds. Shards share sessions, chat
+ * state, leases and control messages through PostgreSQL, which is why
+ * SWITCHBOARD_DATABASE_URL is required here.
+ *
+ * Settings: DISCORD_SHARDS (a number, or `auto` for Discord's recommendation;
+ * default auto) and DISCORD_SHARD_DELAY (seconds between two shards
+ * connecting; default 5.5, Discord's identify pace).
+ *
+ * Exit codes: 2 when the configuration is invalid, 1 when shards cannot start.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ShardingManager } from 'discord.js';
+import { SwitchboardError } from './errors.js';
+
+/** What {@link planShards} derives from the environment. */
+export interface ShardPlan {
+  token: string;
+  /** A shard count, or `auto` (Discord's recommendation, asked at start). */
+  totalShards: number | 'auto';
+  /** Pause between two shards connecting, in ms. */
+  delayMs: number;
+  /** Where `auto` asks for the recommended count: DISCORD_API_URL or Discord's API. */
+  apiUrl: string;
+}
+
+const DEFAULT_API = 'https://discord.com/api';
+
+/**
+ * Checks the environment for a sharded start: Discord configured, a shared
+ * PostgreSQL database, and no platform that cannot run once per shard.
+ *
+ * @throws SwitchboardError `CONFIG_INVALID` naming the variable to fix.
+ */
+export function planShards(env: Record<string, string | undefined>): ShardPlan {
+  const problems: string[] = [];
+  const token = env.DISCORD_BOT_TOKEN?.trim();
+  if (!token) problems.push('DISCORD_BOT_TOKEN is not set: sharding is for Discord bots');
+  if (!env.SWITCHBOARD_DATABASE_URL?.trim())
+    problems.push(
+      'SWITCHBOARD_DATABASE_URL is not set: shards are separate processes and must share their state in PostgreSQL',
+    );
+  for (const name of ['TELEGRAM_BOT_TOKEN', 'SLACK_BOT_TOKEN'] as const) {
+    if (env[name]?.trim())
+      problems.push(
+        `${name} is set: every shard would run that platform too; run it as its own replica with \`npm start\``,
+      );
+  }
+  const shards = env.DISCORD_SHARDS?.trim() || 'auto';
+  let totalShards: number | 'auto' = 'auto';
+  if (shards !== 'auto') {
+    totalShards = Number(shards);
+    if (!/^\d+$/.test(shards) || totalShards < 1 || totalShards > 1000)
+      problems.push(`DISCORD_SHARDS expected auto or a number of shards from 1 to 1000 (got "${shards}")`);
+  }
+  const delay = env.DISCORD_SHARD_DELAY?.trim() || '5.5';
+  const delayMs = Math.round(Number(delay) * 1000);
+  if (!/^\d+(\.\d+)?$/.test(delay) || delayMs > 60_000)
+    problems.push(`DISCORD_SHARD_DELAY expected seconds from 0 to 60 (got "${delay}")`);
+  if (problems.length)
+    throw new SwitchboardError('CONFIG_INVALID', `Invalid configuration:\n  ${problems.join('\n  ')}`);
+  return {
+    token: token as string,
+    totalShards,
+    delayMs,
+    apiUrl: (env.DISCORD_API_URL?.trim() || DEFAULT_API).replace(/\/+$/, ''),
+  };
+}
+
+/**
+ * Discord's recommended shard count, asked where the bot's REST calls go
+ * (discord.js's own `auto` always asks discord.com).
+ */
+export async function recommendedShards(plan: ShardPlan): Promise<number> {
+  const response = await fetch(`${plan.apiUrl}/v10/gateway/bot`, {
+    headers: { authorization: `Bot ${plan.token}` },
+  });
+  if (!response.ok) {
+    await response.arrayBuffer();
+    throw new SwitchboardError(
+      response.status === 401 ? 'PLATFORM_AUTH' : 'PLATFORM_ERROR',
+      `Discord answered ${response.status} when asked for the recommended shard count; check DISCORD_BOT_TOKEN, or set DISCORD_SHARDS to a number.`,
+    );
+  }
+  const body = (await response.json()) as { shards?: number };
+  return Math.max(1, Number(body.shards ?? 1));
+}
+
+/** Options of {@link startShards}. */
+export interface StartShardsOptions {
+  /** The script each shard runs; default `src/main.ts` next to this file. */
+  file?: string;
+  /** Node flags of each shard; default loading tsx, as `npm start` does. */
+  execArgv?: string[];
+  /** How long a shard may take to be ready, in ms (default 30,000). */
+  readyTimeoutMs?: number;
+}
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** Spawns every shard and resolves once each is ready; respawns a shard whose process dies. */
+export async function startShards(
+  plan: ShardPlan,
+  options: StartShardsOptions = {},
+): Promise<ShardingManager> {
+  const totalShards = plan.totalShards === 'auto' ? await recommendedShards(plan) : plan.totalShards;
+  const tsx = pathToFileURL(join(HERE, '..', 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+  const manager = new ShardingManager(options.file ?? join(HERE, 'main.ts'), {
+    token: plan.token,
+    totalShards,
+    mode: 'process',
+    respawn: true,
+    execArgv: options.execArgv ?? (existsSync(fileURLToPath(tsx)) ? ['--import', tsx] : ['--import', 'tsx']),
+  });
+  await manager.spawn({
+    amount: totalShards,
+    delay: plan.delayMs,
+    timeout: options.readyTimeoutMs ?? 30_000,
+  });
+  return manager;
+}
+
+async function main(): Promise<number> {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  let plan: ShardPlan;
+  try {
+    plan = planShards(process.env);
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\nSee docs/replicas.md.\n`);
+    return 2;
+  }
+  let manager: ShardingManager;
+  try {
+    manager = await startShards(plan);
+  } catch (err) {
+    process.stderr.write(`shards could not start: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+  process.stderr.write(`switchboard: ${manager.shards.size} Discord shard(s) ready\n`);
+  return new Promise<number>((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => {
+        // Each shard stops gracefully on SIGTERM (running replies end with a notice).
+        manager.respawn = false;
+        const exits = [...manager.shards.values()].map(
+          (shard) =>
+            new Promise<void>((done) => {
+              if (!shard.process || shard.process.exitCode !== null) return done();
+              shard.process.once('exit', () => done());
+              shard.process.kill('SIGTERM');
+            }),
+        );
+        void Promise.all(exits).then(() => resolve(0));
+      });
+    }
+  });
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(
+        `switchboard shards crashed: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
+      process.exit(1);
+    },
+  );
+}

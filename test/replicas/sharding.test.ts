@@ -1,0 +1,188 @@
+/**
+ * `npm run start:sharded`: src/shard.ts as a child process, running two
+ * Discord shards (each the ready bot, `src/main.ts`) under discord.js's
+ * ShardingManager against the fake Discord and one PostgreSQL schema.
+ *
+ * Not covered on loopback: Discord routing each guild's events to the shard
+ * that owns it (guild_id >> 22 % shard count). The fake gateway serves one
+ * session at a time (events go to the last shard that identified), so the
+ * test shows both shards connect with their own shard ids and the chat is
+ * answered exactly once, not which shard answers which guild.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isErrorCode } from '../../src/errors.js';
+import { planShards, recommendedShards } from '../../src/shard.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
+import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.js';
+import { SKIP_REASON, testDatabaseUrl, testSchemas } from '../store-postgres/database.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const TSX = pathToFileURL(join(REPO, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+const url = testDatabaseUrl();
+const DB = 'postgres://sb:secret-pw@127.0.0.1:5432/sb';
+
+describe('planning a sharded start', () => {
+  it('needs a Discord token and a shared database, and refuses platforms that cannot run once per shard', () => {
+    const refusal = (env: Record<string, string>) => {
+      try {
+        planShards(env);
+      } catch (err) {
+        expect(isErrorCode(err, 'CONFIG_INVALID')).toBe(true);
+        return (err as Error).message;
+      }
+      throw new Error('planShards accepted it');
+    };
+    expect(refusal({ DISCORD_BOT_TOKEN: 'x' })).toContain('SWITCHBOARD_DATABASE_URL is not set');
+    expect(refusal({ SWITCHBOARD_DATABASE_URL: DB })).toContain('DISCORD_BOT_TOKEN is not set');
+    const both = refusal({ DISCORD_BOT_TOKEN: 'x', SWITCHBOARD_DATABASE_URL: DB, TELEGRAM_BOT_TOKEN: '1:a' });
+    expect(both).toContain('TELEGRAM_BOT_TOKEN is set');
+    expect(refusal({ DISCORD_BOT_TOKEN: 'x', SWITCHBOARD_DATABASE_URL: DB, DISCORD_SHARDS: '0' })).toContain(
+      'DISCORD_SHARDS',
+    );
+    expect(
+      refusal({ DISCORD_BOT_TOKEN: 'x', SWITCHBOARD_DATABASE_URL: DB, DISCORD_SHARD_DELAY: 'soon' }),
+    ).toContain('DISCORD_SHARD_DELAY');
+    expect(planShards({ DISCORD_BOT_TOKEN: 'x', SWITCHBOARD_DATABASE_URL: DB, DISCORD_SHARDS: '4' })).toEqual(
+      {
+        token: 'x',
+        totalShards: 4,
+        delayMs: 5500,
+        apiUrl: 'https://discord.com/api',
+      },
+    );
+  });
+
+  it('asks the configured Discord API for the recommended shard count', async () => {
+    const fake = await startFakeDiscord();
+    try {
+      const plan = planShards({
+        DISCORD_BOT_TOKEN: fake.token,
+        DISCORD_API_URL: `${fake.apiUrl}/`,
+        SWITCHBOARD_DATABASE_URL: DB,
+      });
+      expect(plan.totalShards).toBe('auto');
+      expect(await recommendedShards(plan)).toBe(1);
+      await expect(recommendedShards({ ...plan, token: 'wrong' })).rejects.toThrow(/DISCORD_SHARDS/);
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+describe.runIf(!url)('sharded start on PostgreSQL', () => {
+  it.skip(SKIP_REASON, () => undefined);
+});
+
+describe.skipIf(!url)('npm run start:sharded', () => {
+  let fake: FakeDiscord | undefined;
+  let anthropic: FakeAnthropic | undefined;
+  let manager: ChildProcess | undefined;
+  let root: string | undefined;
+  const schemas = url ? testSchemas(url) : undefined;
+
+  afterAll(async () => {
+    if (manager && manager.exitCode === null && manager.signalCode === null) {
+      manager.kill('SIGKILL');
+      await once(manager, 'exit');
+    }
+    await fake?.close();
+    await anthropic?.close();
+    await schemas?.cleanup();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('runs two shards of the ready bot, each with its own shard id, answering the chat once', async () => {
+    fake = await startFakeDiscord();
+    anthropic = await startFakeAnthropic();
+    root = await mkdtemp(join(tmpdir(), 'switchboard-shards-'));
+    const discord = fake;
+    const schema = schemas?.name() ?? '';
+    const child = spawn(process.execPath, ['--import', TSX, join(REPO, 'src', 'shard.ts')], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: root,
+        ANTHROPIC_API_KEY: 'sk-ant-shards-0123456789abcdef',
+        ANTHROPIC_BASE_URL: anthropic.url,
+        DISCORD_BOT_TOKEN: discord.token,
+        DISCORD_API_URL: discord.apiUrl,
+        DISCORD_GUILD_ID: discord.guildId,
+        DISCORD_SHARDS: '2',
+        DISCORD_SHARD_DELAY: '0',
+        SWITCHBOARD_DATABASE_URL: url ?? '',
+        SWITCHBOARD_DATABASE_SCHEMA: schema,
+        SWITCHBOARD_DATA_DIR: join(root, 'data'),
+        SWITCHBOARD_WORKSPACE: join(root, 'workspace'),
+        SWITCHBOARD_ALLOWED_USERS: `discord:${discord.user('alice').id}`,
+        SWITCHBOARD_LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    manager = child;
+    let out = '';
+    let err = '';
+    const changed = new Set<() => void>();
+    child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+      out += c;
+      for (const f of [...changed]) f();
+    });
+    child.stderr?.setEncoding('utf8').on('data', (c: string) => {
+      err += c;
+      for (const f of [...changed]) f();
+    });
+    /** Resolves once `ready()` holds, re-checked whenever the manager or a shard writes. */
+    const output = (ready: () => boolean, what: string, timeoutMs: number) =>
+      new Promise<void>((done, fail) => {
+        const check = () => {
+          if (!ready()) return;
+          changed.delete(check);
+          clearTimeout(timer);
+          done();
+        };
+        const timer = setTimeout(() => {
+          changed.delete(check);
+          fail(new Error(`timed out waiting for ${what}; stderr: ${err.slice(-2000)}`));
+        }, timeoutMs);
+        changed.add(check);
+        check();
+      });
+    await output(() => /2 Discord shard\(s\) ready/.test(err), 'both shards ready', 40_000);
+    // Log lines are written asynchronously: wait for both shards' start-up lines.
+    await output(
+      () => out.split('switchboard started').length === 3,
+      'both shards logging their start',
+      10_000,
+    );
+    const started = out
+      .split('\n')
+      .filter((l) => l.includes('switchboard started'))
+      .map((l) => JSON.parse(l) as { shards?: string; shardCount?: string; store?: string });
+    expect(started.map((s) => s.shards).sort()).toEqual(['0', '1']);
+    expect(started.every((s) => s.shardCount === '2' && s.store === 'postgres')).toBe(true);
+
+    const opening = discord.userMessage({
+      channelId: discord.generalId,
+      author: discord.user('alice'),
+      content: `<@${discord.botUser.id}> hello shards`,
+    });
+    const thread = await discord.waitFor(() => discord.channels.get(opening.id), 'thread', 20_000);
+    await discord.waitFor(
+      () => discord.botMessages(thread.id).some((m) => m.content.includes('hello shards')),
+      'reply',
+      20_000,
+    );
+    expect(
+      anthropic.requests.filter((r) => JSON.stringify(r.messages).includes('hello shards')),
+    ).toHaveLength(1);
+
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  }, 60_000);
+});
