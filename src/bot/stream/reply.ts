@@ -6,57 +6,12 @@
  * once per edit interval.
  */
 import type { TimerHandle } from '../../clock.js';
-import {
-  type FenceState,
-  fenceStateAt,
-  layoutMarkdown,
-  nextSplit,
-  RenderCache,
-  renderPart,
-  renderStatusLine,
-} from '../format/index.js';
+import { type FenceState, RenderCache, renderPart, renderStatusLine } from '../format/index.js';
 import type { Button, ChatAdapter, Dialect } from '../types.js';
 import type { OutboxContext } from './context.js';
+import { cutNear, fenceAfter, layoutParts, liveIntervalMs, type Part, partUntil } from './reply-parts.js';
 import { type ReplyLayout, Segment, type SegmentOutput } from './segment.js';
 import type { DeliveredReply, ReplyStream, StreamOptions } from './types.js';
-
-/** Live edits use at most 1 / BUDGET_HEADROOM of a chat budget. */
-const BUDGET_HEADROOM = 1.1;
-
-/** Room kept free for the status line in a live message. */
-const STATUS_RESERVE = 120;
-
-interface Part {
-  start: number;
-  end: number;
-  fence: FenceState | undefined;
-  fenceAtEnd: FenceState | undefined;
-  text: string;
-  rendered: string;
-}
-
-/**
- * The fence open after all of `md` (from `start`), counting its last line as
- * complete: at a message boundary that line is as finished as it will get.
- */
-function fenceAfter(md: string, start: number, fence: FenceState | undefined): FenceState | undefined {
-  return fenceStateAt(`${md}\n`, start, fence, md.length + 1);
-}
-
-/**
- * A message boundary at or a little before `end`: a paragraph or line break,
- * else `end` itself when it falls between words, else the last space.
- */
-function cutNear(text: string, start: number, end: number): number {
-  const floor = Math.max(start + 1, end - 200);
-  const para = text.lastIndexOf('\n\n', end - 2);
-  if (para >= floor) return para + 2;
-  const line = text.lastIndexOf('\n', end - 1);
-  if (line >= floor) return line + 1;
-  if (/\s/.test(text[end] ?? ' ') || /\s/.test(text[end - 1] ?? '')) return end;
-  const space = text.lastIndexOf(' ', end - 1);
-  return space >= floor ? space + 1 : end;
-}
 
 /** The {@link ReplyStream} of the outbox. */
 export class Reply implements ReplyStream, ReplyLayout {
@@ -182,11 +137,7 @@ export class Reply implements ReplyStream, ReplyLayout {
   }
 
   liveIntervalMs(): number {
-    const caps = this.#ctx.capabilities(this.chat);
-    // Spread live edits over a chat budget instead of bursting it and then going
-    // quiet, leaving a tenth of it for new messages, approvals and notices.
-    const spread = caps.budget ? (caps.budget.windowMs / caps.budget.count) * BUDGET_HEADROOM : 0;
-    return Math.max(caps.minEditIntervalMs, spread);
+    return liveIntervalMs(this.#ctx.capabilities(this.chat));
   }
 
   blocked(segment: Segment): boolean {
@@ -331,42 +282,15 @@ export class Reply implements ReplyStream, ReplyLayout {
   /** Lays out `md` from `from`: final parts at full length, or live parts with room for the status. */
   #layout(md: string, from: number, fence: FenceState | undefined, like: Segment, final: boolean): Part[] {
     const caps = this.#ctx.capabilities(this.chat);
-    const reserve =
-      final || like.mode === 'stream' ? 0 : Math.min(STATUS_RESERVE, Math.floor(caps.maxMessageLength / 10));
-    const maxLength = caps.maxMessageLength - reserve;
-    const parts: Part[] = [];
-    if (this.#raw(like)) {
-      let start = from;
-      let f = fence;
-      while (start < md.length) {
-        const p = nextSplit(md, start, f, maxLength);
-        parts.push({ start, end: p.end, fence: f, fenceAtEnd: p.fenceAtEnd, text: p.text, rendered: p.text });
-        start = p.end;
-        f = p.fenceAtEnd;
-      }
-      return parts;
-    }
-    let f = fence;
     const options = {
+      caps,
       dialect: this.#dialect(like),
-      maxLength,
-      from,
-      fence,
-      partial: !final,
+      raw: this.#raw(like),
+      final,
+      statusRoom: !final && like.mode === 'edit',
       cache: this.#cache,
     };
-    for (const p of layoutMarkdown(md, options)) {
-      parts.push({
-        start: p.start,
-        end: p.end,
-        fence: f,
-        fenceAtEnd: p.fenceAtEnd,
-        text: p.text,
-        rendered: p.rendered,
-      });
-      f = p.fenceAtEnd;
-    }
-    return parts;
+    return layoutParts(md, from, fence, options);
   }
 
   #freezeAs(segment: Segment, part: Part): void {
@@ -422,27 +346,20 @@ export class Reply implements ReplyStream, ReplyLayout {
     if (live.mode !== 'edit' || live.id === undefined || shown === undefined) return false;
     const caps = this.#ctx.capabilities(this.chat);
     if (shown - live.start < caps.maxMessageLength / 3) return false;
-    const text = this.#text;
-    const cut = cutNear(text, live.start, shown);
+    const cut = cutNear(this.#text, live.start, shown);
     if (cut <= live.start) return false;
-    const fenceAtCut = fenceStateAt(text, live.start, live.fence, cut);
-    const prefix = live.fence ? `${live.fence.indent}${live.fence.marker}${live.fence.info}\n` : '';
-    const suffix = fenceAtCut
-      ? `${text[cut - 1] === '\n' ? '' : '\n'}${fenceAtCut.indent}${fenceAtCut.marker}`
-      : '';
-    const partText = prefix + text.slice(live.start, cut) + suffix;
-    const rendered = renderPart(partText, this.#dialect(live), false);
-    if (rendered.length > caps.maxMessageLength) return false;
-    this.#freezeAs(live, {
-      start: live.start,
-      end: cut,
-      fence: live.fence,
-      fenceAtEnd: fenceAtCut,
-      text: partText,
-      rendered,
-    });
+    const part = partUntil(
+      this.#text,
+      live.start,
+      live.fence,
+      cut,
+      this.#dialect(live),
+      caps.maxMessageLength,
+    );
+    if (!part) return false;
+    this.#freezeAs(live, part);
     live.cosmetic = true;
-    const seg = new Segment(this.#ctx, this.#adapter, this, cut, fenceAtCut, this.#mode());
+    const seg = new Segment(this.#ctx, this.#adapter, this, cut, part.fenceAtEnd, this.#mode());
     this.#segments.push(seg);
     this.#live = seg;
     this.#layoutDirty = true;
