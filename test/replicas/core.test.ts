@@ -1,0 +1,135 @@
+/**
+ * The bot core of two replicas in one test process: two bot harnesses (real
+ * core, sessions and provider against the fake Messages API) sharing one
+ * PostgreSQL schema through the real PostgreSQL stores, chat lease and
+ * control bus. Each replica's lease runs on a clock of its own, so the test
+ * decides when a lease expires or is renewed.
+ */
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { encodeButton } from '../../src/bot/buttons.js';
+import { say } from '../../src/bot/text.js';
+import { VirtualClock } from '../../src/clock.js';
+import { createPostgresChatLease, createPostgresControlBus } from '../../src/cluster/index.js';
+import type { ChatLease, ControlBus } from '../../src/cluster/types.js';
+import { createPostgresStores, type PostgresStores } from '../../src/store/postgres/index.js';
+import { type BotHarness, startBotHarness } from '../helpers/bot-harness.js';
+import { SKIP_REASON, testDatabaseUrl, testSchemas } from '../store-postgres/database.js';
+
+const url = testDatabaseUrl();
+const schemas = url ? testSchemas(url) : undefined;
+const START = Date.parse('2026-01-01T00:00:00Z');
+const TTL = 1_000;
+
+interface Replica {
+  h: BotHarness;
+  stores: PostgresStores;
+  lease: ChatLease;
+  bus: ControlBus;
+  /** The clock of this replica's lease: expiry as this replica sees it, and keep-alive. */
+  leaseClock: VirtualClock;
+}
+
+const open: Replica[] = [];
+
+afterAll(async () => {
+  await schemas?.cleanup();
+});
+
+afterEach(async () => {
+  for (const r of open.splice(0).reverse()) {
+    await r.h.close();
+    await Promise.allSettled([r.bus.close(), r.lease.close()]);
+    await r.stores.close();
+  }
+});
+
+async function replica(schema: string, first?: Replica): Promise<Replica> {
+  const stores = createPostgresStores({ connectionString: url as string, schema });
+  await stores.migrate();
+  const leaseClock = new VirtualClock(START);
+  const lease = createPostgresChatLease({ pool: stores.pool, schema, clock: leaseClock });
+  const bus = createPostgresControlBus({ pool: stores.pool, schema });
+  const h = await startBotHarness({
+    sessionStore: stores.sessionStore,
+    stateStore: stores.stateStore,
+    lease,
+    bus,
+    leaseTtlMs: TTL,
+    ...(first ? { fakeAnthropic: first.h.fakeAnthropic } : {}),
+  });
+  const r = { h, stores, lease, bus, leaseClock };
+  open.push(r);
+  return r;
+}
+
+/** Starts a turn on `r` that streams "Partial" and stalls until aborted. */
+async function stalledTurn(r: Replica, text: string): Promise<string> {
+  const fake = r.h.fakeAnthropic;
+  fake.enqueue({ text: ['Partial', ' rest'], stallAfterChunks: 1 });
+  const n = fake.log.length;
+  const id = await r.h.message(text);
+  await r.h.until(
+    () => fake.log[n]?.chunksSent === 1 && r.h.texts().some((t) => t.includes('Partial')),
+    'partial reply visible',
+  );
+  return id;
+}
+
+describe.runIf(!url)('bot core across replicas', () => {
+  it.skip(SKIP_REASON, () => undefined);
+});
+
+describe.skipIf(!url)('bot core across replicas', () => {
+  it('an edit of the running message that reaches the other replica restarts the turn where it runs', async () => {
+    const schema = (schemas ?? { name: () => '' }).name();
+    const a = await replica(schema);
+    const b = await replica(schema, a);
+    const id = await stalledTurn(a, 'first version');
+    await b.h.edit(id, 'second version');
+    await a.h.until(() => a.h.texts().some((t) => t.includes('second version')), 'edited answer');
+    await a.h.settle();
+    const asked = a.h.fakeAnthropic.requests.map((r) => JSON.stringify(r.messages.at(-1)));
+    expect(asked.filter((t) => t.includes('first version'))).toHaveLength(1);
+    expect(asked.filter((t) => t.includes('second version'))).toHaveLength(1);
+    expect(b.h.texts()).toEqual([]);
+  });
+
+  it('a /stop or a press for a chat that no replica runs is answered at once where it arrives', async () => {
+    const schema = (schemas ?? { name: () => '' }).name();
+    const a = await replica(schema);
+    const b = await replica(schema, a);
+    expect(await b.h.ask('stop')).toBe(say.nothingToStop);
+    expect(await b.h.press(encodeButton('allow', 'nosuchid'))).toEqual([say.expired]);
+    expect(await b.h.press(encodeButton('stop', 'nosuchid'))).toEqual([say.alreadyFinished]);
+    // While A runs the chat's turn, B hands both over instead.
+    await stalledTurn(a, 'a slow one');
+    expect(await b.h.press(encodeButton('allow', 'nosuchid'))).toEqual([say.sentToReplica]);
+    const answers = await b.h.command('stop', '', { respond: true });
+    await a.h.until(() => a.h.texts().includes(say.stopped(0, true)), 'stopped on A');
+    expect(answers).toEqual([]);
+    await a.h.settle();
+    expect(a.h.texts().join('\n')).toContain(say.stoppedNote);
+    expect(a.h.fakeAnthropic.log.at(-1)?.closedEarly).toBe(true);
+  });
+
+  it('a replica whose lease was taken over stops its turn, and the new holder answers from the stored session', async () => {
+    const schema = (schemas ?? { name: () => '' }).name();
+    const a = await replica(schema);
+    const b = await replica(schema, a);
+    a.h.fakeAnthropic.setDefault(() => ({ text: 'noted' }));
+    await a.h.message('remember the word kiwi');
+    await a.h.until(() => a.h.texts().includes('noted'), 'first answer');
+    await stalledTurn(a, 'a stalled turn');
+    // A stalls past its ttl (no renewal as far as B can tell): B takes the chat.
+    await b.leaseClock.advance(TTL * 5);
+    await b.h.message('what was the word?');
+    await b.h.until(() => b.h.texts().includes('noted'), 'B answered');
+    // A's next renewal finds the chat taken, and its turn stops.
+    await a.leaseClock.advance(TTL);
+    await a.h.until(() => a.h.texts().some((t) => t.includes(say.leaseLost)), 'A stopped');
+    const last = a.h.fakeAnthropic.requests.at(-1);
+    expect(JSON.stringify(last.messages)).toContain('remember the word kiwi');
+    expect(JSON.stringify(last.messages.at(-1))).toContain('what was the word?');
+    expect(b.h.logs.some((l) => l.includes('chat moved here; reloading it'))).toBe(true);
+  });
+});
