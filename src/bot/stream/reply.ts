@@ -13,6 +13,9 @@ import { cutNear, fenceAfter, layoutParts, liveIntervalMs, type Part, partUntil 
 import { type ReplyLayout, Segment, type SegmentOutput } from './segment.js';
 import type { DeliveredReply, ReplyStream, StreamOptions } from './types.js';
 
+/** Longest wait for a whole first word before the first message is sent anyway. */
+const FIRST_WORD_WAIT_MS = 300;
+
 /** The {@link ReplyStream} of the outbox. */
 export class Reply implements ReplyStream, ReplyLayout {
   readonly chat: string;
@@ -33,6 +36,8 @@ export class Reply implements ReplyStream, ReplyLayout {
   readonly #liveButtons: Button[][] | undefined;
   #layoutDirty = true;
   #liveRendered = '';
+  /** When the first text arrived. */
+  #firstTextAt: number | undefined;
   /** Source offset the live rendering covers. */
   #liveEnd = 0;
   #streamTimer: TimerHandle | undefined;
@@ -70,9 +75,13 @@ export class Reply implements ReplyStream, ReplyLayout {
 
   append(delta: string): void {
     if (delta === '' || this.#finished) return;
+    this.#firstTextAt ??= this.#ctx.clock.now();
     this.#text += delta;
     this.#layoutDirty = true;
-    (this.#live ?? this.#newLive()).grow();
+    const live = this.#live ?? this.#newLive();
+    // Until the first message exists, each delta may make it ready (a whole word arrived).
+    if (live.id === undefined && !live.stream) live.touch();
+    else live.grow();
   }
 
   setStatus(line: string | undefined): void {
@@ -138,6 +147,14 @@ export class Reply implements ReplyStream, ReplyLayout {
 
   liveIntervalMs(): number {
     return liveIntervalMs(this.#ctx.capabilities(this.chat));
+  }
+
+  firstWordAt(segment: Segment, now: number): number {
+    if (segment.start > 0 || this.#firstTextAt === undefined || this.#status !== undefined) return now;
+    // A first message holding half a word wastes the first pacing slot (the next
+    // update may be seconds away in a group): wait briefly for a word boundary.
+    if (/\S\s/.test(this.#text)) return now;
+    return this.#firstTextAt + FIRST_WORD_WAIT_MS;
   }
 
   blocked(segment: Segment): boolean {

@@ -33,6 +33,8 @@ export interface ReplyLayout {
   liveIntervalMs(): number;
   /** True when an earlier segment still has to be created (keeps messages in order). */
   blocked(segment: Segment): boolean;
+  /** Earliest time the first message may be created: once it can show a whole word. */
+  firstWordAt(segment: Segment, now: number): number;
   /** Something about a segment changed (created, delivered, abandoned). */
   changed(segment: Segment): void;
   /** A native stream could not be started: the reply falls back to edits. */
@@ -150,6 +152,8 @@ export class Segment implements Slot {
     if (this.settled || !this.dirty) return now;
     if (this.#reply.blocked(this)) return Number.POSITIVE_INFINITY;
     let at = Math.max(now, this.#notBefore);
+    if (!this.final && this.id === undefined && !this.stream)
+      at = Math.max(at, this.#reply.firstWordAt(this, now));
     const key = this.stream
       ? this.#ctx.streamKey(this.chat, this.stream.id)
       : this.id !== undefined

@@ -18,10 +18,10 @@ describe('outbox error handling', () => {
   it('a 429 on an edit pauses the chat for retry_after and then sends only the latest text', async () => {
     const { clock, adapter, outbox } = setup();
     const reply = outbox.stream('test:1');
-    reply.append('a');
+    reply.append('a ');
     await clock.advance(0);
     adapter.rateLimitNext(5000, { ops: 'edit' });
-    reply.append(' b');
+    reply.append('b');
     await clock.advance(1000);
     expect(adapter.ops.map((o) => [o.time, o.op, o.ok])).toEqual([
       [0, 'send', true],
@@ -90,10 +90,10 @@ describe('outbox error handling', () => {
   it('an edited message that is gone (NOT_FOUND) is resent as a new message', async () => {
     const { clock, adapter, outbox } = setup();
     const reply = outbox.stream('test:1');
-    reply.append('first');
+    reply.append('first ');
     await clock.advance(0);
     adapter.failNext('edit', 'NOT_FOUND');
-    reply.append(' second');
+    reply.append('second');
     const done = reply.finish();
     await clock.advance(2000);
     await expect(done).resolves.toMatchObject({ messageIds: ['2'] });

@@ -91,19 +91,19 @@ describe('native streaming', () => {
   it('honours RATE_LIMITED on updateStream and sends only the newest text after the pause', async () => {
     const { clock, adapter, outbox } = setup();
     const reply = outbox.stream('test:1');
-    reply.append('a');
+    reply.append('a b');
     await clock.advance(100);
     adapter.rateLimitNext(4000, { ops: 'updateStream' });
-    reply.append(' b');
+    reply.append(' c');
     await clock.advance(1000);
-    for (const w of [' c', ' d']) {
+    for (const w of [' d', ' e']) {
       reply.append(w);
       await clock.advance(1000);
     }
     expect(adapter.ops.filter((o) => o.op === 'updateStream').map((o) => o.ok)).toEqual([true, false]);
     await clock.advance(3000);
     const updates = adapter.ops.filter((o) => o.op === 'updateStream' && o.ok);
-    expect(updates.map((o) => o.text)).toEqual(['a', 'a b c d']);
+    expect(updates.map((o) => o.text)).toEqual(['a b', 'a b c d e']);
     expect(updates[1]!.time - adapter.ops.find((o) => !o.ok)!.time).toBeGreaterThanOrEqual(4000);
   });
 });

@@ -85,7 +85,7 @@ describe('outbox pacing', () => {
     });
     const outbox = createOutbox({ adapters: [adapter], clock });
     const reply = outbox.stream('test:1');
-    reply.append('hello');
+    reply.append('hello world');
     await clock.advance(0);
     expect(adapter.ops.map((o) => [o.time, o.op, o.ok])).toEqual([
       [0, 'startStream', true],

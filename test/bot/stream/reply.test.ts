@@ -75,28 +75,45 @@ describe('ReplyStream (edits)', () => {
     const reply = outbox.stream('test:1', { replyTo: '99' });
     await clock.advance(5000);
     expect(adapter.ops).toEqual([]);
-    reply.append('Hello');
+    reply.append('Hello there');
     await clock.advance(50);
-    expect(adapter.ops.map((o) => [o.time, o.op, o.text])).toEqual([[5050, 'send', 'Hello']]);
+    expect(adapter.ops.map((o) => [o.time, o.op, o.text])).toEqual([[5050, 'send', 'Hello there']]);
     for (const w of [' a', ' b', ' c']) {
       reply.append(w);
       await clock.advance(100);
     }
     await clock.advance(2000);
     expect(adapter.ops.map((o) => [o.time, o.op, o.text])).toEqual([
-      [5050, 'send', 'Hello'],
-      [6050, 'edit', 'Hello a b c'],
+      [5050, 'send', 'Hello there'],
+      [6050, 'edit', 'Hello there a b c'],
     ]);
     await clock.advance(5000);
     expect(adapter.ops).toHaveLength(2);
   });
 
+  it('holds the first message briefly for a whole word, not longer', async () => {
+    const { clock, adapter, outbox } = setup({}, 0);
+    const a = outbox.stream('test:1');
+    a.append('Hel');
+    await clock.advance(100);
+    expect(adapter.ops).toEqual([]);
+    a.append('lo, ');
+    await clock.advance(0);
+    expect(adapter.ops.map((o) => [o.time, o.text])).toEqual([[100, 'Hello,']]);
+    const b = outbox.stream('test:2');
+    b.append('Supercalifragilistic');
+    await clock.advance(299);
+    expect(adapter.chatMessages('test:2')).toEqual([]);
+    await clock.advance(1);
+    expect(adapter.chatMessages('test:2').map((m) => m.text)).toEqual(['Supercalifragilistic']);
+  });
+
   it('flushes text appended during a pause on a timer, not on the next delta', async () => {
     const { clock, adapter, outbox } = setup({}, 0);
     const reply = outbox.stream('test:1');
-    reply.append('one');
+    reply.append('one ');
     await clock.advance(200);
-    reply.append(' two');
+    reply.append('two');
     await clock.advance(799);
     expect(adapter.messageText('1')).toBe('one');
     await clock.advance(1);
