@@ -1,0 +1,191 @@
+/**
+ * The fault scenario on Slack and on Discord: several threads at once, each
+ * platform's fake failing ~10% of the bot's writes (429 with Retry-After,
+ * 5xx, slow answers, dropped connections) and the model failing some
+ * threads mid-reply. Every thread ends with its full reply exactly once or
+ * a clear error, nothing rejects unhandled, and the bot keeps answering.
+ * Slack runs as `npm start` runs it (Socket Mode, Slack's own paces);
+ * Discord with its pace scaled down tenfold on both the fake and the adapter.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { botTexts, startScaledApp } from '../adapters/discord/app.js';
+import { mention } from '../adapters/discord/helpers.js';
+import { startSlackApp } from '../adapters/slack/app.js';
+import { startFakeAnthropic } from '../fakes/anthropic.js';
+import { startFakeDiscord } from '../fakes/discord/index.js';
+import { faultyModel, type ModelFault } from '../fakes/faults.js';
+import { startFakeSlack, visibleText } from '../fakes/slack/index.js';
+import { watchUnhandled } from './telegram-world.js';
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const THREADS = 8;
+const reply = (key: string) => `Answer for ${key}: all is well.`;
+const keyOf = (body: { messages: Array<{ content: unknown }> }) =>
+  /question \d+/.exec(JSON.stringify(body.messages.at(-1)?.content ?? ''))?.[0];
+/** Threads 2 and 5 fail mid-reply; thread 3's first request is overloaded (the SDK retries it). */
+const faultOf = (key: string): ModelFault =>
+  (({ 'question 2': 'mid-stream-error', 'question 5': 'dropped', 'question 3': 'overloaded-once' })[key] as
+    | ModelFault
+    | undefined) ?? 'none';
+
+async function tempRoot(): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'switchboard-faults-'));
+  cleanups.push(() => rm(root, { recursive: true, force: true }));
+  return root;
+}
+
+/** Checks one thread's messages: the reply once, or (for a model fault) one clear error and no reply. */
+function checkThread(key: string, texts: string[]): 'full' | 'error' {
+  const full = texts.filter((t) => t.trim() === reply(key)).length;
+  const errors = texts.filter((t) => t.includes('⚠️'));
+  if (faultOf(key) === 'mid-stream-error' || faultOf(key) === 'dropped') {
+    expect(full, `${key}: ${JSON.stringify(texts)}`).toBe(0);
+    expect(errors.length, `${key}: ${JSON.stringify(texts)}`).toBe(1);
+    return 'error';
+  }
+  expect(full, `${key}: ${JSON.stringify(texts)}`).toBe(1);
+  expect(errors, key).toEqual([]);
+  return 'full';
+}
+
+describe('faults on Slack and Discord', () => {
+  it('Slack: threads under injected Web API faults end with their reply once or a clear error', async () => {
+    const unhandled = watchUnhandled();
+    const slack = await startFakeSlack();
+    const anthropic = await startFakeAnthropic();
+    const root = await tempRoot();
+    cleanups.push(
+      () => slack.close(),
+      () => anthropic.close(),
+    );
+    anthropic.setDefault(faultyModel({ keyOf, faultOf, reply }));
+    const app = await startSlackApp(slack, anthropic, root);
+    cleanups.push(async () => {
+      await app.stop();
+      await slack.socket.waitForDisconnect();
+    });
+    const writes = /^chat\.(postMessage|update|startStream|appendStream|stopStream)$/;
+    slack.faults.push(
+      { method: writes, status: 429, retryAfterSec: 1, share: 0.03, times: Number.POSITIVE_INFINITY },
+      { method: writes, status: 500, share: 0.03, times: Number.POSITIVE_INFINITY },
+      { method: writes, delayMs: 300, share: 0.03, times: Number.POSITIVE_INFINITY },
+      { method: writes, drop: true, share: 0.02, times: Number.POSITIVE_INFINITY },
+    );
+    const threads: string[] = [];
+    for (let i = 1; i <= THREADS; i++) {
+      const { ts } = await slack.userMessage({ channel: 'C1', user: 'U1', text: `<@UBOT> question ${i}` });
+      threads.push(ts);
+    }
+    const texts = (ts: string) =>
+      slack
+        .botMessages('C1', ts)
+        .filter((m) => m.streamState !== 'streaming')
+        .map(visibleText);
+    const ended = (ts: string, i: number) =>
+      texts(ts).some((t) => t.trim() === reply(`question ${i + 1}`) || t.includes('⚠️'));
+    await slack.until(() => threads.every(ended), 45_000, 'every thread ended');
+    await app.bot.idle();
+    const outcomes = threads.map((ts, i) => checkThread(`question ${i + 1}`, texts(ts)));
+    console.log(
+      `[faults:slack] ${THREADS} threads: ${outcomes.filter((o) => o === 'full').length} full, ` +
+        `${outcomes.filter((o) => o === 'error').length} clear errors; Web API calls ${slack.calls.length}, ` +
+        `faulted ${slack.calls.filter((c) => c.status !== 200).length}`,
+    );
+    slack.faults.length = 0;
+    const { ts } = await slack.userMessage({ channel: 'C1', user: 'U1', text: '<@UBOT> question 99' });
+    await slack.until(() => texts(ts).some((t) => t.trim() === reply('question 99')), 15_000, 'next answer');
+    unhandled.stop();
+    expect(unhandled.errors).toEqual([]);
+  }, 60_000);
+
+  it('Discord: threads under injected REST faults end with their reply once or a clear error', async () => {
+    const unhandled = watchUnhandled();
+    const discord = await startFakeDiscord();
+    const anthropic = await startFakeAnthropic();
+    const root = await tempRoot();
+    cleanups.push(
+      () => discord.close(),
+      () => anthropic.close(),
+    );
+    anthropic.setDefault(faultyModel({ keyOf, faultOf, reply }));
+    const app = await startScaledApp(discord, anthropic, root);
+    cleanups.push(() => app.stop());
+    const writes = /^(POST|PATCH) \/channels\/:id\/messages/;
+    discord.addFault({ route: writes, status: 429, retryAfterMs: 200, share: 0.03 });
+    discord.addFault({ route: writes, status: 502, share: 0.03 });
+    discord.addFault({ route: writes, delayMs: 300, share: 0.03 });
+    discord.addFault({ route: writes, drop: true, share: 0.02 });
+    const alice = discord.user('alice');
+    const openings: Array<{ id: string }> = [];
+    for (let i = 1; i <= THREADS; i++) {
+      openings.push(
+        discord.userMessage({
+          channelId: discord.generalId,
+          author: alice,
+          content: `${mention(discord)} question ${i}`,
+        }),
+      );
+    }
+    const texts = (threadId: string) =>
+      botTexts(discord, threadId)
+        .filter((m) => m.components.length === 0)
+        .map((m) => m.content);
+    // When opening the thread itself fails, the answer is a reply to the mention in the channel.
+    const refusal = (openingId: string) =>
+      discord.botMessages(discord.generalId).find((m) => m.message_reference?.message_id === openingId);
+    const ended = (threadId: string, i: number) =>
+      refusal(threadId) !== undefined ||
+      texts(threadId).some((t) => t.trim() === reply(`question ${i + 1}`) || t.includes('⚠️'));
+    await discord.waitFor(() => openings.every((o, i) => ended(o.id, i)), 'every thread ended', 30_000);
+    await app.bot.idle();
+    const outcomes = openings.map((o, i) => {
+      if (!refusal(o.id)) return checkThread(`question ${i + 1}`, texts(o.id));
+      // No thread, so no turn ran: the person was told, once, in the channel.
+      expect(texts(o.id)).toEqual([]);
+      expect(discord.calls.some((c) => c.route.includes('threads') && c.status !== 201)).toBe(true);
+      return 'refused';
+    });
+    console.log(
+      `[faults:discord] ${THREADS} threads: ${outcomes.filter((o) => o === 'full').length} full, ` +
+        `${outcomes.filter((o) => o === 'error').length} clear errors, ` +
+        `${outcomes.filter((o) => o === 'refused').length} refused (thread not opened); REST calls ` +
+        `${discord.calls.length}, faulted ${discord.calls.filter((c) => c.status >= 400 || c.status <= 0).length}`,
+    );
+    unhandled.stop();
+    expect(unhandled.errors).toEqual([]);
+  }, 60_000);
+
+  // Known defect (reported): a dropped connection (or any error) while opening the thread is
+  // answered with the permissions message, which sends people to fix permissions that are fine.
+  it.fails('Discord: a transient failure to open a thread is not blamed on permissions', async () => {
+    const discord = await startFakeDiscord();
+    const anthropic = await startFakeAnthropic();
+    const root = await tempRoot();
+    cleanups.push(
+      () => discord.close(),
+      () => anthropic.close(),
+    );
+    const app = await startScaledApp(discord, anthropic, root);
+    cleanups.push(() => app.stop());
+    discord.addFault({ route: 'POST /channels/:id/messages/:id/threads', drop: true, times: 1 });
+    const opening = discord.userMessage({
+      channelId: discord.generalId,
+      author: discord.user('alice'),
+      content: `${mention(discord)} hello`,
+    });
+    const answer = await discord.waitFor(
+      () =>
+        discord.botMessages(discord.generalId).find((m) => m.message_reference?.message_id === opening.id) ??
+        botTexts(discord, opening.id)[0],
+      'an answer',
+    );
+    expect(answer.content).not.toMatch(/permission/i);
+  });
+});
