@@ -237,7 +237,15 @@ export class Scheduler {
         if (creates && at !== Number.POSITIVE_INFINITY) createHeld = true;
         continue;
       }
-      const call = slot.next();
+      let call: ReturnType<Slot['next']>;
+      try {
+        call = slot.next();
+      } catch (err) {
+        // Building the call failed (a renderer bug): the slot backs off like after a failed call.
+        this.#logger.error({ err, chat: lane.chat }, 'outbox could not prepare a call');
+        slot.onError(err);
+        continue;
+      }
       if (call === 'later') {
         lane.again = true;
         continue;
