@@ -99,6 +99,8 @@ export function createBot(options: BotOptions): Bot {
     ttlMs: leaseTtlMs,
     waitMs: options.leaseWaitMs ?? DEFAULTS.leaseWaitMs,
     retryMs: Math.max(10, Math.min(500, Math.floor(leaseTtlMs / 4))),
+    // Closing the cached session waits for its saves; the next use reads it back.
+    flush: (chat) => registry.forget(chat),
     onMoved: async (chat) => {
       await registry.forget(chat);
       // Holding the lease, a turn still recorded for the chat is one a dead replica cut short.

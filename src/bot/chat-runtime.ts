@@ -53,6 +53,8 @@ export interface RuntimeLease {
   retryMs: number;
   /** The chat was last held by another replica: what this one cached of it is stale. */
   onMoved: (chat: string) => Promise<void>;
+  /** Writes out what a command changed in the chat's session before the lease goes. */
+  flush: (chat: string) => Promise<void>;
 }
 
 /** The state of one chat key. */
@@ -125,6 +127,27 @@ export class ChatRuntime {
     if (queued) queued.text = text;
     return queued !== undefined;
   }
+
+  /**
+   * Runs `work` (a command that changes the session, such as /rename) so no
+   * replica's cached copy of the session overwrites it: at once when this
+   * replica holds the chat now (or there is no leasing), else under the
+   * chat's lease, after reloading a session another replica changed.
+   */
+  async exclusive(work: () => Promise<void>): Promise<void> {
+    const cfg = this.#d.lease;
+    if (!cfg || this.#holding > 0) return work();
+    await this.#underLease(
+      () => false,
+      async () => {
+        await work();
+        await cfg.flush(this.chat);
+      },
+    );
+  }
+
+  /** Leases of this chat held right now by this runtime (a turn or task, an exclusive command). */
+  #holding = 0;
 
   /** Resolves when nothing runs or waits in this chat. */
   async idle(): Promise<void> {
@@ -224,6 +247,7 @@ export class ChatRuntime {
       if (stopped()) return;
       lease = await cfg.chats.acquire(this.chat, { ttlMs: cfg.ttlMs });
     }
+    this.#holding++;
     try {
       if (lease.previousOwner !== undefined && lease.previousOwner !== lease.owner) {
         logger.info({ chat: this.chat, previousOwner: lease.previousOwner }, 'chat moved here; reloading it');
@@ -231,6 +255,7 @@ export class ChatRuntime {
       }
       await run(lease.signal);
     } finally {
+      this.#holding--;
       await lease.release().catch((err: unknown) => {
         logger.warn({ chat: this.chat, err: describeError(err) }, 'could not release the chat lease');
       });

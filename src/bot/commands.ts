@@ -146,8 +146,10 @@ async function runRename(ctx: CommandContext, args: string): Promise<void> {
     await ctx.answer(describeError(err));
     return;
   }
-  const session = await ctx.registry.forChat(ctx.chat, ctx.owner);
-  await session.setName(name);
+  await ctx.runtime.exclusive(async () => {
+    const session = await ctx.registry.forChat(ctx.chat, ctx.owner);
+    await session.setName(name);
+  });
   await ctx.answer(`Renamed this session to "${name}".`);
 }
 
@@ -206,8 +208,10 @@ async function runMode(ctx: CommandContext, args: string): Promise<void> {
     await ctx.answer('Only an admin can use /mode bypassPermissions.');
     return;
   }
-  const session = await ctx.registry.forChat(ctx.chat, ctx.owner);
-  session.getSession().setPermissionMode(mode satisfies PermissionMode);
+  await ctx.runtime.exclusive(async () => {
+    const session = await ctx.registry.forChat(ctx.chat, ctx.owner);
+    session.getSession().setPermissionMode(mode satisfies PermissionMode);
+  });
   await ctx.answer(`Permission mode is now ${mode}.`);
 }
 

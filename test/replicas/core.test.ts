@@ -112,6 +112,26 @@ describe.skipIf(!url)('bot core across replicas', () => {
     expect(a.h.fakeAnthropic.log.at(-1)?.closedEarly).toBe(true);
   });
 
+  it('a /rename or /mode on the other replica is not overwritten by the replica that ran the chat', async () => {
+    const schema = (schemas ?? { name: () => '' }).name();
+    const a = await replica(schema);
+    const b = await replica(schema, a);
+    await a.h.message('hello');
+    await a.h.settle();
+    expect(await b.h.ask('rename', 'parser-refactor')).toBe('Renamed this session to "parser-refactor".');
+    expect(await b.h.ask('mode', 'plan')).toBe('Permission mode is now plan.');
+    // A still has the chat's session in memory; its next turn must start from what B saved.
+    await a.h.message('and again');
+    await a.h.settle();
+    const status = await a.h.ask('status');
+    expect(status).toContain('"parser-refactor"');
+    expect(status).toContain('Permission mode: plan');
+    const id = (await a.stores.stateStore.getChat(a.h.chat))?.sessionId ?? '';
+    const stored = await b.stores.sessionStore.load(id);
+    expect(stored.status === 'valid' && stored.record.name).toBe('parser-refactor');
+    expect(stored.status === 'valid' && stored.record.messages.length).toBe(4);
+  });
+
   it('a replica whose lease was taken over stops its turn, and the new holder answers from the stored session', async () => {
     const schema = (schemas ?? { name: () => '' }).name();
     const a = await replica(schema);
