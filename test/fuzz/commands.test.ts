@@ -120,7 +120,7 @@ describe('fuzz: commands, buttons and edits from chat input', () => {
         await harness.close();
         h = undefined;
       }),
-      { numRuns: 30 },
+      { numRuns: 15 },
     );
     unhandled.stop();
     expect(unhandled.errors).toEqual([]);

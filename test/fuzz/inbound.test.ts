@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 const SEED = 20_261_130;
-const BATCH = 150;
+const BATCH = 100;
 const text = fc.oneof(
   fc.string({ maxLength: 60 }),
   fc.string({ maxLength: 30, unit: 'binary' }),

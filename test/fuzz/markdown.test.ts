@@ -98,7 +98,7 @@ describe('fuzz: Markdown from the model', () => {
           expect(typeof renderMarkdown(md.slice(0, end), dialect, { partial: true })).toBe('string');
         }
       }),
-      { numRuns: 100 },
+      { numRuns: 60 },
     );
   });
 

@@ -72,7 +72,12 @@ describe('faults on Slack and Discord', () => {
       await slack.socket.waitForDisconnect();
     });
     const writes = /^chat\.(postMessage|update|startStream|appendStream|stopStream)$/;
+    // One of each kind for sure (the first matching calls), then ~10% at random.
     slack.faults.push(
+      { method: 'chat.stopStream', status: 500, times: 1 },
+      { method: 'chat.stopStream', status: 429, retryAfterSec: 1, times: 1 },
+      { method: 'chat.startStream', drop: true, times: 1 },
+      { method: 'chat.postMessage', delayMs: 300, times: 1 },
       { method: writes, status: 429, retryAfterSec: 1, share: 0.03, times: Number.POSITIVE_INFINITY },
       { method: writes, status: 500, share: 0.03, times: Number.POSITIVE_INFINITY },
       { method: writes, delayMs: 300, share: 0.03, times: Number.POSITIVE_INFINITY },
@@ -98,6 +103,7 @@ describe('faults on Slack and Discord', () => {
         `${outcomes.filter((o) => o === 'error').length} clear errors; Web API calls ${slack.calls.length}, ` +
         `faulted ${slack.calls.filter((c) => c.status !== 200).length}`,
     );
+    expect(slack.calls.filter((c) => c.status !== 200).length).toBeGreaterThanOrEqual(3);
     slack.faults.length = 0;
     const { ts } = await slack.userMessage({ channel: 'C1', user: 'U1', text: '<@UBOT> question 99' });
     await slack.until(() => texts(ts).some((t) => t.trim() === reply('question 99')), 15_000, 'next answer');
@@ -118,6 +124,10 @@ describe('faults on Slack and Discord', () => {
     const app = await startScaledApp(discord, anthropic, root);
     cleanups.push(() => app.stop());
     const writes = /^(POST|PATCH) \/channels\/:id\/messages/;
+    // One of each kind for sure (the first matching calls), then ~10% at random.
+    discord.addFault({ route: 'PATCH /channels/:id/messages/:id', status: 429, retryAfterMs: 200, times: 1 });
+    discord.addFault({ route: 'POST /channels/:id/messages', status: 502, times: 1 });
+    discord.addFault({ route: 'PATCH /channels/:id/messages/:id', drop: true, times: 1 });
     discord.addFault({ route: writes, status: 429, retryAfterMs: 200, share: 0.03 });
     discord.addFault({ route: writes, status: 502, share: 0.03 });
     discord.addFault({ route: writes, delayMs: 300, share: 0.03 });
@@ -145,6 +155,7 @@ describe('faults on Slack and Discord', () => {
       texts(threadId).some((t) => t.trim() === reply(`question ${i + 1}`) || t.includes('⚠️'));
     await discord.waitFor(() => openings.every((o, i) => ended(o.id, i)), 'every thread ended', 30_000);
     await app.bot.idle();
+    expect(discord.calls.filter((c) => c.status >= 400 || c.status <= 0).length).toBeGreaterThanOrEqual(3);
     const outcomes = openings.map((o, i) => {
       if (!refusal(o.id)) return checkThread(`question ${i + 1}`, texts(o.id));
       // No thread, so no turn ran: the person was told, once, in the channel.
