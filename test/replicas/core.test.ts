@@ -63,13 +63,13 @@ async function replica(schema: string, first?: Replica): Promise<Replica> {
 }
 
 /** Starts a turn on `r` that streams "Partial" and stalls until aborted. */
-async function stalledTurn(r: Replica, text: string): Promise<string> {
+async function stalledTurn(r: Replica, text: string, partial = 'Partial'): Promise<string> {
   const fake = r.h.fakeAnthropic;
-  fake.enqueue({ text: ['Partial', ' rest'], stallAfterChunks: 1 });
+  fake.enqueue({ text: [partial, ' rest'], stallAfterChunks: 1 });
   const n = fake.log.length;
   const id = await r.h.message(text);
   await r.h.until(
-    () => fake.log[n]?.chunksSent === 1 && r.h.texts().some((t) => t.includes('Partial')),
+    () => fake.log[n]?.chunksSent === 1 && r.h.texts().some((t) => t.includes(partial)),
     'partial reply visible',
   );
   return id;
@@ -110,6 +110,17 @@ describe.skipIf(!url)('bot core across replicas', () => {
     await a.h.settle();
     expect(a.h.texts().join('\n')).toContain(say.stoppedNote);
     expect(a.h.fakeAnthropic.log.at(-1)?.closedEarly).toBe(true);
+
+    // The Stop button of A's streaming reply, pressed on B.
+    await stalledTurn(a, 'another slow one', 'Second partial');
+    const live = a.h.adapter
+      .chatMessages(a.h.chat)
+      .findLast((m) => m.buttons.flat().some((btn) => btn.label === 'Stop'));
+    const stop = live?.buttons.flat().find((btn) => btn.label === 'Stop')?.payload as string;
+    expect(await b.h.press(stop)).toEqual([say.sentToReplica]);
+    await a.h.settle();
+    expect(a.h.fakeAnthropic.log.at(-1)?.closedEarly).toBe(true);
+    expect(a.h.adapter.messages.get(live?.id ?? '')?.buttons).toEqual([]);
   });
 
   it('a /rename or /mode on the other replica is not overwritten by the replica that ran the chat', async () => {
