@@ -23,12 +23,14 @@ export interface ConcurrencyOptions {
   streams?: number;
   /** Idle chats held at the end (default 10,000). */
   idleChats?: number;
-  /** Reply length and pace of each stream (default 1,600 chars in 8-char deltas every 40 ms). */
+  /** Reply length and pace of each stream (default 800 chars in 8-char deltas every 40 ms: ~50 tokens/s). */
   replyChars?: number;
   deltaChars?: number;
   intervalMs?: number;
   /** Sessions leave memory after this idle time (default 1,000 ms, so the run stays short). */
   idleReleaseMs?: number;
+  /** Smaller loads measured first, each in a fresh core (default 1/8, 1/4 and 1/2 of `streams`). */
+  levels?: number[];
 }
 
 /** Figures of part 2. */
@@ -44,6 +46,10 @@ export interface ConcurrencyFigures {
   heapPerIdleReleasedKB: number;
   idleChats: number;
   heapPerIdleChatKB: number;
+  /** First turns of new chats (a short reply each), per second, while the idle chats were added. */
+  newChatTurnsPerSecond: number;
+  /** CPU and event-loop delay at the smaller loads. */
+  levels: LoadLevel[];
   repliesWhole: number;
   platformCalls: number;
   targets: TargetCheck[];
@@ -94,17 +100,19 @@ async function submitAll(bot: Bot, from: number, to: number, run: string): Promi
   await Promise.all(jobs);
 }
 
-/** Runs part 2 in a fresh temp directory, removed afterwards. */
-export async function runConcurrency(options: ConcurrencyOptions = {}): Promise<ConcurrencyFigures> {
-  const streams = options.streams ?? 1000;
-  const idleChats = Math.max(streams, options.idleChats ?? 10_000);
-  const replyChars = options.replyChars ?? 1600;
-  const idleReleaseMs = options.idleReleaseMs ?? 1000;
-  const gc = gcFunction();
+interface World {
+  bot: Bot;
+  adapter: MemoryAdapter;
+  provider: ScriptedProvider;
+  close(): Promise<void>;
+}
+
+/** A bot core over file stores in a fresh temp directory, the memory platform and the scripted provider. */
+async function world(options: ConcurrencyOptions): Promise<World> {
   const root = await mkdtemp(join(tmpdir(), 'switchboard-bench-'));
   const adapter = new MemoryAdapter();
   const provider = new ScriptedProvider({
-    replyChars,
+    replyChars: options.replyChars ?? 800,
     deltaChars: options.deltaChars ?? 8,
     intervalMs: options.intervalMs ?? 40,
   });
@@ -115,11 +123,72 @@ export async function runConcurrency(options: ConcurrencyOptions = {}): Promise<
     stateStore: createBotStateStore(root),
     workspace: join(root, 'workspace'),
     allowedUsers: ['mem:1'],
-    idleReleaseMs,
+    idleReleaseMs: options.idleReleaseMs ?? 1000,
     queueLimit: 20,
   });
+  await bot.start();
+  return {
+    bot,
+    adapter,
+    provider,
+    async close() {
+      await bot.stop().catch(() => undefined);
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Event-loop delay and CPU of one load level. */
+export interface LoadLevel {
+  streams: number;
+  deltas: number;
+  cpuMsPer1000Deltas: number;
+  eventLoopP99Ms: number;
+  wallSeconds: number;
+}
+
+/** Streams `streams` chats at once through a fresh core; returns CPU and event-loop figures. */
+async function loadLevel(streams: number, options: ConcurrencyOptions): Promise<LoadLevel> {
+  const w = await world(options);
   try {
-    await bot.start();
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    const cpu0 = process.cpuUsage();
+    const wall0 = Date.now();
+    loop.enable();
+    await submitAll(w.bot, 0, streams, 'l');
+    await w.bot.idle();
+    loop.disable();
+    const cpu = process.cpuUsage(cpu0);
+    return {
+      streams,
+      deltas: w.provider.deltas,
+      cpuMsPer1000Deltas: round((cpu.user + cpu.system) / 1000 / (w.provider.deltas / 1000), 1),
+      eventLoopP99Ms: round(loop.percentile(99) / 1e6, 1),
+      wallSeconds: round((Date.now() - wall0) / 1000, 1),
+    };
+  } finally {
+    await w.close();
+  }
+}
+
+/** Runs part 2 in fresh temp directories, removed afterwards. */
+export async function runConcurrency(options: ConcurrencyOptions = {}): Promise<ConcurrencyFigures> {
+  const streams = options.streams ?? 1000;
+  const idleChats = Math.max(streams, options.idleChats ?? 10_000);
+  const replyChars = options.replyChars ?? 800;
+  const idleReleaseMs = options.idleReleaseMs ?? 1000;
+  const gc = gcFunction();
+  // Smaller loads first, each in its own core, to show where the event loop stays responsive.
+  const levels: LoadLevel[] = [];
+  for (const n of options.levels ?? [
+    Math.round(streams / 8),
+    Math.round(streams / 4),
+    Math.round(streams / 2),
+  ]) {
+    if (n > 0 && n < streams) levels.push(await loadLevel(n, options));
+  }
+  const { bot, adapter, provider, close } = await world(options);
+  try {
     const base = await heapAfterGc(gc);
 
     // 1. Every chat streams at once.
@@ -132,7 +201,7 @@ export async function runConcurrency(options: ConcurrencyOptions = {}): Promise<
     const perReply = Math.ceil(replyChars / (options.deltaChars ?? 8));
     await waitFor(
       () => adapter.lastLength.size >= streams && provider.deltas >= (streams * perReply) / 2,
-      120_000,
+      300_000,
     );
     loop.disable();
     const active = await heapAfterGc(gc);
@@ -150,10 +219,12 @@ export async function runConcurrency(options: ConcurrencyOptions = {}): Promise<
 
     // 3. Many idle chats: the rest take one short turn each, in waves, then go idle.
     provider.options = { ...provider.options, replyChars: 40, deltaChars: 8, intervalMs: 5 };
+    const newChats0 = Date.now();
     for (let from = streams; from < idleChats; from += streams) {
       await submitAll(bot, from, Math.min(idleChats, from + streams), 'b');
       await bot.idle();
     }
+    const newChatTurnsPerSecond = round((idleChats - streams) / ((Date.now() - newChats0) / 1000), 1);
     await new Promise((r) => setTimeout(r, idleReleaseMs * 2 + 500));
     const idleAll = await heapAfterGc(gc);
 
@@ -171,6 +242,8 @@ export async function runConcurrency(options: ConcurrencyOptions = {}): Promise<
       heapPerIdleReleasedKB: kb(released - base, streams),
       idleChats,
       heapPerIdleChatKB: kb(idleAll - base, idleChats),
+      newChatTurnsPerSecond,
+      levels,
       repliesWhole,
       platformCalls: adapter.sends + adapter.edits,
     };
@@ -194,8 +267,7 @@ export async function runConcurrency(options: ConcurrencyOptions = {}): Promise<
       ],
     };
   } finally {
-    await bot.stop().catch(() => undefined);
-    await rm(root, { recursive: true, force: true });
+    await close();
   }
 }
 
@@ -212,8 +284,18 @@ export function concurrencyTable(f: ConcurrencyFigures): string {
     ['heap per idle session, still loaded (KB)', f.heapPerIdleLoadedKB],
     ['heap per idle session, released (KB)', f.heapPerIdleReleasedKB],
     [`heap per chat, ${f.idleChats} idle chats (KB)`, f.heapPerIdleChatKB],
+    ['first turns of new chats per second (filling up)', f.newChatTurnsPerSecond],
     ['replies delivered whole', f.repliesWhole],
     ['platform calls (sends + edits)', f.platformCalls],
   ];
-  return table(['concurrency', 'value'], rows);
+  const levelRows: Cell[][] = [
+    ...f.levels.map(
+      (l) => [l.streams, l.deltas, l.cpuMsPer1000Deltas, l.eventLoopP99Ms, l.wallSeconds] as Cell[],
+    ),
+    [f.streams, f.deltas, f.cpuMsPer1000Deltas, f.eventLoopP99Ms, f.wallSeconds],
+  ];
+  return `${table(['concurrency', 'value'], rows)}\n\nBy load (each level in a fresh core)\n${table(
+    ['streams at once', 'deltas', 'CPU ms / 1,000 deltas', 'event-loop p99 ms', 'wall s'],
+    levelRows,
+  )}`;
 }

@@ -59,11 +59,17 @@ export function effectiveIntervalMs(caps: ChatCapabilities): number {
 
 /**
  * Calls the declared pace allows over `durationMs` for a reply in `messages`
- * messages: with a chat budget, `count` per window (a full window at the
- * start); without one, one call per interval on the live message plus one
- * send per further message.
+ * messages, `streams` of them opened as native streams: with a chat budget,
+ * `count` per window (a full window at the start); without one, one call per
+ * interval on the live message, plus one send per further message and one
+ * (textless) start per native stream.
  */
-export function allowedCalls(caps: ChatCapabilities, durationMs: number, messages: number): number {
+export function allowedCalls(
+  caps: ChatCapabilities,
+  durationMs: number,
+  messages: number,
+  streams = 0,
+): number {
   if (caps.budget) return caps.budget.count * (Math.floor(durationMs / caps.budget.windowMs) + 1);
-  return Math.floor(durationMs / caps.minEditIntervalMs) + 1 + Math.max(0, messages - 1);
+  return Math.floor(durationMs / caps.minEditIntervalMs) + 1 + Math.max(0, messages - 1) + streams;
 }

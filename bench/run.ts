@@ -8,12 +8,12 @@
  * the fake Bot API).
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { concurrencyTable, runConcurrency } from './concurrency.js';
 import { e2eTable, runE2eTelegram } from './e2e-telegram.js';
 import { persistenceTable, runPersistence } from './persistence.js';
-import { type Cell, type TargetCheck, table } from './stats.js';
+import { type Cell, round, type TargetCheck, table } from './stats.js';
 import { runStreaming, streamingTables } from './streaming.js';
 
 const PARTS = ['streaming', 'concurrency', 'persistence', 'e2e'] as const;
@@ -64,6 +64,8 @@ function targetRows(part: string, targets: TargetCheck[]): Cell[][] {
 /** Runs the chosen parts; returns the results object written to disk. */
 export async function runBench(args: BenchArgs, log: (line: string) => void = console.log) {
   const parts: Record<string, unknown> = {};
+  const startLoad = loadavg().map((l) => round(l, 2));
+  log(`load average at start: ${startLoad.join(' ')} on ${cpus().length} CPUs`);
   const checks: Cell[][] = [];
   const quick = args.quick;
   for (const part of args.only) {
@@ -101,7 +103,14 @@ export async function runBench(args: BenchArgs, log: (line: string) => void = co
   const before = await previous(args.out);
   const results = {
     generatedAt: new Date().toISOString(),
-    machine: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model ?? 'unknown' },
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      // Other work on the machine shows in the real-clock parts (concurrency, e2e).
+      loadAverageAtStart: startLoad,
+      loadAverageAtEnd: loadavg().map((l) => round(l, 2)),
+    },
     parts: { ...((before.parts as Record<string, unknown> | undefined) ?? {}), ...parts },
   };
   await writeFile(args.out, `${JSON.stringify(results, null, 2)}\n`);

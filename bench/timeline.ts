@@ -113,7 +113,7 @@ export async function playProfile(input: {
   return {
     calls: ops.length,
     accepted: ops.filter((o) => o.ok).length,
-    allowed: allowedCalls(caps, durationMs, vis.messages),
+    allowed: allowedCalls(caps, durationMs, vis.messages, ops.filter((o) => o.op === 'startStream').length),
     violations: platform.violations.length,
     otherErrors: ops.filter((o) => !o.ok && o.error !== 'RATE_LIMITED').length,
     stalenessP95Ms: round(quantile(vis.staleness, 0.95), 0),

@@ -110,7 +110,7 @@ export function analyseVisibility(input: {
     else neverShown++;
   }
   const firstDelta = input.deltas[0]?.at ?? 0;
-  const shown = snapshots.find((v) => v.ranges.some(([a, b]) => b > a));
+  const shown = snapshots.find((v) => v.anyText);
   const end = finalState(input, tokensOf);
   const finalTokens = end.texts.flat();
   let fidelityNote = '';
@@ -140,6 +140,8 @@ function commonPrefix(shown: readonly string[], source: readonly Token[]): numbe
 interface Snapshot {
   time: number;
   ranges: [number, number][];
+  /** Some reply text is on screen (even a word still being written). */
+  anyText: boolean;
 }
 
 /** Tokens matched to find where a message's text starts in the source. */
@@ -200,7 +202,12 @@ function replay(
       default:
         place(`m:${op.messageId}`, tokensOf(op));
     }
-    out.push({ time: op.time, ranges: [...containers.values()].map((c) => c.range) });
+    const all = [...containers.values()];
+    out.push({
+      time: op.time,
+      ranges: all.map((c) => c.range),
+      anyText: all.some((c) => c.tokens.length > 0),
+    });
   }
   return out;
 }
@@ -209,7 +216,10 @@ function replay(
 function locate(shown: readonly string[], source: readonly Token[], from: number): [number, number] {
   // The last token may be a word still being written: anchor on complete ones.
   const anchor = Math.min(ANCHOR, shown.length - 1);
-  if (anchor <= 0) return [from, from];
+  if (anchor <= 0) {
+    // A single token: only placeable right where the search starts (the reply's first words).
+    return shown.length === 1 && source[from]?.text === shown[0] ? [from, from + 1] : [from, from];
+  }
   for (let s = from; s + anchor <= source.length; s++) {
     let k = 0;
     while (k < anchor && source[s + k]!.text === shown[k]) k++;

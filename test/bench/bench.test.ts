@@ -92,8 +92,10 @@ describe('bench: parts on tiny configurations', () => {
       deltaChars: 8,
       intervalMs: 5,
       idleReleaseMs: 50,
+      levels: [2],
     });
     expect(f.repliesWhole).toBe(5);
+    expect(f.levels.map((l) => [l.streams, l.deltas])).toEqual([[2, 10]]);
     expect(f.deltas).toBeGreaterThanOrEqual(25);
     expect(Number.isFinite(f.heapPerIdleChatKB)).toBe(true);
   });
