@@ -105,10 +105,8 @@ describe(`load: ${CHATS} concurrent Telegram chats x ${TURNS} turns`, () => {
     expect(figures.unhandled).toEqual([]);
   });
 
-  // Known defect (reported): the outbox paces a message's edits/draft updates from the
-  // start of the previous call and the adapter declares Telegram's global 30/s with no
-  // margin, so event-loop lag bunches arrivals and the fake answers some calls with 429.
-  it.fails('the fake never answers 429 (no documented limit is exceeded)', () => {
-    expect(figures.rateLimited).toEqual([]);
-  });
+  // The fake's 429s are printed with the figures above but not asserted here: under this
+  // load they come from event-loop lag bunching arrivals (a known defect, reported, shown
+  // deterministically by test/reliability/pacing.test.ts). Once that is fixed, assert:
+  // expect(figures.rateLimited).toEqual([]); in the test above.
 });
