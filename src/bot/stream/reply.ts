@@ -158,10 +158,15 @@ export class Reply implements ReplyStream, ReplyLayout {
   }
 
   blocked(segment: Segment): boolean {
-    if (segment.id !== undefined || segment.stream) return false;
+    // Updates of a message or of an open stream create nothing new. Sends,
+    // stream starts and stream finishes do (a finished draft becomes a real
+    // message), so they wait until every earlier part has a real message: an
+    // open stream is not one yet, and a re-split (CAPABILITY_CHANGED,
+    // MESSAGE_TOO_LONG) can leave it waiting for its pace slot.
+    if (segment.id !== undefined || (segment.stream && !segment.final)) return false;
     for (const s of this.#segments) {
       if (s === segment) return false;
-      if (!s.settled && s.id === undefined && !s.stream) return true;
+      if (!s.settled && s.id === undefined) return true;
     }
     return false;
   }

@@ -31,7 +31,7 @@ export interface ReplyLayout {
   output(segment: Segment): SegmentOutput | null;
   /** Pace between two live updates of one message. */
   liveIntervalMs(): number;
-  /** True when an earlier segment still has to be created (keeps messages in order). */
+  /** True when the next call creates a message while an earlier segment has no real message yet (keeps messages in order). */
   blocked(segment: Segment): boolean;
   /** Earliest time the first message may be created: once it can show a whole word. */
   firstWordAt(segment: Segment, now: number): number;
