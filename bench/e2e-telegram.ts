@@ -12,7 +12,7 @@ import { loadConfig } from '../config/index.js';
 import { startSwitchboard } from '../src/app.js';
 import { silentLogger } from '../src/logger.js';
 import { startFakeAnthropic } from '../test/fakes/anthropic.js';
-import { messageUpdate, startFakeTelegram } from '../test/fakes/telegram/index.js';
+import { messageUpdate, type RecordedCall, startFakeTelegram } from '../test/fakes/telegram/index.js';
 import { type Cell, check, quantile, round, type TargetCheck, table } from './stats.js';
 
 /** Options for {@link runE2eTelegram}. */
@@ -39,6 +39,8 @@ export interface E2eFigures {
   rateLimited: number;
   /** 429 answers per Bot API method. */
   rateLimitedBy: Record<string, number>;
+  /** Which of the fake's limits each 429 most likely hit (accepted calls in the second before it). */
+  rateLimitedRule: { global: number; chat: number; message: number; other: number };
   repliesWhole: number;
   botApiCalls: number;
   targets: TargetCheck[];
@@ -61,6 +63,35 @@ interface Turn {
   pushedAt: number;
   visibleAt?: number;
   doneAt?: number;
+}
+
+const FLOOD = /^(sendMessage|sendRichMessage|editMessageText|sendMessageDraft|sendRichMessageDraft)$/;
+
+/**
+ * Attributes each 429 to the fake's limit it most likely hit, from the calls
+ * it accepted in the second before: 30 for the whole bot, 3 in one private
+ * chat, 1 on the same message or draft.
+ */
+function classify429(calls: readonly RecordedCall[]): E2eFigures['rateLimitedRule'] {
+  const out = { global: 0, chat: 0, message: 0, other: 0 };
+  const accepted = calls.filter((c) => c.outcome === 'ok' && FLOOD.test(c.method));
+  const target = (c: RecordedCall) =>
+    c.method === 'editMessageText'
+      ? `m${c.params.message_id}`
+      : /Draft$/.test(c.method)
+        ? `d${c.params.draft_id}`
+        : undefined;
+  for (const c of calls) {
+    if (c.outcome !== 429) continue;
+    const recent = accepted.filter((a) => a.at > c.at - 1000 && a.at <= c.at);
+    const chat = recent.filter((a) => String(a.params.chat_id) === String(c.params.chat_id));
+    const t = target(c);
+    if (t !== undefined && chat.some((a) => target(a) === t)) out.message++;
+    else if (chat.length >= 3) out.chat++;
+    else if (recent.length >= 30) out.global++;
+    else out.other++;
+  }
+  return out;
 }
 
 /** Runs part 4; closes every server and removes its temp directory. */
@@ -145,6 +176,7 @@ export async function runE2eTelegram(options: E2eOptions = {}): Promise<E2eFigur
     for (const c of telegram.state.calls) {
       if (c.outcome === 429) rateLimitedBy[c.method] = (rateLimitedBy[c.method] ?? 0) + 1;
     }
+    const rateLimitedRule = classify429(telegram.state.calls);
     const finished = turns.filter((t) => t.doneAt !== undefined);
     const firstVisible = turns.filter((t) => t.visibleAt !== undefined).map((t) => t.visibleAt! - t.pushedAt);
     const turnTimes = finished.map((t) => t.doneAt! - t.pushedAt);
@@ -160,6 +192,7 @@ export async function runE2eTelegram(options: E2eOptions = {}): Promise<E2eFigur
       turnP95Ms: round(quantile(turnTimes, 0.95), 0),
       rateLimited: telegram.rateLimited,
       rateLimitedBy,
+      rateLimitedRule,
       repliesWhole: finished.length,
       botApiCalls: telegram.state.calls.length,
       targets: [
@@ -187,6 +220,9 @@ export function e2eTable(f: E2eFigures): string {
     ['time to whole reply, p95 (ms)', f.turnP95Ms],
     ['429s received', f.rateLimited],
     ...Object.entries(f.rateLimitedBy).map(([method, n]) => [`  ${method}`, n] as Cell[]),
+    ...Object.entries(f.rateLimitedRule)
+      .filter(([, n]) => n > 0)
+      .map(([rule, n]) => [`  over the ${rule} limit`, n] as Cell[]),
     ['replies delivered whole', f.repliesWhole],
     ['Bot API calls', f.botApiCalls],
   ];
