@@ -13,7 +13,7 @@ import { createBuiltinTools } from '../tools/index.js';
 import { AccessPolicy, userKey } from './access.js';
 import { ApprovalRegistry } from './approvals.js';
 import { decodeButton } from './buttons.js';
-import { ChatRuntime, type RuntimeLease } from './chat-runtime.js';
+import { ChatRuntime } from './chat-runtime.js';
 import { runCommand } from './commands.js';
 import { intake } from './intake.js';
 import type { Bot, BotOptions } from './options.js';
@@ -94,22 +94,11 @@ export function createBot(options: BotOptions): Bot {
     clock,
     logger,
   });
-  const lease: RuntimeLease | undefined = options.lease && {
-    chats: options.lease,
-    ttlMs: leaseTtlMs,
+  const lease = link.runtimeLease({
     waitMs: options.leaseWaitMs ?? DEFAULTS.leaseWaitMs,
-    retryMs: Math.max(10, Math.min(500, Math.floor(leaseTtlMs / 4))),
-    // Closing the cached session waits for its saves; the next use reads it back.
-    flush: (chat) => registry.forget(chat),
-    onMoved: async (chat) => {
-      await registry.forget(chat);
-      // Holding the lease, a turn still recorded for the chat is one a dead replica cut short.
-      const cut = (await options.stateStore.activeTurns()).find((t) => t.chat === chat);
-      if (!cut) return;
-      await options.stateStore.endTurn(chat);
-      announce(cut);
-    },
-  };
+    forget: (chat) => registry.forget(chat),
+    announce,
+  });
   const runtimes = new Map<string, ChatRuntime>();
   const runtime = (chat: string) => {
     let r = runtimes.get(chat);
@@ -196,7 +185,7 @@ export function createBot(options: BotOptions): Bot {
         }
         return;
       case 'stop': {
-        const text = await stopEverywhere(chat, event.user);
+        const text = await link.stop(chat, event.user);
         if (text !== undefined) notify(event.chat, text);
         return;
       }
@@ -232,7 +221,7 @@ export function createBot(options: BotOptions): Bot {
           access,
           logger,
           answer: (text: string) => answer(event, text),
-          stop: () => stopEverywhere(chat, event.user),
+          stop: () => link.stop(chat, event.user),
         };
         // Commands may wait on a compaction or a store; the sink must not.
         commandsRunning.set(event.chat, (commandsRunning.get(event.chat) ?? 0) + 1);
@@ -276,23 +265,6 @@ export function createBot(options: BotOptions): Bot {
       owner,
     });
     if (!queued) reply(say.queueFull(options.queueLimit ?? DEFAULTS.queueLimit));
-  }
-
-  /**
-   * Stops the chat here and sends the stop to the other replicas (a message
-   * may wait here while another replica runs the chat's turn). Returns what
-   * to answer; undefined when the replica running the turn answers.
-   */
-  async function stopEverywhere(
-    chat: ChatRuntime,
-    who: { id: string; name: string },
-  ): Promise<string | undefined> {
-    const { dropped, running } = chat.stop();
-    if (!link.shared) return running || dropped ? say.stopped(dropped, running) : say.nothingToStop;
-    const elsewhere = !running && !dropped && (await link.heldElsewhere(chat.chat));
-    await link.forward(chat.chat, { type: 'stop', user: who });
-    if (running || dropped) return say.stopped(dropped, running);
-    return elsewhere ? undefined : say.nothingToStop;
   }
 
   /** Control messages from the other replicas, for turns that may run here. */

@@ -10,6 +10,8 @@ import type { ChatLease, ControlBus, ControlHandler, ControlMessage } from '../c
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
+import type { ChatRuntime, RuntimeLease } from './chat-runtime.js';
+import { say } from './text.js';
 
 /** What {@link ReplicaLink} needs. */
 export interface ReplicaLinkOptions {
@@ -55,6 +57,49 @@ export class ReplicaLink {
       logger.warn({ chat, err: describeError(err) }, 'could not ask who runs this chat');
       return false;
     }
+  }
+
+  /**
+   * How the chats' runtimes take leases; undefined without a lease (one
+   * process, no leasing). `forget` drops a chat's cached session (closing it
+   * waits for its saves); `announce` tells a chat its reply was cut off.
+   */
+  runtimeLease(options: {
+    waitMs: number;
+    forget: (chat: string) => Promise<void>;
+    announce: (turn: ActiveTurn) => void;
+  }): RuntimeLease | undefined {
+    const { lease, ttlMs, stateStore } = this.#o;
+    if (!lease) return undefined;
+    return {
+      chats: lease,
+      ttlMs,
+      waitMs: options.waitMs,
+      retryMs: Math.max(10, Math.min(500, Math.floor(ttlMs / 4))),
+      flush: options.forget,
+      onMoved: async (chat) => {
+        await options.forget(chat);
+        // Holding the lease, a turn still recorded for the chat is one a dead replica cut short.
+        const cut = (await stateStore.activeTurns()).find((t) => t.chat === chat);
+        if (!cut) return;
+        await stateStore.endTurn(chat);
+        options.announce(cut);
+      },
+    };
+  }
+
+  /**
+   * Stops the chat here and sends the stop to the other replicas (a message
+   * may wait here while another replica runs the chat's turn). Returns what
+   * to answer; undefined when the replica running the turn answers.
+   */
+  async stop(chat: ChatRuntime, who: { id: string; name: string }): Promise<string | undefined> {
+    const { dropped, running } = chat.stop();
+    const result = running || dropped ? say.stopped(dropped, running) : say.nothingToStop;
+    if (!this.shared) return result;
+    const elsewhere = !running && !dropped && (await this.heldElsewhere(chat.chat));
+    await this.forward(chat.chat, { type: 'stop', user: who });
+    return elsewhere ? undefined : result;
   }
 
   /** Publishes a control message for the chat's running turn; false when it could not be sent. */
