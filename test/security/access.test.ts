@@ -128,12 +128,13 @@ describe('approvals in a shared chat', () => {
       w.telegram
         .botMessages(group)
         .find((m) => m.replyMarkup?.inline_keyboard.flat().some((b) => b.text === 'Allow'));
-    const button = (label: string) =>
-      (
-        prompt()
-          ?.replyMarkup?.inline_keyboard.flat()
-          .find((b) => b.text === label) as { callback_data: string }
-      ).callback_data;
+    const button = (label: string): string => {
+      const found = prompt()
+        ?.replyMarkup?.inline_keyboard.flat()
+        .find((b) => b.text === label);
+      if (!found || !('callback_data' in found)) throw new Error(`no ${label} button`);
+      return found.callback_data;
+    };
     const pressAs = async (who: typeof ann, label: string): Promise<string | undefined> => {
       const update = callbackUpdate(who, prompt()?.messageId ?? 0, button(label));
       const id = (update.callback_query as { id: string }).id;
