@@ -20,6 +20,7 @@ const CHATS = [101, 102, 103, 104, 105, 106, 107, 108];
 const APPROVER = 201;
 const STOPPER = 202;
 const SURVIVOR = 301;
+const QUIET = 302;
 const LONG = Array.from({ length: 80 }, (_, i) => `Sentence ${i + 1} of a long story. `);
 const who = (id: number) => ({ chatId: id, user: { id, first_name: `User${id}` } });
 
@@ -27,7 +28,7 @@ let cluster: Cluster | undefined;
 
 beforeAll(async () => {
   if (!url) return;
-  cluster = await startCluster(url, [...CHATS, APPROVER, STOPPER, SURVIVOR], LEASE_TTL_S);
+  cluster = await startCluster(url, [...CHATS, APPROVER, STOPPER, SURVIVOR, QUIET], LEASE_TTL_S);
   cluster.anthropic.setDefault((body) => {
     const text = lastUserText(body);
     if (text.includes('long story')) return { text: LONG, chunkDelayMs: 100 };
@@ -152,9 +153,11 @@ describe.skipIf(!url)('two replicas on one PostgreSQL database', () => {
       20_000,
     );
     c.deliver(a, messageUpdate(who(SURVIVOR), 'now tell a long story'));
-    const shown = () =>
-      c.telegram.draftsIn(SURVIVOR).flatMap((d) => d.texts.filter((t) => t.includes('Sentence'))).length;
-    await c.telegram.waitFor(() => shown() >= 2, 20_000);
+    // A second chat cut at the same time, which nobody writes to afterwards.
+    c.deliver(a, messageUpdate(who(QUIET), 'tell a quiet long story'));
+    const shown = (chat: number) =>
+      c.telegram.draftsIn(chat).flatMap((d) => d.texts.filter((t) => t.includes('Sentence'))).length;
+    await c.telegram.waitFor(() => shown(SURVIVOR) >= 2 && shown(QUIET) >= 1, 20_000);
     await a.bot.kill();
     const killedAt = Date.now();
 
@@ -166,10 +169,13 @@ describe.skipIf(!url)('two replicas on one PostgreSQL database', () => {
     const asked = c.anthropic.requests.filter((r) => lastUserText(r).endsWith('what was the word?'));
     expect(asked).toHaveLength(1);
     expect(JSON.stringify(asked[0].messages)).toContain('remember the word kiwi');
-    expect(c.anthropic.requests.filter((r) => lastUserText(r).includes('long story'))).toHaveLength(2);
+    expect(c.anthropic.requests.filter((r) => lastUserText(r).includes('long story'))).toHaveLength(3);
     // The cut reply is announced once, by the replica that took the chat over.
     await c.telegram.waitFor(() => c.texts(SURVIVOR).includes(say.crashNotice), 10_000);
     expect(c.texts(SURVIVOR).filter((t) => t === say.crashNotice)).toHaveLength(1);
+    // The quiet chat is told by the periodic check, about one ttl after the lease ran out.
+    await c.telegram.waitFor(() => c.texts(QUIET).includes(say.crashNotice), 4 * LEASE_TTL_S * 1000);
+    expect(c.texts(QUIET).filter((t) => t === say.crashNotice)).toHaveLength(1);
 
     const everything = [...a.bot.lines, ...b.bot.lines, ...a.bot.stderr, ...b.bot.stderr].join('\n');
     expect(everything).not.toContain('switchboard_test:switchboard_test');
