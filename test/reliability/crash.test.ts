@@ -9,7 +9,9 @@
  * as soon as a batch arrives, so the update whose turn was cut had been
  * confirmed and is not fetched again: it must not start a second turn, and
  * the chat is told to send it again. An update that arrived while the bot
- * was down was never confirmed and must be handled after the restart.
+ * was down was never confirmed and must be handled after the restart; an
+ * update offered again after it was answered (its confirmation lost) must be
+ * ignored by the core's persisted window of delivery ids.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -84,7 +86,8 @@ describe('crash and restart (SIGKILL mid-turn)', () => {
     const first = startChildBot(env, root);
     children.push(first);
     await first.waitForLog(/switchboard started/);
-    tg.pushUpdate(messageUpdate(ANN, 'remember the word kiwi'));
+    const kiwi = messageUpdate(ANN, 'remember the word kiwi');
+    const kiwiId = tg.pushUpdate(kiwi);
     await tg.waitFor(() => texts(11).some((t) => t.includes('remember the word kiwi')), 15_000);
     tg.pushUpdate(messageUpdate(BOB, 'please run the tests'));
     const prompt = () =>
@@ -119,6 +122,9 @@ describe('crash and restart (SIGKILL mid-turn)', () => {
 
     // While the bot is down, a message arrives: it was never fetched, so never confirmed.
     const offlineId = tg.pushUpdate(messageUpdate(BOB, 'sent while the bot was down'));
+    // And an update the bot had answered is offered again, as Telegram does when the
+    // confirmation never reached it: the core's persisted delivery window must ignore it.
+    tg.state.queue.unshift({ update_id: kiwiId, ...kiwi } as (typeof tg.state.queue)[number]);
     const callsBefore = tg.state.calls.length;
     const pendingAtRestart = tg.state.queue.map((u) => u.update_id);
 
@@ -140,11 +146,13 @@ describe('crash and restart (SIGKILL mid-turn)', () => {
       .slice(0, callsBefore)
       .filter((c) => c.method === 'getUpdates' && Number(c.params.offset ?? 0) > storyId);
     expect(confirmed.length).toBeGreaterThan(0);
-    expect(pendingAtRestart).toEqual([offlineId]);
+    expect(pendingAtRestart).toEqual([kiwiId, offlineId]);
     expect(offlineId).toBeGreaterThan(storyId);
     expect(model.requests.filter((b) => lastUserText(b).includes('long story'))).toHaveLength(1);
     expect(model.requests.filter((b) => lastUserText(b).includes('while the bot was down'))).toHaveLength(1);
     expect(model.requests.filter((b) => lastUserText(b).includes('remember the word kiwi'))).toHaveLength(1);
+    expect(texts(11).filter((t) => t.includes('remember the word kiwi'))).toHaveLength(1);
+    expect(await second.waitForLog(/duplicate delivery ignored/)).toContain('telegram:11');
 
     // The approval from before the crash: pressing it now gets an answer, not silence.
     const allow = prompt()
