@@ -52,6 +52,9 @@ describe('faults: Telegram and the model misbehave under 40 concurrent chats', (
     w.telegram.fault({ method: writes, kind: 'server-error', status: 502, share: 0.03 });
     w.telegram.fault({ method: writes, kind: 'slow', delayMs: 300, share: 0.03 });
     w.telegram.fault({ method: writes, kind: 'drop', share: 0.02 });
+    // Polling itself fails too: a 502 and a dropped long poll.
+    w.telegram.fault({ method: 'getUpdates', kind: 'server-error', status: 502, times: 1 });
+    w.telegram.fault({ method: 'getUpdates', kind: 'drop', times: 1 });
 
     for (const id of ids)
       w.telegram.pushUpdate(messageUpdate({ chatId: id, user: { id } }, `turn 1 of chat ${id}`));
@@ -89,6 +92,9 @@ describe('faults: Telegram and the model misbehave under 40 concurrent chats', (
         `Bot API calls ${w.telegram.state.calls.length}, failed or dropped ${injected}`,
     );
     expect(injected).toBeGreaterThan(0);
+    expect(
+      w.telegram.state.calls.filter((c) => c.method === 'getUpdates' && c.outcome !== 'ok'),
+    ).toHaveLength(2);
 
     // The chats whose turn failed still work: their next message is answered in full.
     w.telegram.clearFaults();
