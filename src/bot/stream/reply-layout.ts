@@ -36,7 +36,6 @@ export abstract class ReplySegments implements ReplyLayout {
   #liveEnd = 0;
   /** Renderings of finished block groups of the live text. */
   readonly #cache = new RenderCache(64);
-  #waiters: { segments: Segment[]; resolve: () => void }[] = [];
   readonly #liveButtons: Button[][] | undefined;
   readonly #deleteMessage: (id: string) => void;
 
@@ -65,6 +64,13 @@ export abstract class ReplySegments implements ReplyLayout {
   abstract blocked(segment: Segment): boolean;
   abstract firstWordAt(segment: Segment, now: number): number;
   abstract streamStarted(segment: Segment, at: number): void;
+  abstract changed(segment: Segment): void;
+  /**
+   * A relayout replaced the segments: whoever waits for delivery (finish)
+   * must now also wait for the parts it added. Called before any of them is
+   * queued, so no wait can end on the old layout.
+   */
+  protected abstract segmentsReplaced(): void;
 
   output(segment: Segment): SegmentOutput | null {
     if (segment.final) return this.#finalOutput(segment);
@@ -81,14 +87,6 @@ export abstract class ReplySegments implements ReplyLayout {
     segment.pendingEnd = this.#liveEnd;
     const buttons = this.#liveButtons ?? (segment.hadButtons ? [] : undefined);
     return { text, format: dialect, ...(buttons ? { buttons } : {}) };
-  }
-
-  changed(_segment: Segment): void {
-    if (this.#waiters.length === 0) return;
-    const ready = this.#waiters.filter((w) => w.segments.every((s) => s.settled));
-    if (ready.length === 0) return;
-    this.#waiters = this.#waiters.filter((w) => !ready.includes(w));
-    for (const w of ready) w.resolve();
   }
 
   disableNative(): void {
@@ -158,9 +156,7 @@ export abstract class ReplySegments implements ReplyLayout {
       }
     }
     this.layoutDirty = this.live !== undefined;
-    // Whoever waits for delivery (finish) now also waits for the parts the new layout added.
-    for (const w of this.#waiters)
-      for (const s of this.segments) if (!w.segments.includes(s)) w.segments.push(s);
+    this.segmentsReplaced();
     for (const s of this.segments) if (!s.settled) s.touch();
     this.changed(head);
   }
@@ -198,13 +194,6 @@ export abstract class ReplySegments implements ReplyLayout {
     this.nextFence = last ? fenceAfter(md, last.start, last.fence) : live.fence;
     this.live = undefined;
     live.touch();
-  }
-
-  /** Resolves when every segment that exists now is delivered (or given up). */
-  protected settled(): Promise<void> {
-    const segments = [...this.segments];
-    if (segments.every((s) => s.settled)) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ segments, resolve }));
   }
 
   #segment(start: number, fence: FenceState | undefined): Segment {

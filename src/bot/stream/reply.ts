@@ -4,7 +4,8 @@
  * the calls when the scheduler allows. Layout happens only when a call is
  * about to be made, so append() stays O(delta) and rendering happens at most
  * once per edit interval. How the text is laid out over messages is in
- * reply-layout.ts; this file holds the reply's API, message order and pacing.
+ * reply-layout.ts; this file holds the reply's API, delivery waits, message
+ * order and pacing.
  */
 import type { TimerHandle } from '../../clock.js';
 import type { OutboxContext } from './context.js';
@@ -23,6 +24,7 @@ export class Reply extends ReplySegments implements ReplyStream {
   /** When the first text arrived. */
   #firstTextAt: number | undefined;
   #streamTimer: TimerHandle | undefined;
+  #waiters: { segments: Segment[]; resolve: () => void }[] = [];
 
   constructor(ctx: OutboxContext, chat: string, options: StreamOptions, deleteMessage: (id: string) => void) {
     super(ctx, chat, options.liveButtons, deleteMessage);
@@ -66,7 +68,7 @@ export class Reply extends ReplySegments implements ReplyStream {
       this.finalizeLive(this.markdown);
       this.stops.push(this.markdown.length);
     }
-    await this.settled();
+    await this.#settled();
   }
 
   finish(options: { note?: string } = {}): Promise<DeliveredReply> {
@@ -89,7 +91,7 @@ export class Reply extends ReplySegments implements ReplyStream {
       this.finalizeLive(this.markdown + this.note);
     }
     for (const s of this.segments) if (!s.settled) s.touch();
-    this.#finishing = this.settled().then(() => ({ messageIds: [...this.messageIds], text: this.markdown }));
+    this.#finishing = this.#settled().then(() => ({ messageIds: [...this.messageIds], text: this.markdown }));
     return this.#finishing;
   }
 
@@ -121,6 +123,14 @@ export class Reply extends ReplySegments implements ReplyStream {
     return false;
   }
 
+  changed(_segment: Segment): void {
+    if (this.#waiters.length === 0) return;
+    const ready = this.#waiters.filter((w) => w.segments.every((s) => s.settled));
+    if (ready.length === 0) return;
+    this.#waiters = this.#waiters.filter((w) => !ready.includes(w));
+    for (const w of ready) w.resolve();
+  }
+
   streamStarted(segment: Segment, at: number): void {
     const caps = this.ctx.capabilities(this.chat);
     if (!caps.nativeStreamMaxMs || segment !== this.live) return;
@@ -133,6 +143,11 @@ export class Reply extends ReplySegments implements ReplyStream {
       },
       Math.max(0, at + caps.nativeStreamMaxMs - margin - this.ctx.clock.now()),
     );
+  }
+
+  protected segmentsReplaced(): void {
+    for (const w of this.#waiters)
+      for (const s of this.segments) if (!w.segments.includes(s)) w.segments.push(s);
   }
 
   protected clearStreamTimer(): void {
@@ -151,5 +166,12 @@ export class Reply extends ReplySegments implements ReplyStream {
     this.finalizeLive(text.slice(0, cut));
     this.stops.push(cut);
     if (text.length > cut) this.newLive().touch();
+  }
+
+  /** Resolves when every segment that exists now is delivered (or given up). */
+  #settled(): Promise<void> {
+    const segments = [...this.segments];
+    if (segments.every((s) => s.settled)) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ segments, resolve }));
   }
 }
