@@ -14,7 +14,12 @@ const FORBIDDEN_NAME_CHARS = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
 function shown(value: unknown): string {
   const text = typeof value === 'string' ? value : String(value);
   const cut = [...text].slice(0, 40).join('');
-  return JSON.stringify(cut.length < text.length ? `${cut}…` : cut);
+  // JSON.stringify escapes C0 controls but leaves bidi overrides and separators,
+  // which would reorder the bot's own answer on screen: escape those too.
+  return JSON.stringify(cut.length < text.length ? `${cut}…` : cut).replace(
+    /[\u0080-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**

@@ -45,7 +45,7 @@ describe('session names and ids from chat input', () => {
       expect(answer, JSON.stringify(value)).toMatch(
         /not valid|no session|can't|cannot|not found|contains|long/i,
       );
-      if (!value.includes('\u202E')) expect(unsafeIn(answer), JSON.stringify(answer)).toBe(false);
+      expect(unsafeIn(answer), JSON.stringify(answer)).toBe(false);
     }
     expect((await h.stateStore.getChat(h.chat))?.sessionId).toBe(bound);
     expect((await readdir(h.dirs.sessions)).sort()).toEqual(files);
@@ -60,7 +60,7 @@ describe('session names and ids from chat input', () => {
       const answer = await h.ask('rename', value);
       expect(answer, JSON.stringify(value)).toMatch(/not valid|empty|contains|long|usage|name/i);
       expect(answer).not.toMatch(/renamed/i);
-      if (!value.includes('\u202E')) expect(unsafeIn(answer), JSON.stringify(answer)).toBe(false);
+      expect(unsafeIn(answer), JSON.stringify(answer)).toBe(false);
     }
     expect(await h.ask('status')).toContain('first-name');
     expect(await h.ask('rename', 'refactor-parser')).toMatch(/refactor-parser/);
@@ -71,7 +71,7 @@ describe('session names and ids from chat input', () => {
 
   // Known defect (reported): the refusal quotes the value with JSON.stringify, which leaves
   // bidi controls such as U+202E as they are, so the bot's own answer can be displayed reversed.
-  it.fails('a refusal never echoes a bidi control character back into the chat', async () => {
+  it('a refusal never echoes a bidi control character back into the chat', async () => {
     h = await startBotHarness();
     const answers = [await h.ask('resume', 'rtl\u202Eevil'), await h.ask('rename', 'rtl\u202Eevil')];
     for (const answer of answers) expect(unsafeIn(answer), JSON.stringify(answer)).toBe(false);
