@@ -4,7 +4,13 @@
  * every later message in a session thread continues it without a mention;
  * in a DM every message counts. Bots (the bot itself included) are ignored.
  */
-import { ChannelType, type Message, type PartialMessage, type ThreadChannel } from 'discord.js';
+import {
+  ChannelType,
+  DiscordAPIError,
+  type Message,
+  type PartialMessage,
+  type ThreadChannel,
+} from 'discord.js';
 import type { MessageEvent } from '../../src/bot/types.js';
 import { convertAttachments } from './attachments.js';
 import { threadKey } from './chat-key.js';
@@ -15,6 +21,19 @@ const THREAD_NAME_MAX = 90;
 /** Said when Discord refuses to open a thread (missing permission, thread limit). */
 export const THREAD_REFUSED =
   'I could not open a thread for this here. I need the "Create Public Threads" and "Send Messages in Threads" permissions in this channel.';
+
+/** Said when opening a thread failed for a reason that may pass (network, Discord's 5xx). */
+export const THREAD_FAILED =
+  'I could not open a thread just now (Discord did not answer). Please mention me again.';
+
+/** Discord error codes that mean "not allowed here", as opposed to a passing failure. */
+const REFUSAL_CODES = new Set([50001, 50013, 50024, 160002]);
+
+function isRefusal(err: unknown): boolean {
+  return err instanceof DiscordAPIError && (err.status === 403 || REFUSAL_CODES.has(Number(err.code)));
+}
+/** "A thread has already been created for this message": a retried request that reached Discord. */
+const THREAD_EXISTS = 160004;
 
 /** Removes mentions of the bot from message text. */
 export function stripMention(text: string, botId: string): string {
@@ -101,16 +120,34 @@ export class DiscordInbound {
 
   async #openThread(message: Message, text: string): Promise<ThreadChannel | undefined> {
     const author = chatUser(message.author, message.member).name;
-    try {
-      return await message.startThread({ name: threadName(text, author), autoArchiveDuration: 1440 });
-    } catch (err) {
-      this.ctx.logger.warn({ err, channel: message.channelId }, 'could not open a thread for a mention');
-      // Say why nothing happens rather than ignoring the person.
-      await message
-        .reply({ content: THREAD_REFUSED, allowedMentions: { parse: [], repliedUser: false } })
-        .catch(() => {});
-      return undefined;
+    const name = threadName(text, author);
+    let lastError: unknown;
+    // One retry: a dropped connection or a 5xx is worth a second try; a refusal is not.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        return await message.startThread({ name, autoArchiveDuration: 1440 });
+      } catch (err) {
+        lastError = err;
+        if (err instanceof DiscordAPIError && err.code === THREAD_EXISTS) {
+          const thread = await this.ctx.client.channels.fetch(message.id).catch(() => null);
+          if (thread?.isThread()) return thread;
+        }
+        if (isRefusal(err)) break;
+      }
     }
+    const refused = isRefusal(lastError);
+    this.ctx.logger.warn(
+      { err: lastError, channel: message.channelId, refused },
+      'could not open a thread for a mention',
+    );
+    // Say why nothing happens rather than ignoring the person.
+    await message
+      .reply({
+        content: refused ? THREAD_REFUSED : THREAD_FAILED,
+        allowedMentions: { parse: [], repliedUser: false },
+      })
+      .catch(() => {});
+    return undefined;
   }
 
   async #handleUpdate(update: Message | PartialMessage, before?: Message | PartialMessage): Promise<void> {
