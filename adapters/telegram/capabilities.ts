@@ -23,7 +23,8 @@ export const DEFAULT_PACES: TelegramPaces = {
   privateEditIntervalMs: 1100,
   groupEditIntervalMs: 3000,
   groupBudget: { count: 20, windowMs: 60_000 },
-  globalBudget: { count: 30, windowMs: 1000 },
+  // Telegram allows about 30 per second overall; keep a margin for arrival jitter.
+  globalBudget: { count: 28, windowMs: 1000 },
   typingIntervalMs: 4500,
   draftMaxMs: 25_000,
 };

@@ -48,7 +48,7 @@ describe('Telegram outbound, classic messages', () => {
       budget: { count: 20, windowMs: 60_000 },
       nativeStream: false,
     });
-    expect(adapter.globalBudget).toEqual({ count: 30, windowMs: 1000 });
+    expect(adapter.globalBudget).toEqual({ count: 28, windowMs: 1000 });
   });
 
   it('sends HTML, treats "not modified" as success, and maps rejections to contract codes', async () => {
