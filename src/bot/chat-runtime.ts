@@ -4,12 +4,12 @@
  * drop what is queued and an edit of the running message can take its place.
  */
 import type { Clock } from '../clock.js';
-import type { ChatLease } from '../cluster/types.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { BotStateStore } from '../store/types.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { shortId, stopButtons } from './buttons.js';
+import { ChatLeaseHolder, type RuntimeLease } from './chat-lease.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
@@ -43,20 +43,6 @@ export interface RuntimeDeps {
   lease?: RuntimeLease;
 }
 
-/** How a chat runtime takes its chat's lease. */
-export interface RuntimeLease {
-  chats: ChatLease;
-  ttlMs: number;
-  /** Longest wait for a chat another replica holds before the message is given up. */
-  waitMs: number;
-  /** Pause between two tries while another replica holds the chat. */
-  retryMs: number;
-  /** The chat was last held by another replica: what this one cached of it is stale. */
-  onMoved: (chat: string) => Promise<void>;
-  /** Writes out what a command changed in the chat's session before the lease goes. */
-  flush: (chat: string) => Promise<void>;
-}
-
 /** The state of one chat key. */
 export class ChatRuntime {
   readonly chat: string;
@@ -66,9 +52,12 @@ export class ChatRuntime {
   #task: QueuedTask | undefined;
   #pump: Promise<void> | undefined;
 
+  readonly #lease: ChatLeaseHolder;
+
   constructor(chat: string, deps: RuntimeDeps) {
     this.chat = chat;
     this.#d = deps;
+    this.#lease = new ChatLeaseHolder(chat, deps.lease, deps.clock, deps.logger, (text) => this.#say(text));
   }
 
   /** True while a turn or task runs or anything is queued. */
@@ -136,8 +125,8 @@ export class ChatRuntime {
    */
   async exclusive(work: () => Promise<void>): Promise<void> {
     const cfg = this.#d.lease;
-    if (!cfg || this.#holding > 0) return work();
-    await this.#underLease(
+    if (!cfg || this.#lease.holding) return work();
+    await this.#lease.run(
       () => false,
       async () => {
         await work();
@@ -145,9 +134,6 @@ export class ChatRuntime {
       },
     );
   }
-
-  /** Leases of this chat held right now by this runtime (a turn or task, an exclusive command). */
-  #holding = 0;
 
   /** Resolves when nothing runs or waits in this chat. */
   async idle(): Promise<void> {
@@ -157,7 +143,7 @@ export class ChatRuntime {
   #current: QueuedMessage | undefined;
 
   #abortRunning(note: string): boolean {
-    this.#wake?.();
+    this.#lease.wake();
     const turn = this.#running;
     if (!turn || turn.stopNote !== undefined) return turn !== undefined;
     turn.stopNote = note;
@@ -181,7 +167,7 @@ export class ChatRuntime {
       if (item.kind === 'task') {
         this.#task = item;
         try {
-          await this.#underLease(
+          await this.#lease.run(
             () => false,
             () => item.run(),
           );
@@ -204,7 +190,7 @@ export class ChatRuntime {
     this.#running = turn;
     this.#current = item;
     try {
-      await this.#underLease(
+      await this.#lease.run(
         () => turn.stopNote !== undefined,
         (signal) => this.#turn(turn, item, signal),
       );
@@ -218,66 +204,6 @@ export class ChatRuntime {
       this.#running = undefined;
       this.#current = undefined;
     }
-  }
-
-  /**
-   * Runs `run` holding the chat's lease (at once without leasing). While
-   * another replica holds the chat, the item stays here and the lease is
-   * tried again every `retryMs`, until it frees (a finished turn, or the ttl
-   * of a replica that died), `stopped()` turns true, or `waitMs` runs out.
-   */
-  async #underLease(
-    stopped: () => boolean,
-    run: (signal: AbortSignal | undefined) => Promise<void>,
-  ): Promise<void> {
-    const cfg = this.#d.lease;
-    if (!cfg) return run(undefined);
-    const { clock, logger } = this.#d;
-    const deadline = clock.now() + cfg.waitMs;
-    let lease = await cfg.chats.acquire(this.chat, { ttlMs: cfg.ttlMs });
-    if (!lease) logger.info({ chat: this.chat }, 'another replica holds this chat; waiting for its lease');
-    while (!lease) {
-      if (stopped()) return;
-      if (clock.now() >= deadline) {
-        logger.warn({ chat: this.chat, waitMs: cfg.waitMs }, 'gave up waiting for the chat lease');
-        this.#say(say.leaseWaitExpired);
-        return;
-      }
-      await this.#pause(cfg.retryMs);
-      if (stopped()) return;
-      lease = await cfg.chats.acquire(this.chat, { ttlMs: cfg.ttlMs });
-    }
-    this.#holding++;
-    try {
-      if (lease.previousOwner !== undefined && lease.previousOwner !== lease.owner) {
-        logger.info({ chat: this.chat, previousOwner: lease.previousOwner }, 'chat moved here; reloading it');
-        await cfg.onMoved(this.chat);
-      }
-      await run(lease.signal);
-    } finally {
-      this.#holding--;
-      await lease.release().catch((err: unknown) => {
-        logger.warn({ chat: this.chat, err: describeError(err) }, 'could not release the chat lease');
-      });
-    }
-  }
-
-  #wake: (() => void) | undefined;
-
-  /** Waits `ms` on the clock, or less when the chat is stopped meanwhile. */
-  #pause(ms: number): Promise<void> {
-    const { clock } = this.#d;
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        this.#wake = undefined;
-        resolve();
-      };
-      const timer = clock.setTimeout(done, ms);
-      this.#wake = () => {
-        clock.clearTimeout(timer);
-        done();
-      };
-    });
   }
 
   async #turn(turn: RunningTurn, item: QueuedMessage, signal: AbortSignal | undefined): Promise<void> {

@@ -10,7 +10,8 @@ import type { ChatLease, ControlBus, ControlHandler, ControlMessage } from '../c
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
-import type { ChatRuntime, RuntimeLease } from './chat-runtime.js';
+import type { RuntimeLease } from './chat-lease.js';
+import type { ChatRuntime } from './chat-runtime.js';
 import { say } from './text.js';
 
 /** What {@link ReplicaLink} needs. */
