@@ -288,7 +288,9 @@ export class Segment implements Slot {
     this.#attempts = 0;
     if (out.buttons && out.buttons.length > 0) this.hadButtons = true;
     if (this.final) {
-      const wanted = this.#reply.output(this);
+      // An update of a still-open stream is no delivery, even with the final
+      // text: only finishing it makes the text a message.
+      const wanted = this.stream ? null : this.#reply.output(this);
       if (wanted !== null && signature(wanted) === sig) this.delivered = true;
       else this.dirty = true;
     }

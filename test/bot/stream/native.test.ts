@@ -70,6 +70,30 @@ describe('native streaming', () => {
     await expect(done).resolves.toMatchObject({ messageIds: messages.map((m) => m.id) });
   });
 
+  it('finishes the stream into a message when the reply ends while an update with its whole text is on the way', async () => {
+    const { clock, adapter, outbox } = setup();
+    const reply = outbox.stream('test:1');
+    reply.append('Hello world');
+    await clock.advance(100);
+    reply.append(', and goodbye.');
+    // The second update leaves at 1040 (a second after the first) and arrives at 1080.
+    await clock.advance(950);
+    expect(adapter.ops.map((o) => o.op)).toEqual(['startStream', 'updateStream']);
+    const done = reply.finish();
+    await clock.advance(3000);
+    const { messageIds } = await done;
+    expect(adapter.ops.map((o) => [o.op, o.text])).toEqual([
+      ['startStream', undefined],
+      ['updateStream', 'Hello world'],
+      ['updateStream', 'Hello world, and goodbye.'],
+      ['finishStream', 'Hello world, and goodbye.'],
+    ]);
+    expect(messageIds).toHaveLength(1);
+    expect(adapter.messageText(messageIds[0]!)).toBe('Hello world, and goodbye.');
+    expect(adapter.streams.size).toBe(0);
+    expect(adapter.violations).toEqual([]);
+  });
+
   it('falls back to edits when startStream answers NOT_FOUND', async () => {
     const { clock, adapter, outbox } = setup({ dialect: 'telegram-html' });
     adapter.failNext('startStream', 'NOT_FOUND');
