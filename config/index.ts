@@ -58,6 +58,8 @@ export interface Config {
   linkedUsers: Record<string, string[]>;
   approvalTimeoutMs: number;
   idleReleaseMs: number;
+  /** A model stream silent this long is cancelled with a message to the chat. */
+  streamIdleTimeoutMs: number;
   logLevel: string;
   telegram?: TelegramConfig;
   slack?: SlackConfig;
@@ -187,6 +189,7 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
     linkedUsers: e.SWITCHBOARD_LINKED_USERS,
     approvalTimeoutMs: e.SWITCHBOARD_APPROVAL_TIMEOUT,
     idleReleaseMs: e.SWITCHBOARD_IDLE_RELEASE,
+    streamIdleTimeoutMs: e.SWITCHBOARD_STREAM_TIMEOUT,
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
     ...(telegram ? { telegram } : {}),
     ...(slack ? { slack } : {}),

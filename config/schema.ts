@@ -102,6 +102,7 @@ export const envSchema = z.object({
   SWITCHBOARD_LINKED_USERS: linkedUsers,
   SWITCHBOARD_APPROVAL_TIMEOUT: seconds(600, 86_400),
   SWITCHBOARD_IDLE_RELEASE: seconds(600, 86_400),
+  SWITCHBOARD_STREAM_TIMEOUT: seconds(120, 3_600),
   SWITCHBOARD_DATABASE_URL: postgresUrl,
   SWITCHBOARD_DATABASE_SCHEMA: optionalString.refine(
     (v) => v === undefined || /^[a-z_][a-z0-9_]{0,47}$/.test(v),

@@ -103,6 +103,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     linkedUsers: config.linkedUsers,
     approvalTimeoutMs: config.approvalTimeoutMs,
     idleReleaseMs: config.idleReleaseMs,
+    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
     toolEnv: scrubbedEnv(process.env, config.secrets),
     clock,
     logger,

@@ -73,6 +73,7 @@ export function createBot(options: BotOptions): Bot {
     model: options.model,
     projectAccess: options.projectAccess,
     toolEnv: options.toolEnv,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs,
     // The bot's own timer answers first and edits the prompt; the session's is a backstop.
     permissionTimeoutMs: approvalTimeoutMs * 2,
     idleReleaseMs: options.idleReleaseMs ?? DEFAULTS.idleReleaseMs,

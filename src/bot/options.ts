@@ -60,6 +60,11 @@ export interface BotOptions {
    * holds its chat; default 15 minutes, then the chat is asked to send it again.
    */
   leaseWaitMs?: number;
+  /**
+   * A model stream silent this long is cancelled and the chat told so; the
+   * session stays usable. Default 120 s.
+   */
+  streamIdleTimeoutMs?: number;
   clock?: Clock;
   logger?: Logger;
 }

@@ -27,6 +27,7 @@ export interface RegistryOptions {
   model?: string | undefined;
   projectAccess?: ProjectAccess | undefined;
   toolEnv?: Record<string, string> | undefined;
+  streamIdleTimeoutMs?: number | undefined;
   /** The session's own permission timeout; the bot's approval timer fires first. */
   permissionTimeoutMs: number;
   idleReleaseMs: number;
@@ -265,6 +266,7 @@ export class SessionRegistry {
       ...(o.model ? { model: o.model } : {}),
       ...(o.projectAccess ? { projectAccess: o.projectAccess } : {}),
       ...(o.toolEnv ? { toolEnv: o.toolEnv } : {}),
+      ...(o.streamIdleTimeoutMs ? { streamIdleTimeoutMs: o.streamIdleTimeoutMs } : {}),
     };
   }
 

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
     expect(c.permissionMode).toBe('default');
     expect(c.projectAccess).toBe('restricted');
     expect(c.approvalTimeoutMs).toBe(600_000);
+    expect(c.streamIdleTimeoutMs).toBe(120_000);
     expect(c.allowedUsers).toEqual([]);
     expect(c.console).toBe(true);
     expect(c.telegram).toBeUndefined();

@@ -45,4 +45,18 @@ describe('stalled model stream', () => {
     unhandled.stop();
     expect(unhandled.errors).toEqual([]);
   });
+
+  it('honours the bot option streamIdleTimeoutMs', async () => {
+    h = await startBotHarness({ streamIdleTimeoutMs: 5_000 });
+    const harness = h;
+    harness.fakeAnthropic.enqueue({ text: ['Thinking'], stallAfterChunks: 1 });
+    await harness.message('a question that stalls');
+    await harness.until(() => harness.fakeAnthropic.log[0]?.chunksSent === 1, 'first chunk');
+    const startedAt = harness.clock.now();
+    await harness.until(() => harness.texts().some((t) => /stopped sending/i.test(t)), 'stall notice', 100);
+    const waited = harness.clock.now() - startedAt;
+    expect(waited).toBeGreaterThanOrEqual(4_900);
+    expect(waited).toBeLessThan(10_000);
+    expect(harness.texts().find((t) => /stopped sending/i.test(t))).toMatch(/5 s/);
+  });
 });
