@@ -23,6 +23,21 @@ export { createOutbox } from './bot/stream/index.js';
 export type { DeliveredReply, Outbox, ReplyStream, SendOptions, StreamOptions } from './bot/stream/types.js';
 // Time, errors and logging.
 export { type Clock, flushMicrotasks, sleep, systemClock, type TimerHandle, VirtualClock } from './clock.js';
+// Several replicas: the lease and control-bus contracts with their in-process
+// implementations (PostgreSQL ones are in `switchboard/postgres`).
+export {
+  claimOrphanedTurns,
+  createMemoryChatLease,
+  createMemoryControlBus,
+} from './cluster/index.js';
+export type {
+  ChatLease,
+  ControlBus,
+  ControlEnvelope,
+  ControlMessage,
+  Lease,
+  LeaseOptions,
+} from './cluster/types.js';
 export {
   describeError,
   type ErrorCode,

@@ -1,0 +1,22 @@
+/**
+ * `switchboard/postgres`: everything several replicas share through
+ * PostgreSQL — the session and bot-state stores, the per-chat lease and the
+ * control bus. A separate entry so single-process users never load it.
+ *
+ * @example
+ * import { createPostgresChatLease, createPostgresControlBus, createPostgresStores } from 'switchboard/postgres';
+ *
+ * const stores = createPostgresStores({ connectionString: process.env.SWITCHBOARD_DATABASE_URL! });
+ * await stores.migrate();
+ * const lease = createPostgresChatLease({ pool: stores.pool, schema: stores.schema });
+ * const bus = createPostgresControlBus({ pool: stores.pool, schema: stores.schema });
+ * const bot = createBot({ ...options, sessionStore: stores.sessionStore, stateStore: stores.stateStore, lease, bus });
+ */
+export {
+  createPostgresChatLease,
+  createPostgresControlBus,
+  type PostgresChatLeaseOptions,
+  type PostgresClusterOptions,
+  type PostgresControlBusOptions,
+} from './cluster/index.js';
+export * from './store/postgres/index.js';
