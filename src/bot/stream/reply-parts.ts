@@ -50,7 +50,9 @@ export interface PartOptions {
  */
 export function liveIntervalMs(caps: ChatCapabilities): number {
   const spread = caps.budget ? (caps.budget.windowMs / caps.budget.count) * BUDGET_HEADROOM : 0;
-  return Math.max(caps.minEditIntervalMs, spread);
+  // Whole milliseconds: a fraction (3000 * 1.1) would carry float error into
+  // every later call time, and a call could arrive a hair under the pace.
+  return Math.ceil(Math.max(caps.minEditIntervalMs, spread));
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
  * The reply-order invariant under many seeded fault mixes: whatever mix of
  * CAPABILITY_CHANGED (with the platform switching to shorter, classic
- * messages), MESSAGE_TOO_LONG, drafts going away (NOT_FOUND on a stream) and
- * plain failures hits a long streamed reply, its messages show its
- * paragraphs once each, in order, and no call breaks the declared pace.
+ * messages), MESSAGE_TOO_LONG, drafts going away (NOT_FOUND on a stream),
+ * rejected formatting, 429s and plain failures hits a long streamed reply in
+ * a private chat (with or without drafts) or a budgeted group, its messages
+ * show its paragraphs once each, in order, and no call breaks the declared
+ * pace.
  */
 import { describe, expect, it } from 'vitest';
 import { createOutbox } from '../../../src/bot/stream/index.js';
@@ -55,17 +57,30 @@ const FAULTS: Fault[] = [
   { op: 'send', code: 'PLATFORM_ERROR' },
   { op: 'finishStream', code: 'PLATFORM_ERROR' },
   { op: 'edit', code: 'PLATFORM_ERROR' },
+  { op: 'send', code: 'FORMAT_REJECTED' },
+  { op: 'edit', code: 'FORMAT_REJECTED' },
+  { op: 'finishStream', code: 'FORMAT_REJECTED' },
+  { op: 'updateStream', code: 'RATE_LIMITED' },
+  { op: 'send', code: 'RATE_LIMITED' },
+  { op: 'edit', code: 'RATE_LIMITED' },
 ];
 
 async function run(seed: number) {
   const rnd = random(seed);
   const clock = new VirtualClock();
-  const native = rnd() < 0.7;
+  const kind = rnd();
+  const native = kind < 0.6;
+  // A group chat: no drafts, a slow edit pace and 20 calls a minute.
+  const group = kind > 0.85;
   const adapter = new RecordingAdapter({
     clock,
     nativeStream: native,
     latencyMs: Math.floor(rnd() * 200),
-    capabilities: native ? RICH : { ...CLASSIC, nativeStream: false },
+    capabilities: native
+      ? RICH
+      : group
+        ? { ...NO_DRAFTS, minEditIntervalMs: 3000, budget: { count: 20, windowMs: 60_000 } }
+        : NO_DRAFTS,
   });
   const outbox = createOutbox({ adapters: [adapter], clock });
   const count = 20 + Math.floor(rnd() * 20);
@@ -85,8 +100,11 @@ async function run(seed: number) {
       faults--;
       const fault = FAULTS[Math.floor(rnd() * FAULTS.length)]!;
       adapter.failNext(fault.op, fault.code, {
+        retryAfterMs: 500 + Math.floor(rnd() * 3000),
         match: () => {
-          if (fault.declares) adapter.setCapabilities(fault.declares);
+          // The platform keeps a group's budget whatever else it changes.
+          if (fault.declares)
+            adapter.setCapabilities({ ...adapter.capabilities('test:1'), ...fault.declares });
           return true;
         },
       });
@@ -97,7 +115,7 @@ async function run(seed: number) {
   void reply.finish().then(() => {
     settled = true;
   });
-  await clock.advanceUntil(() => settled, 120_000);
+  await clock.advanceUntil(() => settled, 600_000);
   const shown = adapter
     .chatMessages('test:1')
     .flatMap((m) => [...m.text.matchAll(/Paragraph (\d+):/g)].map((x) => Number(x[1])));
