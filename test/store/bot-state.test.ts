@@ -1,7 +1,7 @@
 /**
  * The bot core's own state: chat map, delivery window, turns in flight.
  */
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isErrorCode } from '../../src/errors.js';
@@ -82,7 +82,7 @@ describe('createBotStateStore on disk', () => {
     await first.markDelivered('telegram:1001');
     await first.beginTurn(turn('discord:T1'));
     await first.flush();
-    expect((await readdir(dir)).sort()).toEqual(['chats.json', 'deliveries.json', 'turns.json']);
+    expect((await readdir(dir)).sort()).toEqual(['chats.jsonl', 'deliveries.jsonl', 'turns.jsonl']);
 
     const second = createBotStateStore(dir);
     expect(await second.getChat('discord:T1')).toEqual(binding('s1', 'alice'));
@@ -90,54 +90,114 @@ describe('createBotStateStore on disk', () => {
     expect(await second.activeTurns()).toEqual([turn('discord:T1')]);
   });
 
-  it('rewrites the chat map only when a mapping changes', async () => {
+  it('writes the chat map only when a mapping changes', async () => {
     const dir = await dirs.make();
     const state = createBotStateStore(dir);
     await state.setChat('telegram:1', binding('s1'));
-    const path = join(dir, 'chats.json');
-    const written = await stat(path);
+    const path = join(dir, 'chats.jsonl');
+    const written = await readFile(path, 'utf8');
     await state.setChat('telegram:1', { ...binding('s1'), updatedAt: '2026-12-01T00:00:00Z' });
-    expect((await stat(path)).ino).toBe(written.ino); // atomic writes replace the file: same inode, no write
+    expect(await readFile(path, 'utf8')).toBe(written);
     await state.setChat('telegram:1', binding('s2'));
-    expect((await stat(path)).ino).not.toBe(written.ino);
+    expect(lines(await readFile(path, 'utf8'))).toHaveLength(2);
   });
 
-  it('coalesces concurrent writes and keeps the newest state', async () => {
+  it('appends one line per change, leaving what is written untouched however many chats there are', async () => {
+    const dir = await dirs.make();
+    const state = createBotStateStore(dir);
+    for (let i = 0; i < 300; i++) await state.setChat(`telegram:${i}`, binding(`s${i}`));
+    const path = join(dir, 'chats.jsonl');
+    const before = await readFile(path, 'utf8');
+    const inode = (await stat(path)).ino;
+    await state.setChat('telegram:new', binding('s-new'));
+    const after = await readFile(path, 'utf8');
+    expect(after.startsWith(before)).toBe(true);
+    expect(lines(after.slice(before.length))).toEqual([
+      JSON.stringify({ chat: 'telegram:new', binding: binding('s-new') }),
+    ]);
+    expect((await stat(path)).ino).toBe(inode); // appended in place, not rewritten
+  });
+
+  it('keeps concurrent writes in order', async () => {
     const dir = await dirs.make();
     const state = createBotStateStore(dir);
     await Promise.all(Array.from({ length: 100 }, (_, i) => state.markDelivered(`e${i}`)));
     await state.flush();
-    const saved = JSON.parse(await readFile(join(dir, 'deliveries.json'), 'utf8'));
-    expect(saved.ids).toHaveLength(100);
-    expect(saved.ids.at(-1)).toBe('e99');
+    const saved = lines(await readFile(join(dir, 'deliveries.jsonl'), 'utf8')).map((l) => JSON.parse(l));
+    expect(saved).toEqual(Array.from({ length: 100 }, (_, i) => `e${i}`));
+  });
+
+  it('compacts each journal once it holds far more lines than live entries, keeping the state', async () => {
+    const dir = await dirs.make();
+    const state = createBotStateStore(dir, { deliveryWindow: 3 });
+    for (let i = 0; i < 600; i++) {
+      await state.markDelivered(`d${i}`);
+      await state.setChat('telegram:1', binding(`s${i}`));
+      await state.beginTurn(turn(`telegram:${i}`));
+      if (i < 599) await state.endTurn(`telegram:${i}`);
+    }
+    await state.flush();
+    for (const name of ['chats.jsonl', 'deliveries.jsonl', 'turns.jsonl']) {
+      expect(lines(await readFile(join(dir, name), 'utf8')).length).toBeLessThanOrEqual(300);
+    }
+    const restarted = createBotStateStore(dir, { deliveryWindow: 3 });
+    expect(await restarted.listChats()).toEqual([['telegram:1', binding('s599')]]);
+    expect(await restarted.activeTurns()).toEqual([turn('telegram:599')]);
+    expect(await restarted.markDelivered('d599')).toBe(false);
+    expect(await restarted.markDelivered('d597')).toBe(false);
+    expect(await restarted.markDelivered('d596')).toBe(true);
   });
 
   it.each([
     ['chats.json', '{"version":1,"chats":{"telegram:1":'],
     ['deliveries.json', '{"version":1,"ids":"nope"}'],
     ['turns.json', ''],
+    [
+      'chats.jsonl',
+      `{"chat":"telegram:1"\n${JSON.stringify({ chat: 'telegram:2', binding: binding('s2') })}\n`,
+    ],
+    ['deliveries.jsonl', '"u1"\n{"id":"u2"}\n"u3"\n'],
+    ['turns.jsonl', `\u0000\u0000\n${JSON.stringify({ end: 'telegram:1' })}\n`],
   ])('moves a damaged %s aside intact, logs it and starts it empty', async (name, content) => {
     const dir = await dirs.make();
     await writeFile(join(dir, name), content);
-    const { logger, lines } = capturingLogger();
+    const { logger, lines: logged } = capturingLogger();
     const state = createBotStateStore(dir, { logger });
     expect(await state.listChats()).toEqual([]);
     expect(await state.activeTurns()).toEqual([]);
+    expect(await state.markDelivered('u1')).toBe(true);
     const aside = (await readdir(dir)).filter((f) => f.startsWith(`${name}.corrupt-`));
     expect(aside).toHaveLength(1);
     expect(await readFile(join(dir, aside[0] as string), 'utf8')).toBe(content);
-    expect(lines.some((l) => l.level === 50 && String(l.msg).includes('damaged'))).toBe(true);
+    expect(logged.some((l) => l.level === 50 && String(l.msg).includes('damaged'))).toBe(true);
     await state.setChat('telegram:1', binding('s1'));
     await state.beginTurn(turn('telegram:1'));
     await state.markDelivered('x');
     const restarted = createBotStateStore(dir);
     expect(await restarted.getChat('telegram:1')).toEqual(binding('s1'));
+    expect(await restarted.activeTurns()).toEqual([turn('telegram:1')]);
+    expect(await restarted.markDelivered('x')).toBe(false);
+  });
+
+  it('ignores and trims a torn last line left by a crash mid-append', async () => {
+    const dir = await dirs.make();
+    const whole = `${JSON.stringify({ chat: 'telegram:1', binding: binding('s1') })}\n`;
+    await writeFile(join(dir, 'chats.jsonl'), `${whole}{"chat":"telegram:2","bin`);
+    const { logger, lines: logged } = capturingLogger();
+    const state = createBotStateStore(dir, { logger });
+    expect(await state.listChats()).toEqual([['telegram:1', binding('s1')]]);
+    expect(await readFile(join(dir, 'chats.jsonl'), 'utf8')).toBe(whole);
+    await state.setChat('telegram:3', binding('s3'));
+    const restarted = createBotStateStore(dir);
+    expect((await restarted.listChats()).map(([chat]) => chat)).toEqual(['telegram:1', 'telegram:3']);
+    expect(logged.filter((l) => l.level === 50)).toEqual([]);
+    expect((await readdir(dir)).filter((f) => f.includes('corrupt'))).toEqual([]);
   });
 
   it('reports a state directory it cannot create, on every call', async () => {
     const root = await dirs.make();
     await writeFile(join(root, 'file'), 'x');
-    const { logger, lines } = capturingLogger();
+    const { logger, lines: logged } = capturingLogger();
     const state = createBotStateStore(join(root, 'file', 'state'), { logger });
     await expect(state.getChat('telegram:1')).rejects.toSatisfy((err) =>
       isErrorCode(err, 'STORE_WRITE_FAILED'),
@@ -145,17 +205,33 @@ describe('createBotStateStore on disk', () => {
     await expect(state.markDelivered('u1')).rejects.toSatisfy((err) =>
       isErrorCode(err, 'STORE_WRITE_FAILED'),
     );
-    expect(lines.filter((l) => l.level === 50)).toHaveLength(1);
+    expect(logged.filter((l) => l.level === 50)).toHaveLength(1);
   });
 
-  it('reports a failed write with its cause and logs it', async () => {
+  it('reports a failed write with its cause and logs it, then rewrites the journal whole once it can', async () => {
     const dir = await dirs.make();
-    const { logger, lines } = capturingLogger();
+    const { logger, lines: logged } = capturingLogger();
     const state = createBotStateStore(dir, { logger });
-    await mkdir(join(dir, '.chats.json.tmp'));
+    await state.setChat('telegram:0', binding('s0'));
+    await rm(join(dir, 'chats.jsonl'));
+    await mkdir(join(dir, 'chats.jsonl'));
     const err = await state.setChat('telegram:1', binding('s1')).catch((e: unknown) => e);
     expect(isErrorCode(err, 'STORE_WRITE_FAILED')).toBe(true);
     expect((err as Error).cause).toMatchObject({ code: 'EISDIR' });
-    expect(lines.some((l) => l.level === 50)).toBe(true);
+    expect(logged.some((l) => l.level === 50)).toBe(true);
+
+    await rm(join(dir, 'chats.jsonl'), { recursive: true });
+    await state.setChat('telegram:2', binding('s2'));
+    const restarted = createBotStateStore(dir);
+    expect((await restarted.listChats()).map(([chat]) => chat)).toEqual([
+      'telegram:0',
+      'telegram:1',
+      'telegram:2',
+    ]);
   });
 });
+
+/** The non-empty lines of a journal's text. */
+function lines(text: string): string[] {
+  return text.split('\n').filter((l) => l !== '');
+}
