@@ -12,14 +12,15 @@ import { atomicWrite, errorCode } from './fs-util.js';
 /** What {@link readJournal} found in a journal file. */
 export type JournalRead =
   | { status: 'missing' }
-  | { status: 'ok'; lines: number }
+  | { status: 'ok'; lines: number; trimmed: number }
   | { status: 'damaged'; reason: string };
 
 /**
  * Replays the journal at `path` line by line through `apply` (false: the line
- * is not one of ours). A bad LAST line is what a crash mid-append leaves: it
- * is ignored and trimmed from the file. A bad line before the last means the
- * file was damaged some other way; nothing is trimmed and the caller decides.
+ * is not one of ours). A bad last line with no newline after it is what a
+ * crash mid-append leaves: it is ignored and trimmed from the file (`trimmed`
+ * bytes). Any other bad line means the file was damaged some other way;
+ * nothing is changed and the caller decides.
  */
 export async function readJournal(path: string, apply: (value: unknown) => boolean): Promise<JournalRead> {
   let text: string;
@@ -31,10 +32,10 @@ export async function readJournal(path: string, apply: (value: unknown) => boole
     throw err;
   }
   const segments = text.split('\n');
-  // Index of the last non-empty segment: the only one a torn append can leave.
-  let last = segments.length - 1;
-  while (last >= 0 && segments[last] === '') last--;
+  // Every append ends in a newline, so only an unterminated last segment can be torn.
+  const last = segments.length - 1;
   const good: string[] = [];
+  let trimmed = 0;
   for (let i = 0; i <= last; i++) {
     const segment = segments[i] as string;
     if (segment === '') continue;
@@ -42,13 +43,16 @@ export async function readJournal(path: string, apply: (value: unknown) => boole
       good.push(segment);
       continue;
     }
-    if (i === last) break;
+    if (i === last) {
+      trimmed = Buffer.byteLength(segment);
+      break;
+    }
     return { status: 'damaged', reason: `line ${i + 1} is not a bot state entry` };
   }
   const clean = good.map((line) => `${line}\n`).join('');
   // A torn tail (or a missing final newline) would corrupt the next append: rewrite once.
   if (clean !== text) await atomicWrite(path, clean);
-  return { status: 'ok', lines: good.length };
+  return { status: 'ok', lines: good.length, trimmed };
 }
 
 function parseAndApply(line: string, apply: (value: unknown) => boolean): boolean {

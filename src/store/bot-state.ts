@@ -187,6 +187,12 @@ export function createBotStateStore(dir: string, options: BotStateStoreOptions =
       await damaged(path, found.reason);
     }
     if (found.status === 'ok') {
+      if (found.trimmed > 0) {
+        logger.warn(
+          { path, bytes: found.trimmed },
+          'bot state journal ended in a torn line (a crash mid-write): trimmed it',
+        );
+      }
       // A journal beside an old file means a migration wrote the journal and stopped before removing it.
       await unlink(legacyPath).catch((err: unknown) => {
         if (errorCode(err) !== 'ENOENT') throw err;

@@ -27,7 +27,7 @@ describe('readJournal', () => {
     const path = join(await dirs.make(), 'x.jsonl');
     await writeFile(path, '1\n2\n3');
     const seen: number[] = [];
-    expect(await readJournal(path, numbers(seen))).toEqual({ status: 'ok', lines: 3 });
+    expect(await readJournal(path, numbers(seen))).toEqual({ status: 'ok', lines: 3, trimmed: 0 });
     expect(seen).toEqual([1, 2, 3]);
     expect(await readFile(path, 'utf8')).toBe('1\n2\n3\n');
   });
@@ -36,21 +36,24 @@ describe('readJournal', () => {
     const dir = await dirs.make();
     const torn = join(dir, 'torn.jsonl');
     await writeFile(torn, '1\n2\n"abc');
-    expect(await readJournal(torn, numbers([]))).toEqual({ status: 'ok', lines: 2 });
+    expect(await readJournal(torn, numbers([]))).toEqual({ status: 'ok', lines: 2, trimmed: 4 });
     expect(await readFile(torn, 'utf8')).toBe('1\n2\n');
     const clean = join(dir, 'clean.jsonl');
     await writeFile(clean, '');
-    expect(await readJournal(clean, numbers([]))).toEqual({ status: 'ok', lines: 0 });
+    expect(await readJournal(clean, numbers([]))).toEqual({ status: 'ok', lines: 0, trimmed: 0 });
   });
 
-  it('calls a bad line before the last damage and changes nothing', async () => {
+  it.each([
+    ['before the last', '1\n"two"\n3\n', 2],
+    ['ending in a newline (no append leaves that torn)', '1\n2\n"three"\n', 3],
+  ])('calls a bad line %s damage and changes nothing', async (_case, content, line) => {
     const path = join(await dirs.make(), 'x.jsonl');
-    await writeFile(path, '1\n"two"\n3\n');
+    await writeFile(path, content);
     expect(await readJournal(path, numbers([]))).toEqual({
       status: 'damaged',
-      reason: 'line 2 is not a bot state entry',
+      reason: `line ${line} is not a bot state entry`,
     });
-    expect(await readFile(path, 'utf8')).toBe('1\n"two"\n3\n');
+    expect(await readFile(path, 'utf8')).toBe(content);
   });
 });
 

@@ -191,6 +191,7 @@ describe('createBotStateStore on disk', () => {
     const restarted = createBotStateStore(dir);
     expect((await restarted.listChats()).map(([chat]) => chat)).toEqual(['telegram:1', 'telegram:3']);
     expect(logged.filter((l) => l.level === 50)).toEqual([]);
+    expect(logged.some((l) => l.level === 40 && String(l.msg).includes('torn'))).toBe(true);
     expect((await readdir(dir)).filter((f) => f.includes('corrupt'))).toEqual([]);
   });
 
