@@ -116,10 +116,10 @@ export class EditJob implements Slot {
       return this.next();
     }
     return async () => {
-      const at = this.#ctx.clock.now();
       this.#inFlight = { version, sig };
-      this.#ctx.scheduler.markCall(this.#ctx.messageKey(this.chat, this.messageId), at);
-      await this.#adapter.edit(this.chat, this.messageId, message);
+      await this.#ctx.scheduler.pacedCall(this.#ctx.messageKey(this.chat, this.messageId), () =>
+        this.#adapter.edit(this.chat, this.messageId, message),
+      );
       this.#sentSig = sig;
       this.#shown.set(this.#ctx.messageKey(this.chat, this.messageId), sig);
       this.#inFlight = undefined;

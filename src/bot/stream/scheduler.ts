@@ -92,12 +92,26 @@ export class Scheduler {
     }
   }
 
-  /** When the key (chat + message) last had a call started. */
+  /** When the key (chat + message) last had a call (started, or completed when paced by pacedCall). */
   lastCall(key: string): number | undefined {
     return this.#pace.get(key);
   }
 
-  /** Records a call start on a paced key (sends learn their key only when the id comes back). */
+  /**
+   * Runs one call on a paced key and counts the pace from when it completes:
+   * the platform counts a call when it arrives, and a slow request arrives
+   * late, so pacing from its start would let the next call land too soon.
+   */
+  async pacedCall<T>(key: string, call: () => Promise<T>): Promise<T> {
+    this.markCall(key, this.clock.now());
+    try {
+      return await call();
+    } finally {
+      this.markCall(key, this.clock.now());
+    }
+  }
+
+  /** Records a call on a paced key (sends learn their key only when the id comes back). */
   markCall(key: string, at: number): void {
     this.#pace.set(key, at);
     const now = this.clock.now();

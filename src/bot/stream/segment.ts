@@ -220,18 +220,19 @@ export class Segment implements Slot {
       const send = first ? { ...message, replyTo: this.#reply.replyTo! } : message;
       this.#call = 'send';
       return async () => {
-        const at = this.#ctx.clock.now();
         const sent = await this.#adapter.send(this.chat, send);
         this.id = sent.messageId;
-        this.#ctx.scheduler.markCall(this.#ctx.messageKey(this.chat, sent.messageId), at);
+        // Paced from the answer: the platform counted the send when it arrived.
+        this.#ctx.scheduler.markCall(this.#ctx.messageKey(this.chat, sent.messageId), this.#ctx.clock.now());
         this.#shown(out, sig, end);
       };
     }
     const id = this.id;
     this.#call = 'edit';
     return async () => {
-      this.#ctx.scheduler.markCall(this.#ctx.messageKey(this.chat, id), this.#ctx.clock.now());
-      await this.#adapter.edit(this.chat, id, message);
+      await this.#ctx.scheduler.pacedCall(this.#ctx.messageKey(this.chat, id), () =>
+        this.#adapter.edit(this.chat, id, message),
+      );
       this.#shown(out, sig, end);
     };
   }
@@ -260,8 +261,9 @@ export class Segment implements Slot {
       this.dirty = false;
       this.#call = 'finish';
       return async () => {
-        this.#ctx.scheduler.markCall(key, this.#ctx.clock.now());
-        const sent = await adapter.finishStream!(handle, this.#message(out));
+        const sent = await this.#ctx.scheduler.pacedCall(key, () =>
+          adapter.finishStream!(handle, this.#message(out)),
+        );
         this.stream = undefined;
         this.mode = 'edit';
         this.id = sent.messageId;
@@ -276,8 +278,7 @@ export class Segment implements Slot {
     this.dirty = false;
     this.#call = 'update';
     return async () => {
-      this.#ctx.scheduler.markCall(key, this.#ctx.clock.now());
-      await adapter.updateStream!(handle, this.#message(out));
+      await this.#ctx.scheduler.pacedCall(key, () => adapter.updateStream!(handle, this.#message(out)));
       this.#shown(out, sig, end);
     };
   }

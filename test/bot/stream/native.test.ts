@@ -35,7 +35,8 @@ describe('native streaming', () => {
     // Markdown streams carry the model's own text, so each update only grows.
     expect(adapter.ops[1]!.text).toBe('Hello **wor');
     reply.append('ld**!');
-    await clock.advance(1000);
+    // Paced from the first update's answer (80 ms) plus the interval: leaves at 1080, lands at 1120.
+    await clock.advance(1100);
     expect([...adapter.streams.values()][0]!.text).toBe('Hello **world**!');
     const done = reply.finish();
     await clock.advance(2000);
@@ -76,8 +77,8 @@ describe('native streaming', () => {
     reply.append('Hello world');
     await clock.advance(100);
     reply.append(', and goodbye.');
-    // The second update leaves at 1040 (a second after the first) and arrives at 1080.
-    await clock.advance(950);
+    // The first update is answered at 80; the second leaves a second later, at 1080, and arrives at 1120.
+    await clock.advance(990);
     expect(adapter.ops.map((o) => o.op)).toEqual(['startStream', 'updateStream']);
     const done = reply.finish();
     await clock.advance(3000);
