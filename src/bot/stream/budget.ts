@@ -44,3 +44,29 @@ export class BudgetWindow {
     return this.used(now, budget) === 0;
   }
 }
+
+/**
+ * The minimum of the last `size` samples (recent round trips), in O(size) per
+ * sample. Until `trustAfter` samples are in, it answers 0: one slow first
+ * sample must not pass for the platform's usual speed.
+ */
+export class RecentMinimum {
+  readonly #samples: number[] = [];
+  #next = 0;
+
+  constructor(
+    private readonly size: number,
+    private readonly trustAfter = 3,
+  ) {}
+
+  /** Adds a sample and returns the minimum of the samples kept (0 while too few). */
+  add(value: number): number {
+    if (this.#samples.length < this.size) this.#samples.push(value);
+    else this.#samples[this.#next] = value;
+    this.#next = (this.#next + 1) % this.size;
+    if (this.#samples.length < this.trustAfter) return 0;
+    let min = Number.POSITIVE_INFINITY;
+    for (const v of this.#samples) if (v < min) min = v;
+    return min;
+  }
+}

@@ -115,9 +115,9 @@ export class SendJob implements Slot {
       ...(this.#index === 0 && this.#options.replyTo !== undefined ? { replyTo: this.#options.replyTo } : {}),
     };
     return async () => {
+      const at = this.#ctx.clock.now();
       const sent = await this.#adapter.send(this.chat, message);
-      // Paced from the answer: the platform counted the send when it arrived.
-      this.#ctx.scheduler.markCall(this.#ctx.messageKey(this.chat, sent.messageId), this.#ctx.clock.now());
+      this.#ctx.scheduler.callCompleted(this.#ctx.messageKey(this.chat, sent.messageId), at);
       this.#ids.push(sent.messageId);
       this.#index++;
       this.#attempts = 0;

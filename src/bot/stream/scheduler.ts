@@ -10,8 +10,8 @@
 import type { Clock, TimerHandle } from '../../clock.js';
 import { isErrorCode } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { ChatAdapter, RateBudget } from '../types.js';
-import { BudgetWindow } from './budget.js';
+import { type ChatAdapter, chatPlatform, type RateBudget } from '../types.js';
+import { BudgetWindow, RecentMinimum } from './budget.js';
 
 /** A source of calls for one chat. */
 export interface Slot {
@@ -71,6 +71,8 @@ interface Lane {
 
 const DEFAULT_RETRY_AFTER_MS = 1000;
 const PACE_HORIZON_MS = 10 * 60_000;
+/** Round trips remembered per platform for pacing slow calls. */
+const RTT_SAMPLES = 32;
 
 /** Paces and dispatches every call of every adapter. */
 export class Scheduler {
@@ -80,6 +82,8 @@ export class Scheduler {
   readonly #lanes = new Map<string, Lane>();
   /** Last call start per paced key (a message, a stream). */
   readonly #pace = new Map<string, number>();
+  /** Recent round trips per platform, for {@link Scheduler.callCompleted}. */
+  readonly #rtt = new Map<string, RecentMinimum>();
   #paceSweepAt = 0;
   #activeText = 0;
   #idleWaiters: (() => void)[] = [];
@@ -97,18 +101,35 @@ export class Scheduler {
     return this.#pace.get(key);
   }
 
-  /**
-   * Runs one call on a paced key and counts the pace from when it completes:
-   * the platform counts a call when it arrives, and a slow request arrives
-   * late, so pacing from its start would let the next call land too soon.
-   */
+  /** Runs one call on a paced key; see {@link Scheduler.callCompleted} for when its pace counts from. */
   async pacedCall<T>(key: string, call: () => Promise<T>): Promise<T> {
-    this.markCall(key, this.clock.now());
+    const startedAt = this.clock.now();
+    this.markCall(key, startedAt);
     try {
       return await call();
     } finally {
-      this.markCall(key, this.clock.now());
+      this.callCompleted(key, startedAt);
     }
+  }
+
+  /**
+   * Records the end of a call on a paced key. The platform counts a call when
+   * it arrives, and a slow request arrives late: pacing from its start would
+   * let the next call land under the interval. Pacing from its end would cost
+   * every call a round trip. So the pace counts from the end less the fastest
+   * recent round trip on that platform: the start, for a call as fast as
+   * usual; later by exactly the extra delay, for a slow one.
+   */
+  callCompleted(key: string, startedAt: number): void {
+    const end = this.clock.now();
+    const platform = chatPlatform(key.slice(0, key.indexOf('\u0000')));
+    let rtt = this.#rtt.get(platform);
+    if (!rtt) {
+      rtt = new RecentMinimum(RTT_SAMPLES);
+      this.#rtt.set(platform, rtt);
+    }
+    const fastest = rtt.add(end - startedAt);
+    this.markCall(key, Math.max(startedAt, end - fastest));
   }
 
   /** Records a call on a paced key (sends learn their key only when the id comes back). */

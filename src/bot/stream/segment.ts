@@ -220,10 +220,10 @@ export class Segment implements Slot {
       const send = first ? { ...message, replyTo: this.#reply.replyTo! } : message;
       this.#call = 'send';
       return async () => {
+        const at = this.#ctx.clock.now();
         const sent = await this.#adapter.send(this.chat, send);
         this.id = sent.messageId;
-        // Paced from the answer: the platform counted the send when it arrived.
-        this.#ctx.scheduler.markCall(this.#ctx.messageKey(this.chat, sent.messageId), this.#ctx.clock.now());
+        this.#ctx.scheduler.callCompleted(this.#ctx.messageKey(this.chat, sent.messageId), at);
         this.#shown(out, sig, end);
       };
     }

@@ -35,7 +35,8 @@ describe('native streaming', () => {
     // Markdown streams carry the model's own text, so each update only grows.
     expect(adapter.ops[1]!.text).toBe('Hello **wor');
     reply.append('ld**!');
-    // Paced from the first update's answer (80 ms) plus the interval: leaves at 1080, lands at 1120.
+    // With no round trips known yet, the pace counts from the first update's answer (80 ms):
+    // the next leaves at 1080 and lands at 1120.
     await clock.advance(1100);
     expect([...adapter.streams.values()][0]!.text).toBe('Hello **world**!');
     const done = reply.finish();
@@ -77,7 +78,8 @@ describe('native streaming', () => {
     reply.append('Hello world');
     await clock.advance(100);
     reply.append(', and goodbye.');
-    // The first update is answered at 80; the second leaves a second later, at 1080, and arrives at 1120.
+    // The first update is answered at 80 (no round trips known yet, so the pace counts from there);
+    // the second leaves a second later, at 1080, and arrives at 1120.
     await clock.advance(990);
     expect(adapter.ops.map((o) => o.op)).toEqual(['startStream', 'updateStream']);
     const done = reply.finish();

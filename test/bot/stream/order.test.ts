@@ -90,7 +90,7 @@ describe('reply order', () => {
     expect(adapter.ops.map((o) => o.op)).toEqual(['startStream', 'updateStream']);
     adapter.failNext('updateStream', 'MESSAGE_TOO_LONG');
     reply.append(ESSAY);
-    // The next update may leave a second after the first one was answered.
+    // The next update may leave a second after the first one was answered (no round trips known yet).
     await clock.advance(1100);
     expect(adapter.ops.filter((o) => !o.ok).map((o) => o.error)).toEqual(['MESSAGE_TOO_LONG']);
     const done = reply.finish();

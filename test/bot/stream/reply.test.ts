@@ -85,7 +85,8 @@ describe('ReplyStream (edits)', () => {
     await clock.advance(2000);
     expect(adapter.ops.map((o) => [o.time, o.op, o.text])).toEqual([
       [5050, 'send', 'Hello there'],
-      // The edit leaves a second after the send was answered (5050) and lands 50 ms later.
+      // The edit leaves a second after the send was answered (5050; no round trips known yet,
+      // so the pace counts from the answer) and lands 50 ms later.
       [6100, 'edit', 'Hello there a b c'],
     ]);
     await clock.advance(5000);
