@@ -4,20 +4,10 @@
  * one command, `/switchboard`, whose first word is the bot command. In a
  * thread the same words work as text: `compact keep names`, `!compact`.
  */
+import { COMMANDS } from '../../src/bot/commands.js';
 
 /** The bot core's commands (the same words on every platform). */
-export const BOT_COMMANDS = [
-  'new',
-  'compact',
-  'rename',
-  'stop',
-  'status',
-  'sessions',
-  'resume',
-  'fork',
-  'mode',
-  'help',
-] as const;
+export const BOT_COMMANDS: readonly string[] = Object.keys(COMMANDS);
 
 const KNOWN = new Set<string>(BOT_COMMANDS);
 

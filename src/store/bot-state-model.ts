@@ -4,32 +4,21 @@
  * the whole-file format used before the journals.
  */
 import { z } from 'zod';
+import { activeTurnSchema, chatBindingSchema } from './schema.js';
 import type { ActiveTurn, ChatBinding } from './types.js';
 
-const bindingSchema = z.looseObject({
-  sessionId: z.string(),
-  owner: z.string().optional(),
-  updatedAt: z.string(),
-});
-const turnSchema = z.looseObject({
-  chat: z.string(),
-  sessionId: z.string(),
-  startedAt: z.string(),
-  replyMessageId: z.string().optional(),
-});
-
 /** `chats.jsonl`: one binding set per line. */
-const chatLineSchema = z.object({ chat: z.string(), binding: bindingSchema });
+const chatLineSchema = z.object({ chat: z.string(), binding: chatBindingSchema });
 /** `turns.jsonl`: a turn begun, or the chat whose turn ended. */
-const turnLineSchema = z.union([z.object({ begin: turnSchema }), z.object({ end: z.string() })]);
+const turnLineSchema = z.union([z.object({ begin: activeTurnSchema }), z.object({ end: z.string() })]);
 /** `deliveries.jsonl`: each line is one delivery id as a JSON string. */
 const deliveryLineSchema = z.string();
 
 /** The whole-file formats written before the journals (read once, to migrate). */
 export const legacySchemas = {
-  chats: z.object({ version: z.literal(1), chats: z.record(z.string(), bindingSchema) }),
+  chats: z.object({ version: z.literal(1), chats: z.record(z.string(), chatBindingSchema) }),
   deliveries: z.object({ version: z.literal(1), ids: z.array(z.string()) }),
-  turns: z.object({ version: z.literal(1), turns: z.record(z.string(), turnSchema) }),
+  turns: z.object({ version: z.literal(1), turns: z.record(z.string(), activeTurnSchema) }),
 };
 
 /**

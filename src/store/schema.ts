@@ -56,6 +56,21 @@ const contextStateSchema = z.looseObject({
 });
 
 /** A session record (everything but the messages). Unknown extra keys are kept. */
+/** A chat key's binding (bot state), as every store writes it. */
+export const chatBindingSchema = z.looseObject({
+  sessionId: z.string(),
+  owner: z.string().optional(),
+  updatedAt: z.string(),
+});
+
+/** A turn in flight (bot state), as every store writes it. */
+export const activeTurnSchema = z.looseObject({
+  chat: z.string(),
+  sessionId: z.string(),
+  startedAt: z.string(),
+  replyMessageId: z.string().optional(),
+});
+
 export const sessionMetaSchema = z.looseObject({
   version: z.number(),
   id: z.string(),

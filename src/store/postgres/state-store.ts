@@ -4,9 +4,9 @@
  * the primary key so two replicas given the same update agree on who takes
  * it) and turns in flight (`active_turns`).
  */
-import { z } from 'zod';
 import { type Clock, systemClock } from '../../clock.js';
 import { type Logger, silentLogger } from '../../logger.js';
+import { activeTurnSchema, chatBindingSchema } from '../schema.js';
 import type { ActiveTurn, BotStateStore, ChatBinding } from '../types.js';
 import { type PgPool, qualified, readFailed, writeFailed } from './db.js';
 
@@ -24,18 +24,6 @@ export interface PostgresBotStateStoreOptions {
   /** Least time between two prunings of old delivery ids (default 1 minute). */
   pruneIntervalMs?: number;
 }
-
-const bindingSchema = z.looseObject({
-  sessionId: z.string(),
-  owner: z.string().optional(),
-  updatedAt: z.string(),
-});
-const turnSchema = z.looseObject({
-  chat: z.string(),
-  sessionId: z.string(),
-  startedAt: z.string(),
-  replyMessageId: z.string().optional(),
-});
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -72,7 +60,7 @@ export function createPostgresBotStateStore(options: PostgresBotStateStoreOption
 
   /** A stored binding, or undefined (logged) when the row is not one. */
   function binding(chat: string, value: unknown): ChatBinding | undefined {
-    const parsed = bindingSchema.safeParse(value);
+    const parsed = chatBindingSchema.safeParse(value);
     if (parsed.success) return parsed.data as ChatBinding;
     logger.error({ chat, schema }, 'chat binding row is not a binding: ignoring it');
     return undefined;
@@ -147,7 +135,7 @@ export function createPostgresBotStateStore(options: PostgresBotStateStoreOption
         );
         const out: ActiveTurn[] = [];
         for (const row of rows) {
-          const parsed = turnSchema.safeParse(row.turn);
+          const parsed = activeTurnSchema.safeParse(row.turn);
           if (parsed.success) out.push(parsed.data as ActiveTurn);
           else logger.error({ chat: row.chat, schema }, 'active turn row is not a turn: ignoring it');
         }
