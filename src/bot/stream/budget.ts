@@ -5,10 +5,17 @@
  */
 import type { RateBudget } from '../types.js';
 
-/** Call times inside one budget's window. */
+/**
+ * Calls inside one budget's window. A platform counts a call when it
+ * arrives, somewhere between its start and its answer; so a call in flight
+ * counts, and a finished call counts from its arrival as best known (its
+ * answer less the usual round trip). Counting from starts alone lets calls
+ * bunched by latency arrive more densely than they left.
+ */
 export class BudgetWindow {
   #times: number[] = [];
   #head = 0;
+  #inFlight = 0;
 
   /** Drops calls that left the window ending at `now`. */
   #prune(now: number, windowMs: number): void {
@@ -19,10 +26,10 @@ export class BudgetWindow {
     }
   }
 
-  /** Calls counted at `now`. */
+  /** Calls counted at `now`: in flight, or arrived within the window. */
   used(now: number, budget: RateBudget): number {
     this.#prune(now, budget.windowMs);
-    return this.#times.length - this.#head;
+    return this.#times.length - this.#head + this.#inFlight;
   }
 
   /** Earliest time (>= now) at which one more call fits. */
@@ -30,43 +37,65 @@ export class BudgetWindow {
     if (!budget) return now;
     const used = this.used(now, budget);
     if (used < budget.count) return now;
-    // The call that must leave the window before one more fits.
-    return this.#times[this.#times.length - budget.count]! + budget.windowMs;
+    // The finished call that must leave the window before one more fits.
+    const index = this.#times.length - (budget.count - this.#inFlight);
+    if (index >= this.#head && index < this.#times.length) return this.#times[index]! + budget.windowMs;
+    // Everything counted is still in flight: look again after an even share of the window.
+    return now + Math.max(1, Math.ceil(budget.windowMs / budget.count));
   }
 
-  record(at: number): void {
-    this.#times.push(at);
+  /** A call started. */
+  begin(): void {
+    this.#inFlight++;
   }
 
-  /** True when no call is left in the window (the lane can be forgotten). */
+  /** A call ended; `arrivedBy` is the latest time it can have reached the platform. */
+  end(arrivedBy: number): void {
+    this.#inFlight = Math.max(0, this.#inFlight - 1);
+    // Kept sorted: arrival estimates of overlapping calls need not end in order.
+    let i = this.#times.length;
+    while (i > this.#head && this.#times[i - 1]! > arrivedBy) i--;
+    this.#times.splice(i, 0, arrivedBy);
+  }
+
+  /** True when no call is counted (the lane can be forgotten). */
   empty(now: number, budget: RateBudget | undefined): boolean {
-    if (!budget) return true;
+    if (!budget) return this.#inFlight === 0;
     return this.used(now, budget) === 0;
   }
 }
 
 /**
- * The minimum of the last `size` samples (recent round trips), in O(size) per
- * sample. Until `trustAfter` samples are in, it answers 0: one slow first
+ * The minimum of the last `size` samples (recent round trips), computed when
+ * asked after a change. Until `trustAfter` samples are in, it answers 0: one slow first
  * sample must not pass for the platform's usual speed.
  */
 export class RecentMinimum {
   readonly #samples: number[] = [];
   #next = 0;
+  #min: number | undefined;
 
   constructor(
     private readonly size: number,
     private readonly trustAfter = 3,
   ) {}
 
-  /** Adds a sample and returns the minimum of the samples kept (0 while too few). */
-  add(value: number): number {
+  /** Adds a sample. */
+  add(value: number): void {
     if (this.#samples.length < this.size) this.#samples.push(value);
     else this.#samples[this.#next] = value;
     this.#next = (this.#next + 1) % this.size;
+    this.#min = undefined;
+  }
+
+  /** The minimum of the samples kept; 0 while there are too few to trust. */
+  get value(): number {
     if (this.#samples.length < this.trustAfter) return 0;
-    let min = Number.POSITIVE_INFINITY;
-    for (const v of this.#samples) if (v < min) min = v;
-    return min;
+    if (this.#min === undefined) {
+      let min = Number.POSITIVE_INFINITY;
+      for (const v of this.#samples) if (v < min) min = v;
+      this.#min = min;
+    }
+    return this.#min;
   }
 }

@@ -121,15 +121,23 @@ export class Scheduler {
    * usual; later by exactly the extra delay, for a slow one.
    */
   callCompleted(key: string, startedAt: number): void {
-    const end = this.clock.now();
     const platform = chatPlatform(key.slice(0, key.indexOf('\u0000')));
+    this.markCall(key, this.#arrivedBy(platform, startedAt));
+  }
+
+  /** The latest a call started at `startedAt` and answered now can have reached the platform. */
+  #arrivedBy(platform: string, startedAt: number): number {
+    return Math.max(startedAt, this.clock.now() - (this.#rtt.get(platform)?.value ?? 0));
+  }
+
+  /** Adds one round trip to the platform's recent ones. */
+  #noteRoundTrip(platform: string, startedAt: number): void {
     let rtt = this.#rtt.get(platform);
     if (!rtt) {
       rtt = new RecentMinimum(RTT_SAMPLES);
       this.#rtt.set(platform, rtt);
     }
-    const fastest = rtt.add(end - startedAt);
-    this.markCall(key, Math.max(startedAt, end - fastest));
+    rtt.add(this.clock.now() - startedAt);
   }
 
   /** Records a call on a paced key (sends learn their key only when the id comes back). */
@@ -293,15 +301,15 @@ export class Scheduler {
         continue;
       }
       if (!free) {
-        lane.window.record(now);
-        lane.adapter.window.record(now);
+        lane.window.begin();
+        lane.adapter.window.begin();
       }
       lane.inFlight.add(slot);
       if (creates) {
         lane.creating.add(slot);
         createHeld = true;
       }
-      this.#run(lane, slot, call);
+      this.#run(lane, slot, call, !free);
     }
     this.#arm(lane, earliest);
     if (lane.queue.length === 0 && lane.inFlight.size === 0 && lane.timer === undefined) {
@@ -309,7 +317,9 @@ export class Scheduler {
     }
   }
 
-  #run(lane: Lane, slot: Slot, call: () => Promise<void>): void {
+  #run(lane: Lane, slot: Slot, call: () => Promise<void>, budgeted: boolean): void {
+    const startedAt = this.clock.now();
+    const platform = lane.adapter.adapter.platform;
     let promise: Promise<void>;
     try {
       promise = call();
@@ -333,6 +343,12 @@ export class Scheduler {
         }
       })
       .finally(() => {
+        if (budgeted) {
+          const arrivedBy = this.#arrivedBy(platform, startedAt);
+          lane.window.end(arrivedBy);
+          lane.adapter.window.end(arrivedBy);
+        }
+        this.#noteRoundTrip(platform, startedAt);
         lane.inFlight.delete(slot);
         lane.creating.delete(slot);
         this.#pump(lane);
