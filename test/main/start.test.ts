@@ -108,4 +108,29 @@ describe('npm start', () => {
     expect(r.stdout()).toMatch(/frobnicate/);
     expect(r.stdout()).toMatch(/\/help/);
   });
+
+  it('on SIGTERM stops the running reply with a notice, keeps the session and exits 0', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sb-start-'));
+    fake.reset();
+    let release!: () => void;
+    fake.enqueue({ text: ['Working on it'], release: new Promise<void>((r) => (release = r)) });
+    const r = run({ ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, SWITCHBOARD_DATA_DIR: './data' });
+    r.child.stdin?.write('a long task\n');
+    // Wait for the reply to be under way (its first text printed), then stop the bot.
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (!r.stdout().includes('Working on it')) return;
+        r.child.stdout?.off('data', check);
+        resolve();
+      };
+      r.child.stdout?.on('data', check);
+      check();
+    });
+    r.child.kill('SIGTERM');
+    expect(await r.exited).toBe(0);
+    release();
+    expect(r.stdout()).toMatch(/shutting down/i);
+    const files = await readdir(join(dir, 'data', 'sessions'));
+    expect(files.some((f) => f.endsWith('.json'))).toBe(true);
+  });
 });
