@@ -75,9 +75,10 @@ async function stalledTurn(r: Replica, text: string, partial = 'Partial'): Promi
   return id;
 }
 
-describe.runIf(!url)('bot core across replicas', () => {
-  it.skip(SKIP_REASON, () => undefined);
-});
+if (!url)
+  describe('bot core across replicas', () => {
+    it.skip(SKIP_REASON, () => undefined);
+  });
 
 describe.skipIf(!url)('bot core across replicas', () => {
   it('an edit of the running message that reaches the other replica restarts the turn where it runs', async () => {
