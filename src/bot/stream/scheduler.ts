@@ -10,8 +10,9 @@
 import type { Clock, TimerHandle } from '../../clock.js';
 import { isErrorCode } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { type ChatAdapter, chatPlatform, type RateBudget } from '../types.js';
-import { BudgetWindow, RecentMinimum } from './budget.js';
+import type { ChatAdapter, RateBudget } from '../types.js';
+import { BudgetWindow } from './budget.js';
+import { PaceBook } from './pace.js';
 
 /** A source of calls for one chat. */
 export interface Slot {
@@ -70,9 +71,6 @@ interface Lane {
 }
 
 const DEFAULT_RETRY_AFTER_MS = 1000;
-const PACE_HORIZON_MS = 10 * 60_000;
-/** Round trips remembered per platform for pacing slow calls. */
-const RTT_SAMPLES = 32;
 
 /** Paces and dispatches every call of every adapter. */
 export class Scheduler {
@@ -80,28 +78,25 @@ export class Scheduler {
   readonly #logger: Logger;
   readonly #adapters = new Map<string, AdapterState>();
   readonly #lanes = new Map<string, Lane>();
-  /** Last call start per paced key (a message, a stream). */
-  readonly #pace = new Map<string, number>();
-  /** Recent round trips per platform, for {@link Scheduler.callCompleted}. */
-  readonly #rtt = new Map<string, RecentMinimum>();
-  #paceSweepAt = 0;
+  readonly #pace: PaceBook;
   #activeText = 0;
   #idleWaiters: (() => void)[] = [];
 
   constructor(adapters: Map<string, ChatAdapter>, clock: Clock, logger: Logger) {
     this.clock = clock;
     this.#logger = logger;
+    this.#pace = new PaceBook(clock);
     for (const [platform, adapter] of adapters) {
       this.#adapters.set(platform, { adapter, window: new BudgetWindow(), pausedUntil: 0 });
     }
   }
 
-  /** When the key (chat + message) last had a call (started, or completed when paced by pacedCall). */
+  /** When the key (chat + message) last had a call counted; see {@link PaceBook}. */
   lastCall(key: string): number | undefined {
-    return this.#pace.get(key);
+    return this.#pace.last(key);
   }
 
-  /** Runs one call on a paced key; see {@link Scheduler.callCompleted} for when its pace counts from. */
+  /** Runs one call on a paced key, counted from its arrival as best known ({@link PaceBook}). */
   async pacedCall<T>(key: string, call: () => Promise<T>): Promise<T> {
     const startedAt = this.clock.now();
     this.markCall(key, startedAt);
@@ -112,47 +107,20 @@ export class Scheduler {
     }
   }
 
-  /**
-   * Records the end of a call on a paced key. The platform counts a call when
-   * it arrives, and a slow request arrives late: pacing from its start would
-   * let the next call land under the interval. Pacing from its end would cost
-   * every call a round trip. So the pace counts from the end less the fastest
-   * recent round trip on that platform: the start, for a call as fast as
-   * usual; later by exactly the extra delay, for a slow one.
-   */
+  /** Records the answer to a call on a paced key that started at `startedAt`. */
   callCompleted(key: string, startedAt: number): void {
-    const platform = chatPlatform(key.slice(0, key.indexOf('\u0000')));
-    this.markCall(key, this.#arrivedBy(platform, startedAt));
+    this.markCall(key, this.#pace.arrivedBy(this.#pace.platformOf(key), startedAt));
   }
 
-  /** The latest a call started at `startedAt` and answered now can have reached the platform. */
-  #arrivedBy(platform: string, startedAt: number): number {
-    return Math.max(startedAt, this.clock.now() - (this.#rtt.get(platform)?.value ?? 0));
-  }
-
-  /** Adds one round trip to the platform's recent ones. */
-  #noteRoundTrip(platform: string, startedAt: number): void {
-    let rtt = this.#rtt.get(platform);
-    if (!rtt) {
-      rtt = new RecentMinimum(RTT_SAMPLES);
-      this.#rtt.set(platform, rtt);
-    }
-    rtt.add(this.clock.now() - startedAt);
-  }
-
-  /** Records a call on a paced key (sends learn their key only when the id comes back). */
+  /** Counts a call on a paced key (sends learn their key only when the id comes back). */
   markCall(key: string, at: number): void {
-    this.#pace.set(key, at);
+    if (!this.#pace.mark(key, at)) return;
+    // Once per horizon, forget lanes of chats that went quiet (their budget windows are long past).
     const now = this.clock.now();
-    if (now >= this.#paceSweepAt) {
-      this.#paceSweepAt = now + PACE_HORIZON_MS;
-      for (const [k, t] of this.#pace) if (t < now - PACE_HORIZON_MS) this.#pace.delete(k);
-      // Lanes of chats that went quiet (their budget windows are long past).
-      for (const [chat, lane] of this.#lanes) {
-        const quiet = lane.queue.length === 0 && lane.inFlight.size === 0 && lane.timer === undefined;
-        if (quiet && lane.pausedUntil <= now && lane.window.empty(now, this.#budget(lane)))
-          this.#lanes.delete(chat);
-      }
+    for (const [chat, lane] of this.#lanes) {
+      const quiet = lane.queue.length === 0 && lane.inFlight.size === 0 && lane.timer === undefined;
+      if (quiet && lane.pausedUntil <= now && lane.window.empty(now, this.#budget(lane)))
+        this.#lanes.delete(chat);
     }
   }
 
@@ -344,11 +312,11 @@ export class Scheduler {
       })
       .finally(() => {
         if (budgeted) {
-          const arrivedBy = this.#arrivedBy(platform, startedAt);
+          const arrivedBy = this.#pace.arrivedBy(platform, startedAt);
           lane.window.end(arrivedBy);
           lane.adapter.window.end(arrivedBy);
         }
-        this.#noteRoundTrip(platform, startedAt);
+        this.#pace.noteRoundTrip(platform, startedAt);
         lane.inFlight.delete(slot);
         lane.creating.delete(slot);
         this.#pump(lane);
