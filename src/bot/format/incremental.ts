@@ -7,6 +7,7 @@
  */
 import type { Dialect } from '../types.js';
 import { healPartialMarkdown, parseMarkdown } from './parse.js';
+import { renderPlainProse } from './plain.js';
 import { renderTree } from './render.js';
 import { stepFence } from './split.js';
 
@@ -23,7 +24,7 @@ export class RenderCache {
     const key = `${dialect}\u0000${source}`;
     let out = this.#map.get(key);
     if (out === undefined) {
-      out = renderTree(parseMarkdown(source), dialect);
+      out = renderPlainProse(source, dialect) ?? renderTree(parseMarkdown(source), dialect);
       if (this.#map.size >= this.#limit) this.#map.delete(this.#map.keys().next().value!);
       this.#map.set(key, out);
     }
@@ -75,7 +76,7 @@ export function renderIncremental(
     const last = i === groups.length - 1;
     const rendered =
       last && partial
-        ? renderTree(parseMarkdown(healPartialMarkdown(group)), dialect)
+        ? (renderPlainProse(group, dialect) ?? renderTree(parseMarkdown(healPartialMarkdown(group)), dialect))
         : cache.render(group, dialect);
     if (rendered !== '') out.push(rendered);
   }
