@@ -3,11 +3,12 @@
  * Discord shards (each the ready bot, `src/main.ts`) under discord.js's
  * ShardingManager against the fake Discord and one PostgreSQL schema.
  *
- * Not covered on loopback: Discord routing each guild's events to the shard
- * that owns it (guild_id >> 22 % shard count). The fake gateway serves one
- * session at a time (events go to the last shard that identified), so the
- * test shows both shards connect with their own shard ids and the chat is
- * answered exactly once, not which shard answers which guild.
+ * The fake gateway routes like Discord: each guild's events go only to the
+ * shard that owns it ((guild_id >> 22) % shard count). The bot is in two
+ * guilds that map to different shards; a mention in each is answered exactly
+ * once, every dispatch of a guild went to its own shard's socket, and every
+ * REST call about a guild's chat came from that shard's process (the fake
+ * tells processes apart through /proc).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -98,8 +99,14 @@ describe.skipIf(!url)('npm run start:sharded', () => {
     if (root) await rm(root, { recursive: true, force: true });
   });
 
-  it('runs two shards of the ready bot, each with its own shard id, answering the chat once', async () => {
-    fake = await startFakeDiscord();
+  it('runs two shards of the ready bot, each serving only its own guild, each chat answered once', async () => {
+    fake = await startFakeDiscord({ trackProcesses: true });
+    const guilds = [
+      fake.addGuild({ name: 'Zero', shard: [0, 2] }),
+      fake.addGuild({ name: 'One', shard: [1, 2] }),
+    ];
+    // The guilds' ids map to different shards by Discord's formula, not by the fake's say-so.
+    expect(guilds.map((g) => Number((BigInt(g.id) >> 22n) % 2n))).toEqual([0, 1]);
     anthropic = await startFakeAnthropic();
     root = await mkdtemp(join(tmpdir(), 'switchboard-shards-'));
     const discord = fake;
@@ -167,20 +174,52 @@ describe.skipIf(!url)('npm run start:sharded', () => {
     expect(started.map((s) => s.shards).sort()).toEqual(['0', '1']);
     expect(started.every((s) => s.shardCount === '2' && s.store === 'postgres')).toBe(true);
 
-    const opening = discord.userMessage({
-      channelId: discord.generalId,
-      author: discord.user('alice'),
-      content: `<@${discord.botUser.id}> hello shards`,
-    });
-    const thread = await discord.waitFor(() => discord.channels.get(opening.id), 'thread', 20_000);
-    await discord.waitFor(
-      () => discord.botMessages(thread.id).some((m) => m.content.includes('hello shards')),
-      'reply',
-      20_000,
+    const alice = discord.user('alice');
+    const openings = guilds.map((g, shard) =>
+      discord.userMessage({
+        channelId: g.generalId,
+        author: alice,
+        content: `<@${discord.botUser.id}> hello shard ${shard}`,
+      }),
     );
-    expect(
-      anthropic.requests.filter((r) => JSON.stringify(r.messages).includes('hello shards')),
-    ).toHaveLength(1);
+    const threads = await Promise.all(
+      openings.map((o) => discord.waitFor(() => discord.channels.get(o.id), 'thread', 20_000)),
+    );
+    for (const [shard, thread] of threads.entries()) {
+      await discord.waitFor(
+        () => discord.botMessages(thread.id).some((m) => m.content.includes(`hello shard ${shard}`)),
+        `reply in guild of shard ${shard}`,
+        20_000,
+      );
+    }
+    for (const shard of [0, 1]) {
+      const text = `hello shard ${shard}`;
+      expect(anthropic.requests.filter((r) => JSON.stringify(r.messages).includes(text))).toHaveLength(1);
+      expect(discord.botMessages(threads[shard]!.id).filter((m) => m.content.includes(text))).toHaveLength(1);
+    }
+
+    // Every dispatch of a guild (GUILD_CREATE, MESSAGE_CREATE, THREAD_CREATE, ...) went to its shard only.
+    for (const [shard, g] of guilds.entries()) {
+      const events = discord.gateway.dispatches.filter((d) => d.guildId === g.id);
+      expect(events.map((d) => d.t)).toEqual(expect.arrayContaining(['GUILD_CREATE', 'MESSAGE_CREATE']));
+      expect(new Set(events.map((d) => d.shard))).toEqual(new Set([shard]));
+    }
+
+    // The REST calls of each chat came from the process that identified as its shard.
+    const shardOfPid = new Map(
+      discord.gateway.log.filter((l) => l.op === 'identify').map((l) => [l.pid, l.shard?.[0]]),
+    );
+    expect([...shardOfPid.values()].sort()).toEqual([0, 1]);
+    expect(shardOfPid.has(undefined)).toBe(false);
+    for (const shard of [0, 1]) {
+      const thread = threads[shard]!.id;
+      const calls = discord.calls.filter(
+        (c) =>
+          c.path.startsWith(`/channels/${thread}`) || c.path.includes(`/messages/${openings[shard]!.id}`),
+      );
+      expect(calls.some((c) => c.method === 'POST' && c.path === `/channels/${thread}/messages`)).toBe(true);
+      expect(new Set(calls.map((c) => shardOfPid.get(c.pid)))).toEqual(new Set([shard]));
+    }
 
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');

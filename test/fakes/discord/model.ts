@@ -92,6 +92,17 @@ export function snowflake(): string {
   return (((BigInt(Date.now()) - EPOCH) << 22n) + seq).toString();
 }
 
+/**
+ * A fresh snowflake that Discord routes to `shard` of `count` shards
+ * ((id >> 22) % count): its timestamp part is moved back to the nearest match.
+ */
+export function snowflakeOnShard(shard: number, count: number): string {
+  const id = BigInt(snowflake());
+  const time = id >> 22n;
+  const back = (((time - BigInt(shard)) % BigInt(count)) + BigInt(count)) % BigInt(count);
+  return (((time - back) << 22n) | (id & 0x3fffffn)).toString();
+}
+
 /** The v10 JSON of a stored message. */
 export function messageJson(m: FakeMessage): Record<string, unknown> {
   return {

@@ -13,6 +13,7 @@ import {
   messageJson,
   snowflake,
 } from './model.js';
+import { peerProcess } from './peers.js';
 import type { FakeDiscordState as FakeDiscord } from './state.js';
 import { validateCommands, validateMessageBody } from './validate.js';
 
@@ -26,6 +27,8 @@ export interface RestCall {
   body: unknown;
   status: number;
   at: number;
+  /** The calling process, when the fake was started with `trackProcesses`. */
+  pid?: number;
 }
 
 type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
@@ -72,6 +75,10 @@ export async function handleRest(
     status: 0,
     at: Date.now(),
   };
+  if (fake.trackProcesses) {
+    const pid = peerProcess(req.socket);
+    if (pid !== undefined) call.pid = pid;
+  }
   fake.calls.push(call);
   let reply: Reply | 'drop';
   try {
@@ -120,7 +127,7 @@ function route(fake: FakeDiscord, call: RestCall, auth: string | undefined, quer
   if (root === 'applications' && m === 'PUT') {
     if (a !== fake.applicationId) return notFound(10002, 'Unknown Application');
     const guild = b === 'guilds' ? c : undefined;
-    if (guild !== undefined && guild !== fake.guildId) return notFound(10004, 'Unknown Guild');
+    if (guild !== undefined && !fake.guilds.has(guild)) return notFound(10004, 'Unknown Guild');
     const rejection = validateCommands(call.body);
     if (rejection) return rejection;
     const commands = (call.body as Record<string, unknown>[]).map((cmd) => ({

@@ -14,6 +14,7 @@ import {
   memberJson,
   messageJson,
   snowflake,
+  snowflakeOnShard,
 } from './model.js';
 import { type RestCall, rateLimited } from './rest.js';
 
@@ -27,6 +28,12 @@ export interface FakeDiscordOptions {
   heartbeatIntervalMs?: number;
   /** When false, IDENTIFY with the Message Content intent is closed with 4014. */
   messageContentAllowed?: boolean;
+  /**
+   * Record which local process made each REST call and opened each gateway
+   * session (`RestCall.pid`, `gateway.log[].pid`), e.g. to tell shard
+   * processes apart. Linux only; off by default (it scans /proc).
+   */
+  trackProcesses?: boolean;
 }
 
 /** A fault: calls matching `route` (`'PATCH /channels/:id/messages/:id'` or a RegExp) misbehave. */
@@ -51,6 +58,8 @@ export class FakeDiscordState {
   readonly guildId = snowflake();
   readonly generalId = snowflake();
   readonly botUser: FakeUser = { id: snowflake(), username: 'switchboard', discriminator: '0', bot: true };
+  /** Guilds the bot is in, id -> name; the first is {@link guildId}. */
+  readonly guilds = new Map<string, string>();
   readonly channels = new Map<string, FakeChannel>();
   readonly messages = new Map<string, FakeMessage>();
   readonly interactions = new Map<string, FakeInteraction>();
@@ -65,6 +74,7 @@ export class FakeDiscordState {
   interactionDeadlineMs: number;
   heartbeatIntervalMs: number;
   messageContentAllowed: boolean;
+  readonly trackProcesses: boolean;
   apiUrl = '';
   gatewayUrl = '';
   #writes = new Map<string, number[]>();
@@ -77,6 +87,8 @@ export class FakeDiscordState {
     this.interactionDeadlineMs = options.interactionDeadlineMs ?? 3000;
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 41_250;
     this.messageContentAllowed = options.messageContentAllowed ?? true;
+    this.trackProcesses = options.trackProcesses ?? false;
+    this.guilds.set(this.guildId, 'Fake Guild');
     this.channels.set(this.generalId, {
       id: this.generalId,
       type: 0,
@@ -84,6 +96,19 @@ export class FakeDiscordState {
       guild_id: this.guildId,
     });
     this.gateway = new FakeGateway(this);
+  }
+
+  /**
+   * Adds a guild with a #general text channel. `shard: [id, count]` picks a
+   * guild id that Discord routes to that shard. Shards already connected do
+   * not hear of it: add guilds before the client identifies.
+   */
+  addGuild(options: { name?: string; shard?: [number, number] } = {}): { id: string; generalId: string } {
+    const id = options.shard ? snowflakeOnShard(...options.shard) : snowflake();
+    const generalId = snowflake();
+    this.guilds.set(id, options.name ?? 'Fake Guild');
+    this.channels.set(generalId, { id: generalId, type: 0, name: 'general', guild_id: id });
+    return { id, generalId };
   }
 
   // ---- faults and waiting -------------------------------------------------
