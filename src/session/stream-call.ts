@@ -58,28 +58,49 @@ export async function callProvider(options: StreamCallOptions): Promise<StreamCa
   else signal.addEventListener('abort', onTurnAbort, { once: true });
 
   let stalled = false;
-  let timer: TimerHandle | undefined;
-  let rejectWatchdog: ((err: unknown) => void) | undefined;
-  const watchdog = new Promise<never>((_, reject) => {
-    rejectWatchdog = reject;
-  });
-  watchdog.catch(() => undefined);
-  const arm = () => {
-    if (timer !== undefined) clock.clearTimeout(timer);
-    timer = clock.setTimeout(() => {
-      stalled = true;
-      const err = new SwitchboardError(
-        'PROVIDER_STALLED',
-        `The model stopped sending for ${Math.round(idleTimeoutMs / 1000)} s, so the reply was cancelled. Send your message again.`,
-      );
-      controller.abort(err);
-      rejectWatchdog?.(err);
-    }, idleTimeoutMs);
+  // Why the wait for the next event was cut short (a stall or an abort); the
+  // wait in progress, if any, is rejected at once through `interrupt`.
+  let interruption: { reason: unknown } | undefined;
+  let interrupt: ((reason: unknown) => void) | undefined;
+  const interruptWith = (reason: unknown) => {
+    interruption ??= { reason };
+    interrupt?.(interruption.reason);
   };
-  const abortRace = new Promise<never>((_, reject) => {
-    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-  });
-  abortRace.catch(() => undefined);
+  controller.signal.addEventListener('abort', () => interruptWith(controller.signal.reason), { once: true });
+  if (controller.signal.aborted) interruptWith(controller.signal.reason);
+
+  // One watchdog timer per call, not one per event: each event only records
+  // when the wait for the next one began, and the timer, when it fires early,
+  // re-arms itself for the rest of the idle time. It fires at the same moment
+  // a timer re-armed on every event would.
+  let waitingSince = clock.now();
+  let timer: TimerHandle | undefined;
+  const onWatchdog = () => {
+    const left = waitingSince + idleTimeoutMs - clock.now();
+    if (left > 0) {
+      timer = clock.setTimeout(onWatchdog, left);
+      return;
+    }
+    timer = undefined;
+    stalled = true;
+    const err = new SwitchboardError(
+      'PROVIDER_STALLED',
+      `The model stopped sending for ${Math.round(idleTimeoutMs / 1000)} s, so the reply was cancelled. Send your message again.`,
+    );
+    controller.abort(err);
+    interruptWith(err);
+  };
+  const arm = () => {
+    waitingSince = clock.now();
+    timer ??= clock.setTimeout(onWatchdog, idleTimeoutMs);
+  };
+  /** The next event, or a rejection as soon as the call stalls or is aborted, so a provider that ignores its signal cannot hold the turn. */
+  const nextEvent = (it: AsyncIterator<ProviderEvent>) =>
+    new Promise<IteratorResult<ProviderEvent>>((resolve, reject) => {
+      it.next().then(resolve, reject);
+      if (interruption) reject(interruption.reason);
+      else interrupt = reject;
+    });
 
   let iterator: AsyncIterator<ProviderEvent> | undefined;
   try {
@@ -88,9 +109,8 @@ export async function callProvider(options: StreamCallOptions): Promise<StreamCa
       [Symbol.asyncIterator]();
     for (;;) {
       arm();
-      // Race the next event against the watchdog and the abort, so a provider
-      // that ignores its signal cannot hold the turn.
-      const step: IteratorResult<ProviderEvent> = await Promise.race([iterator.next(), watchdog, abortRace]);
+      const step = await nextEvent(iterator);
+      interrupt = undefined;
       if (step.done) break;
       const event = step.value;
       if (event.type === 'text_delta') {
