@@ -2,10 +2,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { AnthropicProvider } from '../../src/provider/index.js';
 import { InteractiveSession, type InteractiveSessionOptions } from '../../src/session/index.js';
 import type { SessionEvents } from '../../src/session/types.js';
-import type { FakeAnthropic } from '../fakes/anthropic.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 
 export const API_KEY = 'sk-ant-session-test-key-42';
 
@@ -28,6 +29,62 @@ export function newSession(
   options: Partial<InteractiveSessionOptions> = {},
 ): InteractiveSession {
   return new InteractiveSession({ cwd, provider: fakeProvider(fake), toolEnv: {}, ...options });
+}
+
+/** What {@link useSessionFixture} gives a test file. */
+export interface SessionFixture {
+  /** The file's fake Messages API, reset before each test. */
+  readonly fake: FakeAnthropic;
+  /** A fresh workspace for each test, removed after it. */
+  readonly cwd: string;
+  /** A session on the fake in this test's workspace, aborted and closed after the test. */
+  session(options?: Partial<InteractiveSessionOptions>): InteractiveSession;
+  /** Closes a session the test built itself after the test, like {@link SessionFixture.session}'s. */
+  track(session: InteractiveSession): InteractiveSession;
+}
+
+/**
+ * The session tests' common fixture: one fake Messages API per file, a fresh
+ * workspace per test, every session the test opened closed after it.
+ */
+export function useSessionFixture(): SessionFixture {
+  let fake: FakeAnthropic | undefined;
+  let cwd: string | undefined;
+  const sessions: InteractiveSession[] = [];
+  beforeAll(async () => {
+    fake = await startFakeAnthropic();
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+  beforeEach(async () => {
+    fake?.reset();
+    cwd = await tempDir();
+  });
+  afterEach(async () => {
+    for (const s of sessions.splice(0)) {
+      s.abort();
+      await s.close();
+    }
+    if (cwd) await removeDir(cwd);
+  });
+  return {
+    get fake() {
+      if (!fake) throw new Error('the fake Messages API is not started yet');
+      return fake;
+    },
+    get cwd() {
+      if (!cwd) throw new Error('the workspace exists only inside a test');
+      return cwd;
+    },
+    session(options = {}) {
+      return this.track(newSession(this.fake, this.cwd, options));
+    },
+    track(session) {
+      sessions.push(session);
+      return session;
+    },
+  };
 }
 
 /** Records every event of a session, in order. */

@@ -1,49 +1,22 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { flushMicrotasks } from '../../src/clock.js';
-import type { InteractiveSession } from '../../src/session/index.js';
 import { SUMMARY_HEADER } from '../../src/session/index.js';
 import { createMemorySessionStore } from '../../src/store/index.js';
-import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
-import { lastUserBlocks, newSession, nextEvent, recordEvents, removeDir, tempDir } from './helpers.js';
+import { lastUserBlocks, nextEvent, recordEvents, useSessionFixture } from './helpers.js';
 
-let fake: FakeAnthropic;
-let cwd: string;
-const sessions: InteractiveSession[] = [];
+const fx = useSessionFixture();
+const session = (options: Parameters<typeof fx.session>[0] = {}) => fx.session(options);
 
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(async () => {
-  fake.reset();
-  cwd = await tempDir();
-});
-afterEach(async () => {
-  for (const s of sessions.splice(0)) {
-    s.abort();
-    await s.close();
-  }
-  await removeDir(cwd);
-});
-
-function session(options: Parameters<typeof newSession>[2] = {}) {
-  const s = newSession(fake, cwd, options); // claude-haiku-4-5: a 200,000-token window
-  sessions.push(s);
-  return s;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: request bodies from the fake.
+// biome-ignore lint/suspicious/noExplicitAny: request bodies from the fx.fake.
 const lastText = (body: any) => lastUserBlocks(body).at(-1)?.text ?? '';
 
 describe('automatic compaction', () => {
   it('compacts before a turn once usage crosses 0.835, not before', async () => {
     const s = session();
     const rec = recordEvents(s);
-    fake.enqueue(
+    fx.fake.enqueue(
       { text: 'one', usage: { input_tokens: 160_000, output_tokens: 100 } }, // 80%: below
       { text: 'two', usage: { input_tokens: 167_000, output_tokens: 100 } }, // 83.55%: above
       { text: 'The user asked twice; answers one and two.' }, // the summary
@@ -57,8 +30,8 @@ describe('automatic compaction', () => {
     const [event] = rec.of('compact')[0] ?? [];
     expect(event).toMatchObject({ trigger: 'auto', before: { usedTokens: 167_100 } });
     expect(event?.after.usedTokens).toBeLessThan(100);
-    expect(lastText(fake.requests[2])).toContain('Summarize the conversation');
-    const turn = fake.requests[3];
+    expect(lastText(fx.fake.requests[2])).toContain('Summarize the conversation');
+    const turn = fx.fake.requests[3];
     expect(turn.messages).toHaveLength(1);
     expect(turn.messages[0].content.map((b: { text: string }) => b.text)).toEqual([
       `${SUMMARY_HEADER}\nThe user asked twice; answers one and two.`,
@@ -71,7 +44,7 @@ describe('automatic compaction', () => {
     const s = session();
     const rec = recordEvents(s);
     s.setAutoCompactThreshold(false);
-    fake.enqueue(
+    fx.fake.enqueue(
       { text: 'big', usage: { input_tokens: 180_000, output_tokens: 0 } },
       { text: 'bigger', usage: { input_tokens: 181_000, output_tokens: 0 } },
     );
@@ -79,7 +52,7 @@ describe('automatic compaction', () => {
     await (await s.submit('b')).completed;
     expect(rec.of('compact')).toHaveLength(0);
     s.setAutoCompactThreshold(0.5);
-    fake.enqueue({ text: 'summary' }, { text: 'after' });
+    fx.fake.enqueue({ text: 'summary' }, { text: 'after' });
     await (await s.submit('c')).completed;
     expect(rec.of('compact')).toHaveLength(1);
     expect(() => s.setAutoCompactThreshold(1.5)).toThrow(/between 0 and 1/);
@@ -90,10 +63,10 @@ describe('the 0.95 guard', () => {
   it('does not send a request past 95%: adds a notice with the usage and a /compact hint', async () => {
     const s = session({ autoCompactThreshold: false });
     const rec = recordEvents(s);
-    fake.enqueue({ text: 'huge', usage: { input_tokens: 191_000, output_tokens: 0 } });
+    fx.fake.enqueue({ text: 'huge', usage: { input_tokens: 191_000, output_tokens: 0 } });
     await (await s.submit('a')).completed;
     const result = await (await s.submit('b')).completed;
-    expect(fake.requests).toHaveLength(1);
+    expect(fx.fake.requests).toHaveLength(1);
     expect(result.state).toBe('complete');
     expect(result.response).toContain('191,000 of 200,000 tokens');
     expect(result.response).toContain('95.5%');
@@ -106,19 +79,19 @@ describe('the 0.95 guard', () => {
 
   it('also guards the calls inside the tool loop', async () => {
     const s = session({ autoCompactThreshold: false, permissionMode: 'bypassPermissions' });
-    fake.enqueue({
+    fx.fake.enqueue({
       text: 'Looking.',
       toolUse: [{ name: 'Glob', input: { pattern: '*' } }],
       usage: { input_tokens: 192_000, output_tokens: 10 },
     });
     const result = await (await s.submit('a')).completed;
-    expect(fake.requests).toHaveLength(1);
+    expect(fx.fake.requests).toHaveLength(1);
     expect(result.response).toMatch(/^Looking\.\n\nThe conversation uses 192,010 of 200,000 tokens/);
     // The history stays valid: the tool call has its result, and the notice is not sent to the model.
-    fake.enqueue({ text: 'ok' });
+    fx.fake.enqueue({ text: 'ok' });
     await s.compactContext();
-    expect(lastText(fake.requests[1])).toContain('Summarize');
-    expect(fake.requests[1].messages.map((m: { role: string }) => m.role)).toEqual([
+    expect(lastText(fx.fake.requests[1])).toContain('Summarize');
+    expect(fx.fake.requests[1].messages.map((m: { role: string }) => m.role)).toEqual([
       'user',
       'assistant',
       'user',
@@ -129,10 +102,10 @@ describe('the 0.95 guard', () => {
 describe('manual compaction', () => {
   it('runs the hooks, sends the focus and the Compact Instructions, replaces the history and saves it', async () => {
     await writeFile(
-      join(cwd, 'CLAUDE.md'),
+      join(fx.cwd, 'CLAUDE.md'),
       '# Project rules\nUse tabs.\n\n## Compact Instructions\nKeep every error code.\n\n## Other\nnot this\n',
     );
-    await writeFile(join(cwd, 'AGENTS.md'), 'Run npm test before you finish.');
+    await writeFile(join(fx.cwd, 'AGENTS.md'), 'Run npm test before you finish.');
     const store = createMemorySessionStore();
     const calls: string[] = [];
     const s = session({
@@ -149,11 +122,11 @@ describe('manual compaction', () => {
     });
     const rec = recordEvents(s);
     await (await s.submit('hello')).completed;
-    expect(fake.requests[0].system).toContain('Use tabs.');
-    expect(fake.requests[0].system).toContain('Run npm test before you finish.');
-    fake.enqueue({ text: 'We said hello.' });
+    expect(fx.fake.requests[0].system).toContain('Use tabs.');
+    expect(fx.fake.requests[0].system).toContain('Run npm test before you finish.');
+    fx.fake.enqueue({ text: 'We said hello.' });
     const event = await s.compactContext('Focus on the API design');
-    const prompt = lastText(fake.requests[1]);
+    const prompt = lastText(fx.fake.requests[1]);
     expect(prompt).toContain('Focus of this summary: Focus on the API design');
     expect(prompt).toContain('Keep every error code.');
     expect(prompt).not.toContain('not this');
@@ -169,13 +142,13 @@ describe('manual compaction', () => {
   });
 
   it('a restricted session loads no project files', async () => {
-    await writeFile(join(cwd, 'CLAUDE.md'), '## Compact Instructions\nSECRET-RULE\n');
-    await writeFile(join(cwd, 'AGENTS.md'), 'AGENT-RULE');
+    await writeFile(join(fx.cwd, 'CLAUDE.md'), '## Compact Instructions\nSECRET-RULE\n');
+    await writeFile(join(fx.cwd, 'AGENTS.md'), 'AGENT-RULE');
     const s = session();
     await (await s.submit('hello')).completed;
-    fake.enqueue({ text: 'summary' });
+    fx.fake.enqueue({ text: 'summary' });
     await s.compactContext();
-    expect(JSON.stringify(fake.requests)).not.toMatch(/SECRET-RULE|AGENT-RULE/);
+    expect(JSON.stringify(fx.fake.requests)).not.toMatch(/SECRET-RULE|AGENT-RULE/);
   });
 
   it('an empty summary, an error or an abort leave the history untouched and report COMPACTION_FAILED', async () => {
@@ -183,13 +156,13 @@ describe('manual compaction', () => {
     const rec = recordEvents(s);
     await (await s.submit('hello')).completed;
     const before = s.getFullHistory();
-    fake.enqueue({ text: '   ' });
+    fx.fake.enqueue({ text: '   ' });
     await expect(s.compactContext()).rejects.toMatchObject({ code: 'COMPACTION_FAILED' });
-    fake.enqueue({ error: { status: 500, type: 'api_error', message: 'boom' } });
+    fx.fake.enqueue({ error: { status: 500, type: 'api_error', message: 'boom' } });
     await expect(s.compactContext()).rejects.toMatchObject({ code: 'COMPACTION_FAILED' });
-    fake.enqueue({ text: ['partial'], stallAfterChunks: 1 });
+    fx.fake.enqueue({ text: ['partial'], stallAfterChunks: 1 });
     const aborted = s.compactContext();
-    await fake.waitFor(() => fake.log.at(-1)?.chunksSent === 1);
+    await fx.fake.waitFor(() => fx.fake.log.at(-1)?.chunksSent === 1);
     s.abort();
     await expect(aborted).rejects.toMatchObject({ code: 'COMPACTION_FAILED', detail: { reason: 'aborted' } });
     expect(s.getFullHistory()).toEqual(before);
@@ -204,17 +177,17 @@ describe('manual compaction', () => {
   it('waits behind a running turn instead of racing it', async () => {
     const s = session();
     let release!: () => void;
-    fake.enqueue({ text: 'slow', release: new Promise<void>((r) => (release = r)) }, { text: 'summary' });
+    fx.fake.enqueue({ text: 'slow', release: new Promise<void>((r) => (release = r)) }, { text: 'summary' });
     const firstDelta = nextEvent(s, 'text_delta');
     const turn = s.submit('hello');
     await firstDelta;
     const compaction = s.compactContext();
     await flushMicrotasks();
     expect(s.queuedCount()).toBe(1);
-    expect(fake.requests).toHaveLength(1);
+    expect(fx.fake.requests).toHaveLength(1);
     release();
     await (await turn).completed;
     await expect(compaction).resolves.toMatchObject({ trigger: 'manual' });
-    expect(fake.requests[1].messages.at(-2).content[0].text).toBe('slow');
+    expect(fx.fake.requests[1].messages.at(-2).content[0].text).toBe('slow');
   });
 });

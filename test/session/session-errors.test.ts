@@ -1,42 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/clock.js';
 import { InteractiveSession } from '../../src/session/index.js';
-import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
-import { API_KEY, fakeProvider, newSession, nextEvent, recordEvents, removeDir, tempDir } from './helpers.js';
+import { API_KEY, fakeProvider, nextEvent, recordEvents, useSessionFixture } from './helpers.js';
 
-let fake: FakeAnthropic;
-let cwd: string;
-const sessions: InteractiveSession[] = [];
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(async () => {
-  fake.reset();
-  cwd = await tempDir();
-});
-afterEach(async () => {
-  for (const s of sessions.splice(0)) {
-    s.abort();
-    await s.close();
-  }
-  await removeDir(cwd);
-});
-
-function session(options: Parameters<typeof newSession>[2] = {}) {
-  const s = newSession(fake, cwd, options);
-  sessions.push(s);
-  return s;
-}
+const fx = useSessionFixture();
+const session = (options: Parameters<typeof fx.session>[0] = {}) => fx.session(options);
 
 describe('provider failures in a session', () => {
   it('a mid-stream error ends the turn with a clear error; the partial reply is kept; the session goes on', async () => {
     const s = session();
     const rec = recordEvents(s);
-    fake.enqueue({
+    fx.fake.enqueue({
       text: ['Half an ', 'answer'],
       midStreamError: { type: 'api_error', message: 'Internal server error' },
     });
@@ -54,20 +28,20 @@ describe('provider failures in a session', () => {
   });
 
   it('429 and 529 are retried by the SDK, then the turn succeeds', async () => {
-    const s = new InteractiveSession({ cwd, provider: fakeProvider(fake, 2), toolEnv: {} });
-    sessions.push(s);
-    fake.enqueue(
+    const s = new InteractiveSession({ cwd: fx.cwd, provider: fakeProvider(fx.fake, 2), toolEnv: {} });
+    fx.track(s);
+    fx.fake.enqueue(
       { error: { status: 429, type: 'rate_limit_error', message: 'Too many requests', retryAfter: 0.01 } },
       { error: { status: 529, type: 'overloaded_error', message: 'Overloaded', retryAfter: 0.01 } },
       { text: 'made it' },
     );
     await expect((await s.submit('hi')).completed).resolves.toMatchObject({ response: 'made it' });
-    expect(fake.requests).toHaveLength(3);
+    expect(fx.fake.requests).toHaveLength(3);
   });
 
   it('a rejected key ends the turn with PROVIDER_AUTH, never showing the key', async () => {
     const s = session();
-    fake.enqueue({
+    fx.fake.enqueue({
       error: { status: 401, type: 'authentication_error', message: `invalid x-api-key: ${API_KEY}` },
     });
     const { completed } = await s.submit('hi');
@@ -78,7 +52,7 @@ describe('provider failures in a session', () => {
   it('a stalled stream is aborted after streamIdleTimeoutMs (virtual clock) with PROVIDER_STALLED', async () => {
     const clock = new VirtualClock(Date.UTC(2026, 0, 1));
     const s = session({ clock });
-    fake.enqueue({ text: ['Thinking', ' more'], stallAfterChunks: 1 });
+    fx.fake.enqueue({ text: ['Thinking', ' more'], stallAfterChunks: 1 });
     const delta = nextEvent(s, 'text_delta');
     const turn = s.submit('hi');
     await delta;
@@ -89,7 +63,7 @@ describe('provider failures in a session', () => {
     const err = await completed.catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'PROVIDER_STALLED' });
     expect((err as Error).message).toContain('120 s');
-    await fake.waitFor(() => fake.log[0]?.closedEarly === true);
+    await fx.fake.waitFor(() => fx.fake.log[0]?.closedEarly === true);
     expect(s.getFullHistory().at(-1)).toMatchObject({
       state: 'interrupted',
       content: [{ type: 'text', text: 'Thinking' }],

@@ -1,40 +1,17 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/clock.js';
-import { type InteractiveSession, PERMISSION_MODES, type PermissionMode } from '../../src/session/index.js';
+import { PERMISSION_MODES, type PermissionMode } from '../../src/session/index.js';
 import { createMemorySessionStore } from '../../src/store/index.js';
-import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
-import { newSession, recordEvents, removeDir, tempDir } from './helpers.js';
+import { recordEvents, useSessionFixture } from './helpers.js';
 
-let fake: FakeAnthropic;
-let cwd: string;
-const sessions: InteractiveSession[] = [];
+const fx = useSessionFixture();
+const session = (options: Parameters<typeof fx.session>[0] = {}) => fx.session(options);
 
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await fake.close();
-});
 beforeEach(async () => {
-  fake.reset();
-  cwd = await tempDir();
-  await writeFile(join(cwd, 'notes.txt'), 'alpha\nbeta\n');
+  await writeFile(join(fx.cwd, 'notes.txt'), 'alpha\nbeta\n');
 });
-afterEach(async () => {
-  for (const s of sessions.splice(0)) {
-    s.abort();
-    await s.close();
-  }
-  await removeDir(cwd);
-});
-
-function session(options: Parameters<typeof newSession>[2] = {}) {
-  const s = newSession(fake, cwd, options);
-  sessions.push(s);
-  return s;
-}
 
 const CALLS = {
   inspect: { name: 'Read', input: { file_path: 'notes.txt' } },
@@ -49,7 +26,7 @@ const EXPECTED: Record<PermissionMode, Record<keyof typeof CALLS, 'allow' | 'ask
   bypassPermissions: { inspect: 'allow', modify: 'allow', execute: 'allow' },
 };
 
-// biome-ignore lint/suspicious/noExplicitAny: request bodies from the fake.
+// biome-ignore lint/suspicious/noExplicitAny: request bodies from the fx.fake.
 function toolResultOf(body: any): { content: string; is_error?: boolean } {
   return body.messages.at(-1).content.find((b: { type: string }) => b.type === 'tool_result');
 }
@@ -63,11 +40,11 @@ describe('permission modes x tool classes (built-in tools)', () => {
         const rec = recordEvents(s);
         // Approve whatever is asked, so "ask" shows up as a request that then runs.
         s.on('permission_request', (r) => s.resolvePermission(r.id, 'allow'));
-        fake.enqueue({ toolUse: [CALLS[toolClass]] }, { text: 'done' });
+        fx.fake.enqueue({ toolUse: [CALLS[toolClass]] }, { text: 'done' });
         await (await s.submit('go')).completed;
         const asked = rec.of('permission_request');
         const status = rec.of('tool_end')[0]?.[0].status;
-        const result = toolResultOf(fake.requests[1]);
+        const result = toolResultOf(fx.fake.requests[1]);
         if (expected === 'deny') {
           expect(asked).toHaveLength(0);
           expect(status).toBe('denied');
@@ -81,7 +58,7 @@ describe('permission modes x tool classes (built-in tools)', () => {
           expect(asked[0]?.[0]).toMatchObject({ toolName: CALLS[toolClass].name, toolClass });
         }
         if (toolClass === 'modify') {
-          const written = await readFile(join(cwd, 'out.txt'), 'utf8').catch(() => undefined);
+          const written = await readFile(join(fx.cwd, 'out.txt'), 'utf8').catch(() => undefined);
           expect(written).toBe(expected === 'deny' ? undefined : 'written');
         }
         if (toolClass === 'execute' && expected !== 'deny') expect(result.content).toContain('ran-bash');
@@ -94,19 +71,19 @@ describe('permission requests', () => {
   it('denies a request nobody listens for', async () => {
     const s = session();
     const rec = recordEvents(s, { answerPermissions: false });
-    fake.enqueue({ toolUse: [CALLS.execute] }, { text: 'ok' });
+    fx.fake.enqueue({ toolUse: [CALLS.execute] }, { text: 'ok' });
     await (await s.submit('go')).completed;
     expect(rec.of('tool_end')[0]?.[0].status).toBe('denied');
-    expect(toolResultOf(fake.requests[1]).content).toContain('nobody was available');
+    expect(toolResultOf(fx.fake.requests[1]).content).toContain('nobody was available');
   });
 
   it('a user denial reaches the model as a denied result', async () => {
     const s = session();
     s.on('permission_request', (r) => s.resolvePermission(r.id, false));
-    fake.enqueue({ toolUse: [CALLS.modify] }, { text: 'ok' });
+    fx.fake.enqueue({ toolUse: [CALLS.modify] }, { text: 'ok' });
     await (await s.submit('go')).completed;
-    expect(toolResultOf(fake.requests[1])).toMatchObject({ is_error: true });
-    expect(toolResultOf(fake.requests[1]).content).toContain('refused');
+    expect(toolResultOf(fx.fake.requests[1])).toMatchObject({ is_error: true });
+    expect(toolResultOf(fx.fake.requests[1]).content).toContain('refused');
   });
 
   it('allow-session covers the same command only, and is saved with the session', async () => {
@@ -119,7 +96,7 @@ describe('permission requests', () => {
       // A second answer to the same request is ignored.
       expect(s.resolvePermission(r.id, 'deny')).toBe(false);
     });
-    fake.enqueue(
+    fx.fake.enqueue(
       { toolUse: [{ name: 'Bash', input: { command: 'echo one' } }] },
       { toolUse: [{ name: 'Bash', input: { command: 'echo one' } }] },
       { toolUse: [{ name: 'Bash', input: { command: 'echo two' } }] },
@@ -139,14 +116,14 @@ describe('permission requests', () => {
     const clock = new VirtualClock(Date.UTC(2026, 0, 1));
     const s = session({ clock, permissionTimeoutMs: 60_000 });
     const requested = new Promise<string>((resolve) => s.on('permission_request', (r) => resolve(r.id)));
-    fake.enqueue({ toolUse: [CALLS.execute] }, { text: 'ok' });
+    fx.fake.enqueue({ toolUse: [CALLS.execute] }, { text: 'ok' });
     const turn = s.submit('go');
     const id = await requested;
     await clock.advance(59_999);
     expect(s.isRunning()).toBe(true);
     await clock.advance(1);
     await (await turn).completed;
-    expect(toolResultOf(fake.requests[1]).content).toContain('no answer within 60 s');
+    expect(toolResultOf(fx.fake.requests[1]).content).toContain('no answer within 60 s');
     expect(s.resolvePermission(id, true)).toBe(false);
   });
 
@@ -154,7 +131,7 @@ describe('permission requests', () => {
     const s = session();
     const rec = recordEvents(s);
     const requested = new Promise<string>((resolve) => s.on('permission_request', (r) => resolve(r.id)));
-    fake.enqueue({ toolUse: [CALLS.execute] });
+    fx.fake.enqueue({ toolUse: [CALLS.execute] });
     const turn = s.submit('go');
     const id = await requested;
     s.abort();

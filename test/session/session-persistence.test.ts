@@ -1,44 +1,23 @@
 import { rm, writeFile } from 'node:fs/promises';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CUT_OFF_NOTICE, type InteractiveSession, SessionLoadError } from '../../src/session/index.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CUT_OFF_NOTICE, SessionLoadError } from '../../src/session/index.js';
 import {
   createMemorySessionStore,
   createUserSessionStore,
   SESSION_SCHEMA_VERSION,
 } from '../../src/store/index.js';
-import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
-import { newSession, recordEvents, removeDir, tempDir } from './helpers.js';
+import { recordEvents, removeDir, tempDir, useSessionFixture } from './helpers.js';
 
-let fake: FakeAnthropic;
-let cwd: string;
+const fx = useSessionFixture();
+const session = (options: Parameters<typeof fx.session>[0] = {}) => fx.session(options);
 let dataDir: string;
-const sessions: InteractiveSession[] = [];
 
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await fake.close();
-});
 beforeEach(async () => {
-  fake.reset();
-  cwd = await tempDir();
   dataDir = await tempDir('sb-data-');
 });
 afterEach(async () => {
-  for (const s of sessions.splice(0)) {
-    s.abort();
-    await s.close();
-  }
-  await removeDir(cwd);
   await removeDir(dataDir);
 });
-
-function session(options: Parameters<typeof newSession>[2] = {}) {
-  const s = newSession(fake, cwd, options);
-  sessions.push(s);
-  return s;
-}
 
 describe('persist, resume and fork', () => {
   it('resumes across a fresh store instance: history, name, owner, mode and context survive', async () => {
@@ -48,7 +27,7 @@ describe('persist, resume and fork', () => {
       owner: 'telegram:1',
       permissionMode: 'acceptEdits',
     });
-    fake.enqueue({ text: 'one', usage: { input_tokens: 4_000, output_tokens: 10 } }, { text: 'two' });
+    fx.fake.enqueue({ text: 'one', usage: { input_tokens: 4_000, output_tokens: 10 } }, { text: 'two' });
     await (await first.submit('first')).completed;
     await (await first.submit('second')).completed;
     first.setName('architecture-review');
@@ -70,7 +49,7 @@ describe('persist, resume and fork', () => {
     expect(resumed.getContextState()).toEqual(state);
 
     await (await resumed.submit('third')).completed;
-    const sent = fake.requests.at(-1).messages;
+    const sent = fx.fake.requests.at(-1).messages;
     expect(sent.map((m: { content: Array<{ text: string }> }) => m.content[0]?.text)).toEqual([
       'first',
       'one',
@@ -138,7 +117,7 @@ describe('persist, resume and fork', () => {
   it('saves only what a turn added, including an interrupted reply', async () => {
     const store = createUserSessionStore(dataDir);
     const s = session({ sessionStore: store });
-    fake.enqueue({ text: ['partial ', 'reply'], stallAfterChunks: 1 });
+    fx.fake.enqueue({ text: ['partial ', 'reply'], stallAfterChunks: 1 });
     const delta = new Promise<void>((resolve) => s.once('text_delta', () => resolve()));
     const turn = s.submit('hello');
     await delta;
@@ -157,9 +136,9 @@ describe('persist, resume and fork', () => {
 
   it('an abort before the first token survives a restart and the next request says so', async () => {
     const s = session({ sessionStore: createUserSessionStore(dataDir) });
-    fake.enqueue({ text: ['never sent'], stallAfterChunks: 0 });
+    fx.fake.enqueue({ text: ['never sent'], stallAfterChunks: 0 });
     const turn = s.submit('hello');
-    await fake.waitFor(() => fake.log.length === 1);
+    await fx.fake.waitFor(() => fx.fake.log.length === 1);
     s.abort();
     await expect((await turn).completed).resolves.toMatchObject({ state: 'interrupted', response: '' });
     await s.close();
@@ -168,7 +147,7 @@ describe('persist, resume and fork', () => {
       resumeSessionId: s.getSession().getSessionId(),
     });
     await (await resumed.submit('are you there?')).completed;
-    const body = fake.requests.at(-1);
+    const body = fx.fake.requests.at(-1);
     expect(body.messages).toHaveLength(1);
     expect(body.messages[0].content.map((b: { text: string }) => b.text)).toEqual([
       'hello',

@@ -1,20 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../../src/errors.js';
 import { CUT_OFF_NOTICE, INTERRUPTED_TOOL_RESULT, InteractiveSession } from '../../src/session/index.js';
-import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
-import {
-  fakeProvider,
-  lastUserBlocks,
-  newSession,
-  nextEvent,
-  recordEvents,
-  removeDir,
-  tempDir,
-} from './helpers.js';
+import { fakeProvider, lastUserBlocks, nextEvent, recordEvents, useSessionFixture } from './helpers.js';
 
-let fake: FakeAnthropic;
-let cwd: string;
-const sessions: InteractiveSession[] = [];
+const fx = useSessionFixture();
+const session = (options: Parameters<typeof fx.session>[0] = {}) => fx.session(options);
 
 function deferred() {
   let resolve!: () => void;
@@ -24,35 +14,11 @@ function deferred() {
   return { promise, resolve };
 }
 
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(async () => {
-  fake.reset();
-  cwd = await tempDir();
-});
-afterEach(async () => {
-  for (const s of sessions.splice(0)) {
-    s.abort();
-    await s.close();
-  }
-  await removeDir(cwd);
-});
-
-function session(options: Parameters<typeof newSession>[2] = {}) {
-  const s = newSession(fake, cwd, options);
-  sessions.push(s);
-  return s;
-}
-
 describe('InteractiveSession turns', () => {
   it('runs a turn when idle: streams deltas, emits complete, resolves after the turn', async () => {
     const s = session();
     const rec = recordEvents(s);
-    fake.enqueue({ text: ['Hello', ', ', 'world'], usage: { input_tokens: 1000, output_tokens: 20 } });
+    fx.fake.enqueue({ text: ['Hello', ', ', 'world'], usage: { input_tokens: 1000, output_tokens: 20 } });
     const { completed } = await s.submit('hi');
     expect(s.isRunning()).toBe(false);
     const result = await completed;
@@ -71,7 +37,7 @@ describe('InteractiveSession turns', () => {
   it('queues prompts while busy, resolves submit at once, and runs them in order', async () => {
     const s = session();
     const hold = deferred();
-    fake.enqueue({ text: 'first', release: hold.promise });
+    fx.fake.enqueue({ text: 'first', release: hold.promise });
     const firstDelta = nextEvent(s, 'text_delta');
     const first = s.submit('one');
     await firstDelta;
@@ -83,13 +49,13 @@ describe('InteractiveSession turns', () => {
     await expect((await first).completed).resolves.toMatchObject({ response: 'first' });
     await expect(second.completed).resolves.toMatchObject({ response: 'You said: two' });
     await expect(third.completed).resolves.toMatchObject({ response: 'You said: three' });
-    expect(fake.requests.map((b) => lastUserBlocks(b).at(-1)?.text)).toEqual(['one', 'two', 'three']);
+    expect(fx.fake.requests.map((b) => lastUserBlocks(b).at(-1)?.text)).toEqual(['one', 'two', 'three']);
   });
 
   it('a full queue rejects the extra prompt with QUEUE_FULL; ignoring it is safe', async () => {
     const s = session({ queueLimit: 1 });
     const hold = deferred();
-    fake.enqueue({ text: 'busy', release: hold.promise });
+    fx.fake.enqueue({ text: 'busy', release: hold.promise });
     const firstDelta = nextEvent(s, 'text_delta');
     const first = s.submit('one');
     await firstDelta;
@@ -99,13 +65,13 @@ describe('InteractiveSession turns', () => {
     hold.resolve();
     await (await first).completed;
     await queued.completed;
-    expect(fake.requests).toHaveLength(2);
+    expect(fx.fake.requests).toHaveLength(2);
   });
 
   it('abort mid-text: the stream is closed, partial text kept as interrupted, queue cleared, next request told', async () => {
     const s = session();
     const rec = recordEvents(s);
-    fake.enqueue({ text: ['Once ', 'upon ', 'a time'], stallAfterChunks: 2 });
+    fx.fake.enqueue({ text: ['Once ', 'upon ', 'a time'], stallAfterChunks: 2 });
     const twoDeltas = new Promise<void>((resolve) => {
       let n = 0;
       s.on('text_delta', () => {
@@ -123,7 +89,7 @@ describe('InteractiveSession turns', () => {
     await expect(queuedB.completed).rejects.toMatchObject({ code: 'ABORTED' });
     void queuedA;
     expect(s.queuedCount()).toBe(0);
-    await fake.waitFor(() => fake.log[0]?.closedEarly === true);
+    await fx.fake.waitFor(() => fx.fake.log[0]?.closedEarly === true);
     const last = s.getFullHistory().at(-1);
     expect(last).toMatchObject({
       role: 'assistant',
@@ -133,7 +99,7 @@ describe('InteractiveSession turns', () => {
 
     const next = await s.submit('go on');
     await expect(next.completed).resolves.toMatchObject({ state: 'complete' });
-    const body = fake.requests.at(-1);
+    const body = fx.fake.requests.at(-1);
     expect(body.messages.at(-2)).toEqual({
       role: 'assistant',
       content: [{ type: 'text', text: 'Once upon ' }],
@@ -144,7 +110,7 @@ describe('InteractiveSession turns', () => {
   it('abort mid-tool: the turn ends at once, every call is answered "interrupted", the history stays valid', async () => {
     const s = session({ permissionMode: 'bypassPermissions' });
     const rec = recordEvents(s);
-    fake.enqueue({
+    fx.fake.enqueue({
       text: 'Running two commands.',
       toolUse: [
         { name: 'Bash', input: { command: 'sleep 2' } },
@@ -167,7 +133,7 @@ describe('InteractiveSession turns', () => {
     );
 
     await (await s.submit('what happened?')).completed;
-    const blocks = lastUserBlocks(fake.requests.at(-1));
+    const blocks = lastUserBlocks(fx.fake.requests.at(-1));
     expect(blocks.map((b) => b.type)).toEqual(['tool_result', 'tool_result', 'text', 'text']);
     expect(blocks[2]?.text).toBe(CUT_OFF_NOTICE);
   });
@@ -180,11 +146,11 @@ describe('InteractiveSession turns', () => {
   });
 
   it('sends images as image blocks; open() awaits ready; history is handed out as a copy', async () => {
-    const s = await InteractiveSession.open({ cwd, provider: fakeProvider(fake), toolEnv: {} });
-    sessions.push(s);
+    const s = await InteractiveSession.open({ cwd: fx.cwd, provider: fakeProvider(fx.fake), toolEnv: {} });
+    fx.track(s);
     await (await s.submit({ text: 'what is this?', images: [{ mediaType: 'image/jpeg', data: 'AAAA' }] }))
       .completed;
-    expect(fake.requests[0].messages[0].content).toEqual([
+    expect(fx.fake.requests[0].messages[0].content).toEqual([
       { type: 'text', text: 'what is this?' },
       { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAAA' } },
     ]);
@@ -198,7 +164,7 @@ describe('InteractiveSession turns', () => {
   it('text deltas add up to the response across tool rounds', async () => {
     const s = session({ permissionMode: 'bypassPermissions' });
     const rec = recordEvents(s);
-    fake.enqueue(
+    fx.fake.enqueue(
       { text: 'Checking.', toolUse: [{ name: 'Glob', input: { pattern: '*' } }] },
       { text: ['All ', 'done.'] },
     );
@@ -212,9 +178,9 @@ describe('InteractiveSession turns', () => {
   it('stops a runaway tool loop with a notice', async () => {
     const s = session({ permissionMode: 'bypassPermissions', maxIterations: 3 });
     const rec = recordEvents(s);
-    fake.setDefault(() => ({ toolUse: [{ name: 'Glob', input: { pattern: '*' } }] }));
+    fx.fake.setDefault(() => ({ toolUse: [{ name: 'Glob', input: { pattern: '*' } }] }));
     const result = await (await s.submit('loop')).completed;
-    expect(fake.requests).toHaveLength(3);
+    expect(fx.fake.requests).toHaveLength(3);
     expect(result.response).toContain('Stopped after 3 model calls');
     expect(rec.of('notice')).toHaveLength(1);
   });
