@@ -36,6 +36,15 @@ export function stringField(input: Record<string, unknown>, field: string): stri
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * `subject` and `scopeKey` of a tool that acts on one `file_path`: the status
+ * line names the file, and "allow for this session" covers that file only.
+ */
+export const onFilePath = {
+  subject: (input: Record<string, unknown>): string => stringField(input, 'file_path') ?? '?',
+  scopeKey: (input: Record<string, unknown>): string => pathScope(input, 'file_path'),
+};
+
 /** A path field normalised for approval scopes, so `./a.ts` and `a.ts` share one approval. */
 export function pathScope(input: Record<string, unknown>, field: string): string {
   const value = stringField(input, field);

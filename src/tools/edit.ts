@@ -4,8 +4,8 @@
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { defineTool, describeFsError, pathScope, stringField, toolError } from './define.js';
-import { displayPath, resolveInWorkspace, workspaceRoot } from './paths.js';
+import { defineTool, describeFsError, onFilePath, toolError } from './define.js';
+import { resolveWorkspaceFile } from './paths.js';
 import { looksBinary } from './read.js';
 import type { Tool } from './types.js';
 
@@ -41,12 +41,9 @@ export function createEditTool(): Tool {
       'exactly (whitespace included) and occur exactly once, unless replace_all is true. Read the file first.',
     toolClass: 'modify',
     schema,
-    subject: (input) => stringField(input, 'file_path') ?? '?',
-    scopeKey: (input) => pathScope(input, 'file_path'),
+    ...onFilePath,
     async run(input, context) {
-      const root = await workspaceRoot(context.cwd);
-      const real = await resolveInWorkspace(root, input.file_path);
-      const shown = displayPath(root, real);
+      const { real, shown } = await resolveWorkspaceFile(context.cwd, input.file_path);
       if (input.old_string === input.new_string) {
         return toolError('old_string and new_string are the same; there is nothing to change.');
       }

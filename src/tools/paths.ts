@@ -97,3 +97,17 @@ export function displayPath(root: string, real: string): string {
   const rel = relative(root, real);
   return rel === '' ? '.' : rel.split(sep).join('/');
 }
+
+/** A file named by a tool input: the workspace's real root, the file's real path, and how to show it. */
+export interface WorkspaceFile {
+  root: string;
+  real: string;
+  shown: string;
+}
+
+/** Resolves a tool's file argument inside the workspace (throws TOOL_PATH_ESCAPE like resolveInWorkspace). */
+export async function resolveWorkspaceFile(cwd: string, path: string): Promise<WorkspaceFile> {
+  const root = await workspaceRoot(cwd);
+  const real = await resolveInWorkspace(root, path);
+  return { root, real, shown: displayPath(root, real) };
+}

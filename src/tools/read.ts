@@ -3,8 +3,8 @@
  */
 import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { defineTool, describeFsError, pathScope, stringField, toolError } from './define.js';
-import { displayPath, resolveInWorkspace, workspaceRoot } from './paths.js';
+import { defineTool, describeFsError, onFilePath, toolError } from './define.js';
+import { resolveWorkspaceFile } from './paths.js';
 import type { Tool } from './types.js';
 
 /** Lines shown when the model does not ask for a window. */
@@ -50,12 +50,9 @@ export function createReadTool(options: { maxOutputChars?: number } = {}): Tool 
       `${READ_MAX_LINE_CHARS} characters are cut. Binary files and files over 10 MB are refused.`,
     toolClass: 'inspect',
     schema,
-    subject: (input) => stringField(input, 'file_path') ?? '?',
-    scopeKey: (input) => pathScope(input, 'file_path'),
+    ...onFilePath,
     async run(input, context) {
-      const root = await workspaceRoot(context.cwd);
-      const real = await resolveInWorkspace(root, input.file_path);
-      const shown = displayPath(root, real);
+      const { real, shown } = await resolveWorkspaceFile(context.cwd, input.file_path);
       let size: number;
       try {
         const info = await stat(real);

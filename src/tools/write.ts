@@ -5,8 +5,8 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { defineTool, describeFsError, pathScope, stringField, toolError } from './define.js';
-import { displayPath, resolveInWorkspace, workspaceRoot } from './paths.js';
+import { defineTool, describeFsError, onFilePath, toolError } from './define.js';
+import { resolveWorkspaceFile } from './paths.js';
 import type { Tool } from './types.js';
 
 const schema = z
@@ -28,12 +28,9 @@ export function createWriteTool(): Tool {
       'Prefer Edit for changing part of an existing file.',
     toolClass: 'modify',
     schema,
-    subject: (input) => stringField(input, 'file_path') ?? '?',
-    scopeKey: (input) => pathScope(input, 'file_path'),
+    ...onFilePath,
     async run(input, context) {
-      const root = await workspaceRoot(context.cwd);
-      const real = await resolveInWorkspace(root, input.file_path);
-      const shown = displayPath(root, real);
+      const { real, shown } = await resolveWorkspaceFile(context.cwd, input.file_path);
       let existed = false;
       try {
         const info = await stat(real);
