@@ -2,10 +2,11 @@
  * Native streaming with chat.startStream / appendStream / stopStream. The
  * core hands over the whole text so far; a Slack stream only appends, so the
  * adapter sends the new suffix. Slack wants text to start a stream, so the
- * stream opens with the first update. When the server has no chat streams
- * (unknown_method / 404) that first reply is posted and then edited with
- * chat.update instead, and later streams are refused with NOT_FOUND so the
- * core uses its own edit path. If the text stops growing as a suffix (an
+ * stream opens with the first update. When no stream can be opened (the
+ * server has no chat streams, or a channel thread has no known recipient),
+ * that first update answers NOT_FOUND: nothing is visible yet, so the core
+ * sends the text as a message and edits it at chat.update's pace, and later
+ * streams are refused at once when the server has none. If the text stops growing as a suffix (an
  * earlier part changed), or the stream expired, the message is finished and
  * kept current with chat.update. A Slack stream cannot carry buttons, so the
  * Stop button shows only on replies that are edited messages.
@@ -59,7 +60,13 @@ export class SlackStreams implements NativeStreaming {
     const state = this.#state(handle);
     const text = message.text;
     if (state.mode === 'pending') {
-      if (text) await this.#open(state, message);
+      if (!text) return;
+      try {
+        await this.#open(state, message);
+      } catch (err) {
+        if (isErrorCode(err, 'NOT_FOUND')) this.#streams.delete(handle.id);
+        throw err;
+      }
       return;
     }
     if (state.mode === 'edit') {
@@ -145,10 +152,11 @@ export class SlackStreams implements NativeStreaming {
         this.logger.warn({ err }, 'Slack has no chat streams here; replies are edited messages instead');
       }
     }
-    // No stream possible: post the text and keep it current with chat.update.
-    const sent = await this.outbound.send(state.chat, message);
-    state.mode = 'edit';
-    state.ts = sent.messageId;
+    // Nothing is shown yet: the core's scheduler posts the text and paces its edits.
+    throw new SwitchboardError(
+      'NOT_FOUND',
+      'No Slack stream can be opened here; the reply goes out as a message.',
+    );
   }
 
   async #toEdits(state: StreamState, message: OutboundMessage): Promise<void> {
