@@ -3,6 +3,7 @@
  * timed text deltas (and tool events) that look like a model's output.
  * A token is taken as ~4 characters.
  */
+import { seededRandom } from '../test/fakes/telegram/limits.js';
 
 /** One step of a scripted reply. */
 export type ProfileStep =
@@ -19,17 +20,8 @@ export interface ReplyProfile {
   durationMs: number;
 }
 
-/** Small deterministic PRNG (mulberry32), so every run sees the same input. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Small deterministic PRNG, so every run sees the same input. */
+export const rng = seededRandom;
 
 const WORDS =
   'the session keeps its history in a small record and appends each turn to a log so a restart loses nothing while edits stay paced by one scheduler per chat'.split(

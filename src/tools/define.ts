@@ -45,6 +45,19 @@ export const onFilePath = {
   scopeKey: (input: Record<string, unknown>): string => pathScope(input, 'file_path'),
 };
 
+/**
+ * `subject` and `scopeKey` of a search tool (`pattern` in an optional `path`):
+ * "allow for this session" covers that folder.
+ */
+export const onPatternInPath = {
+  subject: (input: Record<string, unknown>): string => {
+    const pattern = stringField(input, 'pattern') ?? '?';
+    const path = stringField(input, 'path');
+    return path === undefined ? pattern : `${pattern} in ${path}`;
+  },
+  scopeKey: (input: Record<string, unknown>): string => pathScope(input, 'path'),
+};
+
 /** A path field normalised for approval scopes, so `./a.ts` and `a.ts` share one approval. */
 export function pathScope(input: Record<string, unknown>, field: string): string {
   const value = stringField(input, field);

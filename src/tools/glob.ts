@@ -4,7 +4,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { defineTool, pathScope, stringField, toolError } from './define.js';
+import { defineTool, onPatternInPath, toolError } from './define.js';
 import { compileGlob, splitLiteralPrefix } from './glob-pattern.js';
 import { displayPath, resolveInWorkspace, workspaceRoot } from './paths.js';
 import type { Tool } from './types.js';
@@ -36,12 +36,7 @@ export function createGlobTool(): Tool {
       'node_modules and .git are skipped unless the pattern starts inside them.',
     toolClass: 'inspect',
     schema,
-    subject: (input) => {
-      const pattern = stringField(input, 'pattern') ?? '?';
-      const path = stringField(input, 'path');
-      return path === undefined ? pattern : `${pattern} in ${path}`;
-    },
-    scopeKey: (input) => pathScope(input, 'path'),
+    ...onPatternInPath,
     async run(input, context) {
       const { prefix, rest } = splitLiteralPrefix(input.pattern);
       const matcher = compileGlob('Glob', 'pattern', rest);

@@ -4,7 +4,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { defineTool, pathScope, stringField, toolError } from './define.js';
+import { defineTool, onPatternInPath, toolError } from './define.js';
 import { compileGlob } from './glob-pattern.js';
 import { GREP_FILE_TIME_LIMIT_MS, LineMatcher } from './line-matcher.js';
 import { displayPath, resolveInWorkspace, workspaceRoot } from './paths.js';
@@ -61,12 +61,7 @@ export function createGrepTool(options: GrepToolOptions): Tool {
       `.git, binary files and files over 5 MB. Returns at most ${GREP_MAX_RESULTS} results, in path order.`,
     toolClass: 'inspect',
     schema,
-    subject: (input) => {
-      const pattern = stringField(input, 'pattern') ?? '?';
-      const path = stringField(input, 'path');
-      return path === undefined ? pattern : `${pattern} in ${path}`;
-    },
-    scopeKey: (input) => pathScope(input, 'path'),
+    ...onPatternInPath,
     async run(input, context) {
       let matcher: LineMatcher;
       try {
