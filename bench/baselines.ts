@@ -14,8 +14,9 @@
  * show no status line, and deliver the final text with up to ten attempts
  * per message, each after the `retry_after` they were given.
  */
+
+import type { ChatCapabilities } from '../src/bot/adapter-contract.js';
 import { type FenceState, nextSplit, renderMarkdown } from '../src/bot/format/index.js';
-import type { ChatCapabilities } from '../src/bot/types.js';
 import { sleep, type TimerHandle, type VirtualClock } from '../src/clock.js';
 import { isErrorCode, SwitchboardError } from '../src/errors.js';
 import type { RecordingAdapter } from '../test/fakes/recording-adapter.js';

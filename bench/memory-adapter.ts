@@ -9,7 +9,7 @@ import type {
   EventSink,
   OutboundMessage,
   SentMessage,
-} from '../src/bot/types.js';
+} from '../src/bot/adapter-contract.js';
 
 /** Options for {@link MemoryAdapter}. */
 export interface MemoryAdapterOptions {

@@ -6,7 +6,7 @@
 import { createDiscordAdapter } from '../adapters/discord/index.js';
 import { createSlackAdapter } from '../adapters/slack/index.js';
 import { createTelegramAdapter } from '../adapters/telegram/index.js';
-import type { ChatAdapter, ChatCapabilities, RateBudget } from '../src/bot/types.js';
+import type { ChatAdapter, ChatCapabilities, RateBudget } from '../src/bot/adapter-contract.js';
 
 /** One chat of one platform, as its adapter declares it. */
 export interface PlatformCase {

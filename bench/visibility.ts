@@ -9,8 +9,9 @@
  * after stripping markup, the status line and messages that are not part of
  * the reply (the approval prompt).
  */
+
+import type { Dialect } from '../src/bot/adapter-contract.js';
 import { renderStatusLine } from '../src/bot/format/index.js';
-import type { Dialect } from '../src/bot/types.js';
 import type { RecordedOp } from '../test/fakes/recording-adapter.js';
 
 /** A token's text and where it ends in the source. */

@@ -8,7 +8,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { SwitchboardError } from '../src/errors.js';
-import type { PermissionMode, ProjectAccess } from '../src/session/types.js';
+import type { PermissionMode, ProjectAccess } from '../src/vocabulary.js';
 import { envSchema, type ParsedEnv } from './schema.js';
 
 /** Telegram settings, present when TELEGRAM_BOT_TOKEN is set. */

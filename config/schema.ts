@@ -3,7 +3,7 @@
  * validated with zod. Durations are given in seconds and turned into ms.
  */
 import { z } from 'zod';
-import { PERMISSION_MODES } from '../src/session/types.js';
+import { PERMISSION_MODES } from '../src/vocabulary.js';
 
 const PLATFORMS = ['telegram', 'slack', 'discord', 'console'] as const;
 const USER_KEY = /^(telegram|slack|discord|console):[A-Za-z0-9_.@-]{1,64}$/;

@@ -17,7 +17,7 @@ import type {
   OutboundMessage,
   SentMessage,
   StreamHandle,
-} from '../../src/bot/types.js';
+} from '../../src/bot/adapter-contract.js';
 import { GrowingMessage } from './terminal.js';
 
 /** Options for {@link createConsoleAdapter}. */

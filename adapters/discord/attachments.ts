@@ -6,7 +6,7 @@
  * kind only.
  */
 import type { Attachment as DiscordAttachment } from 'discord.js';
-import type { Attachment } from '../../src/bot/types.js';
+import type { Attachment } from '../../src/bot/adapter-contract.js';
 import type { Logger } from '../../src/logger.js';
 
 /** Largest image handed to the model, in bytes (the Messages API's limit). */

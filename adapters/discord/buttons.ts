@@ -3,7 +3,7 @@
  * of buttons, the core's payload as the button's custom_id (at most 100
  * characters, which the core already respects through the declared limit).
  */
-import type { Button } from '../../src/bot/types.js';
+import type { Button } from '../../src/bot/adapter-contract.js';
 import { SwitchboardError } from '../../src/errors.js';
 import { BUTTON_PAYLOAD_LIMIT } from './capabilities.js';
 

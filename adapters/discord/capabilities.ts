@@ -3,7 +3,7 @@
  * (2000) and limits writes per channel (about 5 per 5 s); the core splits and
  * paces from these numbers. Tests pass shorter paces through the options.
  */
-import type { ChatCapabilities, RateBudget } from '../../src/bot/types.js';
+import type { ChatCapabilities, RateBudget } from '../../src/bot/adapter-contract.js';
 
 /** The pacing numbers, overridable per adapter (tests, load tests scaled with the fake). */
 export interface DiscordPaces {

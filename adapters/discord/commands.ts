@@ -5,6 +5,7 @@
  * removing one here is reflected on the next start.
  */
 import type { ChatInputCommandInteraction } from 'discord.js';
+import { COMMAND_CATALOGUE, type CommandArgument } from '../../src/bot/adapter-contract.js';
 
 const STRING = 3;
 
@@ -27,51 +28,44 @@ export interface CommandSpec {
   contexts: number[];
 }
 
-const MODES = ['plan', 'default', 'acceptEdits', 'bypassPermissions'];
+/** Discord caps a command's description at 100 characters. */
+const DESCRIPTION_MAX = 100;
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function command(name: string, description: string, options?: OptionSpec[]): CommandSpec {
-  return { type: 1, name, description, ...(options ? { options } : {}), contexts: [0, 1] };
+  const shown = capitalise(description).slice(0, DESCRIPTION_MAX);
+  return { type: 1, name, description: shown, ...(options ? { options } : {}), contexts: [0, 1] };
 }
 
-function text(name: string, description: string, required: boolean): OptionSpec {
-  return { type: STRING, name, description, required, max_length: 1900 };
+function option(argument: CommandArgument): OptionSpec {
+  return {
+    type: STRING,
+    name: argument.name,
+    description: argument.description,
+    required: argument.required,
+    ...(argument.choices
+      ? { choices: argument.choices.map((value) => ({ name: value, value })) }
+      : { max_length: 1900 }),
+  };
 }
 
-/** Every command, in the order Discord shows them. */
+/**
+ * Every command, in the order Discord shows them: `/ask` (Discord's way to
+ * open a thread) and then the core's catalogue, each argument as an option.
+ */
 export const COMMANDS: readonly CommandSpec[] = [
   command('ask', 'Ask the agent; in a channel this opens a thread for the conversation', [
-    text('prompt', 'What to ask', true),
+    option({ name: 'prompt', description: 'What to ask', required: true }),
   ]),
-  command('new', 'Start a fresh session in this thread'),
-  command('compact', 'Summarise the conversation to free context', [
-    text('focus', 'What the summary should keep', false),
-  ]),
-  command('rename', 'Rename this session', [text('name', 'New session name', true)]),
-  command('stop', 'Stop the running reply and drop queued messages'),
-  command('status', 'Context use, model, mode and session of this thread'),
-  command('sessions', 'List your sessions'),
-  command('resume', 'Resume an earlier session here', [text('session', 'Session name or id', true)]),
-  command('fork', 'Copy this session into a new one'),
-  command('mode', 'Set the permission mode', [
-    {
-      type: STRING,
-      name: 'mode',
-      description: 'Permission mode',
-      required: true,
-      choices: MODES.map((m) => ({ name: m, value: m })),
-    },
-  ]),
-  command('help', 'What switchboard can do'),
+  ...COMMAND_CATALOGUE.map((c) => command(c.name, c.help, c.argument ? [option(c.argument)] : undefined)),
 ];
 
 /** The option that carries each command's argument text. */
-const ARGUMENT: Record<string, string> = {
-  ask: 'prompt',
-  compact: 'focus',
-  rename: 'name',
-  resume: 'session',
-  mode: 'mode',
-};
+const ARGUMENT: Record<string, string> = Object.fromEntries([
+  ['ask', 'prompt'],
+  ...COMMAND_CATALOGUE.flatMap((c) => (c.argument ? [[c.name, c.argument.name]] : [])),
+]);
 
 /** Commands whose answer only the person who ran them needs to see. */
 export const PRIVATE_ANSWERS = new Set(['help', 'sessions']);

@@ -3,7 +3,7 @@
  * which threads are switchboard sessions.
  */
 import { type Channel, ChannelType, type Client, type ThreadChannel } from 'discord.js';
-import type { ChatUser, EventSink } from '../../src/bot/types.js';
+import type { ChatUser, EventSink } from '../../src/bot/adapter-contract.js';
 import type { Clock } from '../../src/clock.js';
 import type { Logger } from '../../src/logger.js';
 import { dmKey, threadKey } from './chat-key.js';

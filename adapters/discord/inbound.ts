@@ -11,7 +11,7 @@ import {
   type PartialMessage,
   type ThreadChannel,
 } from 'discord.js';
-import type { MessageEvent } from '../../src/bot/types.js';
+import type { MessageEvent } from '../../src/bot/adapter-contract.js';
 import { convertAttachments } from './attachments.js';
 import { threadKey } from './chat-key.js';
 import { chatUser, deliver, type InboundContext, sessionChat } from './context.js';

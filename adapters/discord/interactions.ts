@@ -15,7 +15,7 @@ import {
   MessageFlags,
   type ThreadChannel,
 } from 'discord.js';
-import type { ChatUser, Responder } from '../../src/bot/types.js';
+import type { ChatUser, Responder } from '../../src/bot/adapter-contract.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 import { threadKey } from './chat-key.js';
 import { commandWords, PRIVATE_ANSWERS } from './commands.js';

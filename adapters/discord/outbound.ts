@@ -7,7 +7,7 @@
  * needs no extra fetch.
  */
 import { escapeMarkdown, type REST, Routes } from 'discord.js';
-import type { OutboundMessage, SentMessage } from '../../src/bot/types.js';
+import type { OutboundMessage, SentMessage } from '../../src/bot/adapter-contract.js';
 import { toActionRows } from './buttons.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 import { parseChatKey } from './chat-key.js';

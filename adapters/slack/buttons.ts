@@ -4,7 +4,7 @@
  * characters) and an `action_id` unique within the message (`sb:<row>:<col>`),
  * which is also how inbound presses are recognised as ours.
  */
-import type { Button, Dialect, OutboundMessage } from '../../src/bot/types.js';
+import type { Button, Dialect, OutboundMessage } from '../../src/bot/adapter-contract.js';
 
 /** Every action_id this adapter puts on a button matches this. */
 export const ACTION_ID_PATTERN = /^sb:\d+:\d+$/;

@@ -13,7 +13,7 @@
  * (unknown_method / 404), chats are declared `slack-mrkdwn` and replies are
  * placeholders edited with chat.update.
  */
-import type { ChatCapabilities, RateBudget } from '../../src/bot/types.js';
+import type { ChatCapabilities, RateBudget } from '../../src/bot/adapter-contract.js';
 
 /** Paces and limits, overridable so tests can use short intervals. */
 export interface SlackPaces {

@@ -4,10 +4,10 @@
  * one command, `/switchboard`, whose first word is the bot command. In a
  * thread the same words work as text: `compact keep names`, `!compact`.
  */
-import { COMMANDS } from '../../src/bot/commands.js';
+import { COMMAND_CATALOGUE } from '../../src/bot/adapter-contract.js';
 
 /** The bot core's commands (the same words on every platform). */
-export const BOT_COMMANDS: readonly string[] = Object.keys(COMMANDS);
+export const BOT_COMMANDS: readonly string[] = COMMAND_CATALOGUE.map((c) => c.name);
 
 const KNOWN = new Set<string>(BOT_COMMANDS);
 

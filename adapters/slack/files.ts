@@ -4,7 +4,7 @@
  * never goes elsewhere) and handed to the model; other files are described
  * so the core can say it cannot read them.
  */
-import type { Attachment } from '../../src/bot/types.js';
+import type { Attachment } from '../../src/bot/adapter-contract.js';
 import type { Logger } from '../../src/logger.js';
 
 /** The fields of a Slack file object the adapter reads. */

@@ -6,7 +6,7 @@
  * Slack redelivers events it thinks were lost, and bots (this one included)
  * post messages too: each is handed on once, and bots never.
  */
-import type { ChatEvent, EventSink, MessageEvent } from '../../src/bot/types.js';
+import type { ChatEvent, EventSink, MessageEvent } from '../../src/bot/adapter-contract.js';
 import type { Logger } from '../../src/logger.js';
 import { parseTextCommand } from './commands.js';
 import type { SlackFile, SlackFiles } from './files.js';

@@ -18,7 +18,7 @@ import type {
   OutboundMessage,
   SentMessage,
   StreamHandle,
-} from '../../src/bot/types.js';
+} from '../../src/bot/adapter-contract.js';
 import { type Clock, systemClock } from '../../src/clock.js';
 import { SwitchboardError } from '../../src/errors.js';
 import { type Logger, silentLogger } from '../../src/logger.js';

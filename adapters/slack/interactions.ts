@@ -5,7 +5,7 @@
  * recent session thread (and the user is told which), else a new thread
  * started at the channel's top level.
  */
-import type { ButtonEvent, EventSink, Responder } from '../../src/bot/types.js';
+import type { ButtonEvent, EventSink, Responder } from '../../src/bot/adapter-contract.js';
 import type { Logger } from '../../src/logger.js';
 import { isBotCommand, parseSlashText, slashUsage } from './commands.js';
 import type { BotIdentity } from './inbound.js';

@@ -5,7 +5,7 @@
  * so a 429 reaches the core's scheduler at once as RATE_LIMITED.
  */
 import type { webApi } from '@slack/bolt';
-import type { Button, OutboundMessage, SentMessage } from '../../src/bot/types.js';
+import type { Button, OutboundMessage, SentMessage } from '../../src/bot/adapter-contract.js';
 import { isErrorCode } from '../../src/errors.js';
 import { messageContent } from './buttons.js';
 import { toSwitchboardError } from './errors.js';

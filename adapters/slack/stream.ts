@@ -13,7 +13,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { webApi } from '@slack/bolt';
-import type { NativeStreaming, OutboundMessage, SentMessage, StreamHandle } from '../../src/bot/types.js';
+import type {
+  NativeStreaming,
+  OutboundMessage,
+  SentMessage,
+  StreamHandle,
+} from '../../src/bot/adapter-contract.js';
 import { isErrorCode, SwitchboardError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { isDirectChannel, parseSlackChatKey } from './keys.js';

@@ -4,7 +4,7 @@
  * refused here with a clear error instead of a vague BUTTON_DATA_INVALID.
  */
 import type { InlineKeyboardMarkup } from 'grammy/types';
-import type { Button } from '../../src/bot/types.js';
+import type { Button } from '../../src/bot/adapter-contract.js';
 import { SwitchboardError } from '../../src/errors.js';
 import { CALLBACK_DATA_LIMIT } from './capabilities.js';
 

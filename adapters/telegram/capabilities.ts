@@ -4,7 +4,7 @@
  * about 30 per second. Rich messages (Markdown in, 32,768 characters) are
  * declared until the server answers 404 for one, then classic HTML at 4096.
  */
-import type { ChatCapabilities, RateBudget } from '../../src/bot/types.js';
+import type { ChatCapabilities, RateBudget } from '../../src/bot/adapter-contract.js';
 import { isPrivateChat, type TelegramChat } from './chat-key.js';
 
 /** Paces, overridable so tests can run a turn in milliseconds. */

@@ -7,7 +7,7 @@
  */
 import type { Api } from 'grammy';
 import type { Update, UserFromGetMe } from 'grammy/types';
-import type { Attachment, ChatEvent, EventSink, Responder } from '../../src/bot/types.js';
+import type { Attachment, ChatEvent, EventSink, Responder } from '../../src/bot/adapter-contract.js';
 import type { Clock } from '../../src/clock.js';
 import type { Logger } from '../../src/logger.js';
 import { translateUpdate } from './inbound.js';

@@ -6,7 +6,7 @@
  * removed from the text the agent sees.
  */
 import type { Message, MessageEntity, Update, UserFromGetMe } from 'grammy/types';
-import type { Attachment, ChatEvent, ChatUser, Responder } from '../../src/bot/types.js';
+import type { Attachment, ChatEvent, ChatUser, Responder } from '../../src/bot/adapter-contract.js';
 import { chatKey } from './chat-key.js';
 
 /** A translated update; `photoFileId` asks the caller to download the image. */

@@ -8,7 +8,7 @@
  */
 import type { Api } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
-import type { OutboundMessage, SentMessage, StreamHandle } from '../../src/bot/types.js';
+import type { OutboundMessage, SentMessage, StreamHandle } from '../../src/bot/adapter-contract.js';
 import { SwitchboardError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { KeyboardMemory, toInlineKeyboard } from './buttons.js';

@@ -10,10 +10,10 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PermissionAnswer, PermissionRequest } from '../session/types.js';
 import type { AccessPolicy } from './access.js';
+import type { ButtonEvent } from './adapter-contract.js';
 import { approvalButtons, type ButtonPayload, shortId } from './buttons.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
-import type { ButtonEvent } from './types.js';
 
 /** The person a request belongs to: whoever sent the message that started the turn. */
 export interface Requester {

@@ -11,6 +11,7 @@ import { silentLogger } from '../logger.js';
 import type { ActiveTurn } from '../store/types.js';
 import { createBuiltinTools } from '../tools/index.js';
 import { AccessPolicy, userKey } from './access.js';
+import { type ChatEvent, chatPlatform } from './adapter-contract.js';
 import { ApprovalRegistry } from './approvals.js';
 import { decodeButton } from './buttons.js';
 import { ChatRuntime } from './chat-runtime.js';
@@ -22,7 +23,6 @@ import { ReplicaLink } from './replicas.js';
 import { SessionRegistry } from './sessions-registry.js';
 import { createOutbox } from './stream/index.js';
 import { MAX_INPUT_CHARS, say } from './text.js';
-import { type ChatEvent, chatPlatform } from './types.js';
 
 const DEFAULTS = {
   approvalTimeoutMs: 600_000,

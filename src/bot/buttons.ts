@@ -5,7 +5,7 @@
  * from before a restart decodes fine but finds nothing and is told it expired.
  */
 import { randomBytes } from 'node:crypto';
-import type { Button } from './types.js';
+import type { Button } from './adapter-contract.js';
 
 /** What a button does. */
 export type ButtonAction = 'allow' | 'allow-session' | 'deny' | 'stop';

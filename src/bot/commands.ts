@@ -7,68 +7,49 @@
  */
 import { describeError, isErrorCode } from '../errors.js';
 import type { InteractiveSession } from '../session/index.js';
-import { PERMISSION_MODES, type PermissionMode } from '../session/types.js';
 import { validateSessionName } from '../store/index.js';
+import { PERMISSION_MODES, type PermissionMode } from '../vocabulary.js';
+import { COMMAND_CATALOGUE, type CommandInfo } from './adapter-contract.js';
 import { type CommandContext, whenIdle } from './command-context.js';
 import { listSessions, resumeSession } from './session-commands.js';
 import { say } from './text.js';
 
 export type { CommandContext } from './command-context.js';
 
-interface CommandSpec {
-  usage: string;
-  help: string;
+/** How the core runs one catalogue entry. */
+interface CommandRunner {
   /** True when the command takes arguments; others refuse extra words. */
   takesArgs: boolean;
   run: (ctx: CommandContext, args: string) => Promise<void>;
 }
 
+/** A catalogue entry with the function that carries it out. */
+type CommandSpec = CommandInfo & CommandRunner;
+
 const pct = (n: number) => `${n.toFixed(1)}%`;
 
-/** Every command, in the order /help lists them. */
-export const COMMANDS: Record<string, CommandSpec> = {
-  new: { usage: '/new', help: 'start a fresh session in this chat', takesArgs: false, run: runNew },
-  compact: {
-    usage: '/compact [focus]',
-    help: 'summarize the conversation to free context (optionally say what to keep)',
-    takesArgs: true,
-    run: runCompact,
-  },
-  rename: { usage: '/rename <name>', help: 'name this session', takesArgs: true, run: runRename },
+const RUNNERS: Record<string, CommandRunner> = {
+  new: { takesArgs: false, run: runNew },
+  compact: { takesArgs: true, run: runCompact },
+  rename: { takesArgs: true, run: runRename },
   // Stopping must never fail on a stray word ("/stop now"): its arguments are ignored.
-  stop: {
-    usage: '/stop',
-    help: 'stop the current reply and drop queued messages',
-    takesArgs: true,
-    run: runStop,
-  },
-  status: {
-    usage: '/status',
-    help: 'context used, model, permission mode, session name and id',
-    takesArgs: false,
-    run: runStatus,
-  },
-  sessions: { usage: '/sessions', help: 'list your sessions', takesArgs: false, run: listSessions },
-  resume: {
-    usage: '/resume <name|id>',
-    help: 'continue a saved session here (also one from another platform)',
-    takesArgs: true,
-    run: resumeSession,
-  },
-  fork: {
-    usage: '/fork',
-    help: 'copy this session and continue the copy here',
-    takesArgs: false,
-    run: runFork,
-  },
-  mode: {
-    usage: `/mode <${PERMISSION_MODES.join('|')}>`,
-    help: 'how freely tools may run (bypassPermissions: admins only)',
-    takesArgs: true,
-    run: runMode,
-  },
-  help: { usage: '/help', help: 'this list', takesArgs: false, run: runHelp },
+  stop: { takesArgs: true, run: runStop },
+  status: { takesArgs: false, run: runStatus },
+  sessions: { takesArgs: false, run: listSessions },
+  resume: { takesArgs: true, run: resumeSession },
+  fork: { takesArgs: false, run: runFork },
+  mode: { takesArgs: true, run: runMode },
+  help: { takesArgs: false, run: runHelp },
 };
+
+/** Every command of the catalogue with its runner, in the order /help lists them. */
+export const COMMANDS: Readonly<Record<string, CommandSpec>> = Object.fromEntries(
+  COMMAND_CATALOGUE.map((info) => {
+    const runner = RUNNERS[info.name];
+    if (!runner) throw new Error(`The command catalogue names "${info.name}", which the core cannot run.`);
+    return [info.name, { ...info, ...runner }];
+  }),
+);
 
 /** `/Compact@my_bot` -> `compact`. */
 export function normalizeCommandName(name: string): string {

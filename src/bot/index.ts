@@ -3,10 +3,10 @@
  * streamed back through the outbox.
  */
 export { type AccessDecision, type AccessOptions, AccessPolicy, userKey } from './access.js';
+export * from './adapter-contract.js';
 export { createBot } from './bot.js';
 export { type ButtonAction, type ButtonPayload, decodeButton, encodeButton } from './buttons.js';
 export { COMMANDS, normalizeCommandName } from './commands.js';
 export type { Bot, BotOptions } from './options.js';
 export { sanitizeChatKey } from './sessions-registry.js';
 export { MAX_INPUT_CHARS } from './text.js';
-export * from './types.js';

@@ -8,8 +8,8 @@ import type { Provider } from '../provider/types.js';
 import type { PermissionMode, ProjectAccess } from '../session/types.js';
 import type { BotStateStore, SessionStore } from '../store/types.js';
 import type { Tool } from '../tools/types.js';
+import type { ChatAdapter, EventSink } from './adapter-contract.js';
 import type { Outbox } from './stream/types.js';
-import type { ChatAdapter, EventSink } from './types.js';
 
 /** Everything {@link createBot} needs; only the first five are required. */
 export interface BotOptions {

@@ -7,11 +7,11 @@
 import type { ControlEnvelope } from '../cluster/types.js';
 import type { Logger } from '../logger.js';
 import { userKey } from './access.js';
+import { type ButtonEvent, chatPlatform } from './adapter-contract.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { decodeButton } from './buttons.js';
 import type { ChatRuntime } from './chat-runtime.js';
 import { say } from './text.js';
-import { type ButtonEvent, chatPlatform } from './types.js';
 
 /** What {@link applyRemoteControl} acts on. */
 export interface RemoteControlDeps {

@@ -3,7 +3,7 @@
  * consistent across platforms and tests can match it exactly.
  */
 import type { PermissionRequest, ToolClass } from '../session/types.js';
-import type { Attachment } from './types.js';
+import type { Attachment } from './adapter-contract.js';
 
 /** Longest user message the core hands to a session, in characters. */
 export const MAX_INPUT_CHARS = 32_000;

@@ -4,7 +4,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { SwitchboardError } from '../errors.js';
-import type { TokenUsage } from '../session/types.js';
+import type { TokenUsage } from '../vocabulary.js';
 import { toApiMessages, toApiTools } from './convert.js';
 import { mapProviderError } from './errors.js';
 import type { Provider, ProviderEvent, ProviderRequest } from './types.js';

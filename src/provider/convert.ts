@@ -3,7 +3,7 @@
  * Messages API's parameters.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock } from '../session/types.js';
+import type { ContentBlock } from '../vocabulary.js';
 import type { ProviderMessage, ToolDefinition } from './types.js';
 
 type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';

@@ -2,15 +2,9 @@
  * The provider contract: stream one model request. The session owns the
  * agent loop (run tools, send results, ask again); a provider only streams.
  */
-import type { ContentBlock, TokenUsage } from '../session/types.js';
+import type { ContentBlock, TokenUsage, ToolDefinition } from '../vocabulary.js';
 
-/** A tool as the model sees it. */
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  /** JSON Schema of the tool's input object. */
-  inputSchema: Record<string, unknown>;
-}
+export type { ToolDefinition } from '../vocabulary.js';
 
 /** A message as sent to the provider. */
 export interface ProviderMessage {

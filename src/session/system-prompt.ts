@@ -1,5 +1,5 @@
 /** The system prompt: a base (built in or the caller's), the workspace, and trusted project instructions. */
-import type { ToolDefinition } from '../provider/types.js';
+import type { ToolDefinition } from '../vocabulary.js';
 
 /** What {@link buildSystemPrompt} combines. */
 export interface SystemPromptParts {

@@ -7,9 +7,9 @@
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { ToolDefinition } from '../provider/types.js';
 import { decidePermission } from '../tools/permissions.js';
 import type { Tool } from '../tools/types.js';
+import type { ToolDefinition } from '../vocabulary.js';
 import type { TypedEmitter } from './emitter.js';
 import { INTERRUPTED_TOOL_RESULT } from './history.js';
 import type { PermissionGate, PermissionOutcome } from './permissions.js';

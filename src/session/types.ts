@@ -1,66 +1,26 @@
 /**
- * The data shapes the session engine shares with the provider, the tools, the
- * store and the bot core. Kept free of behaviour so every layer can import it.
+ * The session engine's own data shapes: what a turn produces and the events
+ * an `InteractiveSession` emits. The vocabulary it shares with the layers
+ * below (messages, usage, tool classes, permission modes) is in
+ * `src/vocabulary.ts` and re-exported here.
  */
 
-/** How freely the agent may use tools. See design.md for the table. */
-export type PermissionMode = 'plan' | 'default' | 'acceptEdits' | 'bypassPermissions';
+import type { ContextWindowState, TokenUsage, ToolClass } from '../vocabulary.js';
 
-/** Every permission mode, in the order the help text lists them. */
-export const PERMISSION_MODES: readonly PermissionMode[] = [
-  'plan',
-  'default',
-  'acceptEdits',
-  'bypassPermissions',
-];
-
-/** What a tool does to the world: read it, change files, or run programs. */
-export type ToolClass = 'inspect' | 'modify' | 'execute';
-
-/** An answer to a `permission_request`: allow once, allow for this session (scoped), deny. */
-export type PermissionAnswer = boolean | 'allow' | 'allow-session' | 'deny';
-
-/** Whether the session may read the project's AGENTS.md / CLAUDE.md, settings and memory. */
-export type ProjectAccess = 'trusted' | 'restricted';
-
-/** The context window's state, as the seed's `IContextWindowState`. */
-export interface ContextWindowState {
-  maxTokens: number;
-  usedTokens: number;
-  usedPercentage: number;
-  remainingPercentage: number;
-}
-
-/** Token usage reported by the provider for one request. */
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens?: number;
-  cacheCreationInputTokens?: number;
-}
-
-/** One block of a message's content; close to the Messages API, without its ids. */
-export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; mediaType: string; data: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; toolUseId: string; content: string; isError?: boolean };
-
-/**
- * One entry of the conversation. `state: 'interrupted'` marks a reply cut off
- * by abort(); `kind` marks messages the session itself wrote.
- */
-export interface HistoryMessage {
-  id: string;
-  role: 'user' | 'assistant';
-  content: ContentBlock[];
-  createdAt: string;
-  state?: 'complete' | 'interrupted';
-  /** `summary`: the `[Context Summary]` after compaction; `notice`: a guard or cut-off notice. */
-  kind?: 'summary' | 'notice';
-  /** Display name of the person who wrote a user message, in shared chats. */
-  author?: string;
-}
+// The shared vocabulary lives on the ground floor; the session re-exports it
+// so its public surface stays in one import.
+export {
+  type ContentBlock,
+  type ContextWindowState,
+  type HistoryMessage,
+  PERMISSION_MODES,
+  type PermissionAnswer,
+  type PermissionMode,
+  type ProjectAccess,
+  type TokenUsage,
+  type ToolClass,
+  type ToolDefinition,
+} from '../vocabulary.js';
 
 /** What a finished (or interrupted) turn produced. */
 export interface TurnResult {

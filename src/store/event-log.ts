@@ -9,7 +9,7 @@ import { open, readFile, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
-import type { HistoryMessage } from '../session/types.js';
+import type { HistoryMessage } from '../vocabulary.js';
 import { atomicWrite, errorCode, moveAside } from './fs-util.js';
 import { classifyMeta, historyMessageSchema, STORAGE_KEY } from './schema.js';
 import type { SessionMeta, StoreOutcome } from './types.js';

@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
-import type { HistoryMessage } from '../session/types.js';
+import type { HistoryMessage } from '../vocabulary.js';
 import { type EventLogs, isEmptyDiff, type LogEvent, loggedMeta, metaDiff } from './event-log.js';
 import { exists, mapPool, moveAside, WriteChains, writeFailure } from './fs-util.js';
 import { validateSessionId } from './ids.js';

@@ -4,7 +4,7 @@
  * aliases stored data and the same checks give the same outcomes.
  */
 import { type Clock, systemClock } from '../clock.js';
-import type { HistoryMessage } from '../session/types.js';
+import type { HistoryMessage } from '../vocabulary.js';
 import { fileTimestamp } from './fs-util.js';
 import { validateSessionId } from './ids.js';
 import { checkMetaId, invalidData, refusal } from './refusals.js';

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { appendFile, readFile, stat, truncate } from 'node:fs/promises';
 import { SwitchboardError } from '../errors.js';
-import type { HistoryMessage } from '../session/types.js';
+import type { HistoryMessage } from '../vocabulary.js';
 import { atomicWrite, errorCode } from './fs-util.js';
 import { parseMessageLine } from './schema.js';
 

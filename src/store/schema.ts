@@ -4,7 +4,7 @@
  * write (so the store never writes what it could not read back).
  */
 import { z } from 'zod';
-import type { HistoryMessage } from '../session/types.js';
+import type { HistoryMessage } from '../vocabulary.js';
 import type { SessionMeta, StoreOutcome } from './types.js';
 import { SESSION_SCHEMA_VERSION } from './types.js';
 

@@ -2,7 +2,7 @@
  * The store contracts. Both are async so a networked store (PostgreSQL) can
  * replace the lowdb files without touching the session or the bot core.
  */
-import type { ContextWindowState, HistoryMessage, PermissionMode } from '../session/types.js';
+import type { ContextWindowState, HistoryMessage, PermissionMode } from '../vocabulary.js';
 
 /** Schema version written into every record; records of another version are `unsupported`. */
 export const SESSION_SCHEMA_VERSION = 1;

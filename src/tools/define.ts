@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { describeError, SwitchboardError } from '../errors.js';
-import type { ToolClass } from '../session/types.js';
+import type { ToolClass } from '../vocabulary.js';
 import type { Tool, ToolContext, ToolResult } from './types.js';
 
 /** The longest summary line a tool produces (approval prompts, status lines). */

@@ -3,7 +3,7 @@
  * person, and which are refused, per permission mode. The session engine
  * applies it; this table is the single source of truth.
  */
-import type { PermissionMode, ToolClass } from '../session/types.js';
+import type { PermissionMode, ToolClass } from '../vocabulary.js';
 
 /** What the policy says about one tool call before anyone is asked. */
 export type PermissionDecision = 'allow' | 'ask' | 'deny';

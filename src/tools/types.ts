@@ -3,8 +3,7 @@
  * which the permission policy maps to allow / ask / deny per mode.
  */
 import type { Clock } from '../clock.js';
-import type { ToolDefinition } from '../provider/types.js';
-import type { ToolClass } from '../session/types.js';
+import type { ToolClass, ToolDefinition } from '../vocabulary.js';
 
 /** What a tool gets to run with. */
 export interface ToolContext {

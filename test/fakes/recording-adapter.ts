@@ -48,7 +48,7 @@ import type {
   RateBudget,
   SentMessage,
   StreamHandle,
-} from '../../src/bot/types.js';
+} from '../../src/bot/adapter-contract.js';
 import { sleep, type VirtualClock } from '../../src/clock.js';
 import { type ErrorCode, SwitchboardError } from '../../src/errors.js';
 

@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChatEvent, ChatUser } from '../../src/bot/types.js';
+import type { ChatEvent, ChatUser } from '../../src/bot/adapter-contract.js';
 import { type BotHarness, startBotHarness, USERS } from '../helpers/bot-harness.js';
 import { watchUnhandled } from '../reliability/telegram-world.js';
 

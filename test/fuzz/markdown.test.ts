@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Dialect } from '../../src/bot/adapter-contract.js';
 import {
   layoutMarkdown,
   renderMarkdown,
@@ -15,7 +16,6 @@ import {
   splitMarkdownParts,
   toPlainText,
 } from '../../src/bot/format/index.js';
-import type { Dialect } from '../../src/bot/types.js';
 
 const DIALECTS: Dialect[] = ['telegram-html', 'slack-mrkdwn', 'discord-markdown', 'markdown', 'plain'];
 

@@ -13,9 +13,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type {
+  Attachment,
+  ChatAdapter,
+  ChatCapabilities,
+  ChatEvent,
+  ChatUser,
+} from '../../src/bot/adapter-contract.js';
 import { createBot } from '../../src/bot/index.js';
 import type { Bot, BotOptions } from '../../src/bot/options.js';
-import type { Attachment, ChatAdapter, ChatCapabilities, ChatEvent, ChatUser } from '../../src/bot/types.js';
 import { VirtualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { AnthropicProvider } from '../../src/provider/index.js';

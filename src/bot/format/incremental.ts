@@ -5,7 +5,7 @@
  * as inside the whole document, so finished groups are rendered once and
  * cached, and only the last, growing group is parsed again.
  */
-import type { Dialect } from '../types.js';
+import type { Dialect } from '../adapter-contract.js';
 import { healPartialMarkdown, parseMarkdown } from './parse.js';
 import { renderPlainProse } from './plain.js';
 import { renderTree } from './render.js';

@@ -3,7 +3,7 @@
  * tree and written out in each platform's dialect; splitting long text at
  * readable boundaries without breaking code fences.
  */
-import type { Dialect } from '../types.js';
+import type { Dialect } from '../adapter-contract.js';
 import { healPartialMarkdown, parseMarkdown } from './parse.js';
 import { renderTree } from './render.js';
 

@@ -3,7 +3,7 @@
  * text (`&` becomes `&amp;`, a table becomes a padded block), so each part is
  * rendered and split smaller until its rendered form fits.
  */
-import type { Dialect } from '../types.js';
+import type { Dialect } from '../adapter-contract.js';
 import { type RenderCache, renderIncremental } from './incremental.js';
 import { healPartialMarkdown, parseMarkdown } from './parse.js';
 import { renderPlainProse } from './plain.js';

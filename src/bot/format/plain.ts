@@ -6,7 +6,7 @@
  * edit. Anything that could be syntax in any position falls back to the
  * parser, so the output is always what the parser would give.
  */
-import type { Dialect } from '../types.js';
+import type { Dialect } from '../adapter-contract.js';
 import { syntaxFor } from './syntax.js';
 
 /**

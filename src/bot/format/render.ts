@@ -5,7 +5,7 @@
  * reply can never produce an unbalanced tag or a stray marker.
  */
 import type { Nodes, Parents, PhrasingContent, Root, RootContent, Table } from 'mdast';
-import type { Dialect } from '../types.js';
+import type { Dialect } from '../adapter-contract.js';
 import { type Syntax, syntaxFor } from './syntax.js';
 
 /** Renders a parsed tree in `dialect`. */

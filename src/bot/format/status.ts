@@ -1,7 +1,7 @@
 /**
  * The compact status line shown under a streaming reply ("⚙ Bash: npm test").
  */
-import type { Dialect } from '../types.js';
+import type { Dialect } from '../adapter-contract.js';
 import { syntaxFor } from './syntax.js';
 
 /** Longest status line shown; longer lines are cut with an ellipsis. */

@@ -3,7 +3,7 @@
  * mdast tree once and asks the dialect's {@link Syntax} for every node, so a
  * dialect is data plus a few small functions, not a second renderer.
  */
-import type { Dialect } from '../types.js';
+import type { Dialect } from '../adapter-contract.js';
 
 /** Markup for one dialect. Every function gets already-rendered inner text. */
 export interface Syntax {

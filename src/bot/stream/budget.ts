@@ -3,7 +3,7 @@
  * any `windowMs` window. The same arithmetic as the recording adapter's
  * check, so "the scheduler allows it" means "the platform accepts it".
  */
-import type { RateBudget } from '../types.js';
+import type { RateBudget } from '../adapter-contract.js';
 
 /**
  * Calls inside one budget's window. A platform counts a call when it

@@ -5,7 +5,7 @@
 import type { Clock } from '../../clock.js';
 import { SwitchboardError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { type ChatAdapter, type ChatCapabilities, chatPlatform } from '../types.js';
+import { type ChatAdapter, type ChatCapabilities, chatPlatform } from '../adapter-contract.js';
 import { Scheduler } from './scheduler.js';
 
 /** Generic failures are retried this many times before a one-off call gives up. */

@@ -4,8 +4,8 @@
  * would show what the message already shows is not sent.
  */
 import { isErrorCode } from '../../errors.js';
+import type { Button, ChatAdapter, Dialect, OutboundMessage } from '../adapter-contract.js';
 import { layoutMarkdown, toPlainText } from '../format/index.js';
-import type { Button, ChatAdapter, Dialect, OutboundMessage } from '../types.js';
 import { MAX_ATTEMPTS, type OutboxContext, retryDelayMs } from './context.js';
 import type { Slot } from './scheduler.js';
 import type { SendOptions } from './types.js';

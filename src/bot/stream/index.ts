@@ -7,7 +7,7 @@
  */
 import { type Clock, systemClock } from '../../clock.js';
 import { type Logger, silentLogger } from '../../logger.js';
-import type { ChatAdapter } from '../types.js';
+import type { ChatAdapter } from '../adapter-contract.js';
 import { OutboxContext } from './context.js';
 import { EditJob, ShownTexts } from './edit-job.js';
 import { DeleteJob, SendJob } from './oneoff.js';

@@ -5,8 +5,8 @@
  * MESSAGE_TOO_LONG, re-read capabilities after CAPABILITY_CHANGED).
  */
 import { isErrorCode, SwitchboardError } from '../../errors.js';
+import type { ChatAdapter, Dialect, OutboundMessage } from '../adapter-contract.js';
 import { type FenceState, layoutMarkdown, nextSplit, toPlainText } from '../format/index.js';
-import type { ChatAdapter, Dialect, OutboundMessage } from '../types.js';
 import { MAX_ATTEMPTS, type OutboxContext, retryDelayMs } from './context.js';
 import type { Slot } from './scheduler.js';
 import type { SendOptions } from './types.js';

@@ -7,7 +7,7 @@
  * fast as usual; later by exactly the extra delay, for a slow one.
  */
 import type { Clock } from '../../clock.js';
-import { chatPlatform } from '../types.js';
+import { chatPlatform } from '../adapter-contract.js';
 import { RecentMinimum } from './budget.js';
 
 /** Round trips remembered per platform. */

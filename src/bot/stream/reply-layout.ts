@@ -4,8 +4,9 @@
  * message is made permanent, or the platform's capabilities change. The
  * reply's own API (append, finish, pacing hooks) is in reply.ts.
  */
+
+import type { Button, ChatAdapter, Dialect } from '../adapter-contract.js';
 import { type FenceState, RenderCache, renderPart, renderStatusLine } from '../format/index.js';
-import type { Button, ChatAdapter, Dialect } from '../types.js';
 import type { OutboxContext } from './context.js';
 import { cutNear, fenceAfter, layoutParts, type Part, partUntil } from './reply-parts.js';
 import { type ReplyLayout, Segment, type SegmentOutput } from './segment.js';

@@ -2,6 +2,8 @@
  * Pure layout helpers of a streamed reply: where its text is cut into
  * messages and how each part renders. No state, no calls.
  */
+
+import type { ChatCapabilities, Dialect } from '../adapter-contract.js';
 import {
   type FenceState,
   fenceStateAt,
@@ -10,7 +12,6 @@ import {
   type RenderCache,
   renderPart,
 } from '../format/index.js';
-import type { ChatCapabilities, Dialect } from '../types.js';
 
 /** Live edits use at most 1 / BUDGET_HEADROOM of a chat budget. */
 const BUDGET_HEADROOM = 1.1;

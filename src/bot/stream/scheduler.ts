@@ -10,7 +10,7 @@
 import type { Clock, TimerHandle } from '../../clock.js';
 import { isErrorCode } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { ChatAdapter, RateBudget } from '../types.js';
+import type { ChatAdapter, RateBudget } from '../adapter-contract.js';
 import { BudgetWindow } from './budget.js';
 import { PaceBook } from './pace.js';
 

@@ -6,8 +6,8 @@
  * newest text.
  */
 import { isErrorCode } from '../../errors.js';
+import type { Button, ChatAdapter, Dialect, OutboundMessage, StreamHandle } from '../adapter-contract.js';
 import type { FenceState } from '../format/index.js';
-import type { Button, ChatAdapter, Dialect, OutboundMessage, StreamHandle } from '../types.js';
 import { type OutboxContext, retryDelayMs } from './context.js';
 import type { Slot } from './scheduler.js';
 

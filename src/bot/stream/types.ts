@@ -4,7 +4,7 @@
  * scheduler for all adapters), honours `retry_after`, and falls back to
  * plain text when a platform rejects formatting.
  */
-import type { Button } from '../types.js';
+import type { Button } from '../adapter-contract.js';
 
 /** Options for a one-off message. */
 export interface SendOptions {

@@ -3,7 +3,7 @@
  * little before it fades) while active, only when the chat's budget has
  * room and no text is waiting.
  */
-import type { ChatAdapter } from '../types.js';
+import type { ChatAdapter } from '../adapter-contract.js';
 import type { OutboxContext } from './context.js';
 import type { Slot } from './scheduler.js';
 

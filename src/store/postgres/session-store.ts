@@ -8,7 +8,7 @@
  */
 import { type Clock, systemClock } from '../../clock.js';
 import { type Logger, silentLogger } from '../../logger.js';
-import type { HistoryMessage } from '../../session/types.js';
+import type { HistoryMessage } from '../../vocabulary.js';
 import { WriteChains } from '../fs-util.js';
 import { validateSessionId } from '../ids.js';
 import { checkMetaId, invalidData, refusal } from '../refusals.js';

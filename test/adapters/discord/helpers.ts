@@ -7,7 +7,7 @@ import {
   type DiscordAdapter,
   type DiscordAdapterOptions,
 } from '../../../adapters/discord/index.js';
-import type { ChatEvent } from '../../../src/bot/types.js';
+import type { ChatEvent } from '../../../src/bot/adapter-contract.js';
 import { type FakeDiscord, type FakeDiscordOptions, startFakeDiscord } from '../../fakes/discord/index.js';
 
 /** Events the adapter delivered, with a way to wait for one. */

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { THREAD_REFUSED } from '../../../adapters/discord/inbound.js';
 import { COMMANDS, createDiscordAdapter } from '../../../adapters/discord/index.js';
+import type { ChatEvent, EditEvent, MessageEvent } from '../../../src/bot/adapter-contract.js';
 import { COMMANDS as CORE_COMMANDS } from '../../../src/bot/index.js';
-import type { ChatEvent, EditEvent, MessageEvent } from '../../../src/bot/types.js';
 import { EventLog, mention, type Rig, startRig } from './helpers.js';
 
 const isMessage = (e: ChatEvent): e is MessageEvent => e.type === 'message';

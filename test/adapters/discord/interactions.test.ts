@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { THREAD_REFUSED } from '../../../adapters/discord/inbound.js';
 import { OUTSIDE_SESSION_HINT } from '../../../adapters/discord/interactions.js';
-import type { ButtonEvent, ChatEvent, CommandEvent, MessageEvent } from '../../../src/bot/types.js';
+import type {
+  ButtonEvent,
+  ChatEvent,
+  CommandEvent,
+  MessageEvent,
+} from '../../../src/bot/adapter-contract.js';
 import { mention, type Rig, startRig } from './helpers.js';
 
 const isMessage = (e: ChatEvent): e is MessageEvent => e.type === 'message';

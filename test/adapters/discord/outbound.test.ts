@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChatEvent, MessageEvent } from '../../../src/bot/types.js';
+import type { ChatEvent, MessageEvent } from '../../../src/bot/adapter-contract.js';
 import { SwitchboardError } from '../../../src/errors.js';
 import { mention, type Rig, startRig } from './helpers.js';
 

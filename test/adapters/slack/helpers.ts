@@ -8,7 +8,7 @@ import {
   type SlackAdapter,
   type SlackAdapterOptions,
 } from '../../../adapters/slack/index.js';
-import type { ChatEvent } from '../../../src/bot/types.js';
+import type { ChatEvent } from '../../../src/bot/adapter-contract.js';
 import type { FakeSlack } from '../../fakes/slack/index.js';
 
 /** Records events and resolves waiters as they arrive. */

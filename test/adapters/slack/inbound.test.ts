@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
-import type { CommandEvent, EditEvent, MessageEvent } from '../../../src/bot/types.js';
+import type { CommandEvent, EditEvent, MessageEvent } from '../../../src/bot/adapter-contract.js';
 import { type FakeSlack, startFakeSlack } from '../../fakes/slack/index.js';
 import { type EventLog, startAdapter, stopAdapter } from './helpers.js';
 

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
-import type { ButtonEvent } from '../../../src/bot/types.js';
+import type { ButtonEvent } from '../../../src/bot/adapter-contract.js';
 import { SwitchboardError } from '../../../src/errors.js';
 import {
   type FakeSlack,

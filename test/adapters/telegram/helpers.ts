@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { pino } from 'pino';
-import type { ChatEvent } from '../../../src/bot/types.js';
+import type { ChatEvent } from '../../../src/bot/adapter-contract.js';
 import type { Logger } from '../../../src/logger.js';
 
 /** Collects events and lets a test wait for one. */

@@ -4,7 +4,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTelegramAdapter, type TelegramAdapter } from '../../../adapters/telegram/index.js';
-import type { ButtonEvent, ChatEvent, CommandEvent, MessageEvent } from '../../../src/bot/types.js';
+import type {
+  ButtonEvent,
+  ChatEvent,
+  CommandEvent,
+  MessageEvent,
+} from '../../../src/bot/adapter-contract.js';
 import {
   callbackUpdate,
   editUpdate,

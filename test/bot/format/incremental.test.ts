@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { Dialect } from '../../../src/bot/adapter-contract.js';
 import {
   blockGroups,
   RenderCache,
   renderIncremental,
   renderMarkdown,
 } from '../../../src/bot/format/index.js';
-import type { Dialect } from '../../../src/bot/types.js';
 
 const reply = [
   'Intro with **bold** and `code`.',

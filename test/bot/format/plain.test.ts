@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { Dialect } from '../../../src/bot/adapter-contract.js';
 import { parseMarkdown } from '../../../src/bot/format/parse.js';
 import { renderPlainProse } from '../../../src/bot/format/plain.js';
 import { renderTree } from '../../../src/bot/format/render.js';
-import type { Dialect } from '../../../src/bot/types.js';
 
 const dialects: Dialect[] = ['telegram-html', 'slack-mrkdwn', 'discord-markdown', 'markdown', 'plain'];
 

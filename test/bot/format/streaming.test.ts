@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Dialect } from '../../../src/bot/adapter-contract.js';
 import { renderMarkdown } from '../../../src/bot/format/index.js';
-import type { Dialect } from '../../../src/bot/types.js';
 
 /** The tags Telegram accepts; every one must be closed, in order. */
 const TAG = /<(\/?)(b|i|s|u|code|pre|a|blockquote)(?:\s[^>]*)?>/g;

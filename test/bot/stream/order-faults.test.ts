@@ -8,8 +8,8 @@
  * pace.
  */
 import { describe, expect, it } from 'vitest';
+import type { ChatCapabilities } from '../../../src/bot/adapter-contract.js';
 import { createOutbox } from '../../../src/bot/stream/index.js';
-import type { ChatCapabilities } from '../../../src/bot/types.js';
 import { VirtualClock } from '../../../src/clock.js';
 import type { ErrorCode } from '../../../src/errors.js';
 import { type OpKind, RecordingAdapter } from '../../fakes/recording-adapter.js';

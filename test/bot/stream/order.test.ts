@@ -5,8 +5,8 @@
  * fallback happened in between.
  */
 import { describe, expect, it } from 'vitest';
+import type { ChatCapabilities } from '../../../src/bot/adapter-contract.js';
 import { createOutbox } from '../../../src/bot/stream/index.js';
-import type { ChatCapabilities } from '../../../src/bot/types.js';
 import { VirtualClock } from '../../../src/clock.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
 

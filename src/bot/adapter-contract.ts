@@ -7,6 +7,8 @@
  * scheduler waits.
  */
 
+import { PERMISSION_MODES } from '../vocabulary.js';
+
 /** A person on a platform. `id` is the platform's own id (no prefix). */
 export interface ChatUser {
   id: string;
@@ -188,3 +190,63 @@ export function chatPlatform(chat: string): string {
   const i = chat.indexOf(':');
   return i < 0 ? chat : chat.slice(0, i);
 }
+
+/** The argument a command takes, as a platform's command registration describes it. */
+export interface CommandArgument {
+  /** Option name where the platform names arguments (Discord). */
+  name: string;
+  description: string;
+  required: boolean;
+  /** The only values accepted, where there is a fixed set. */
+  choices?: readonly string[];
+}
+
+/** One entry of the command catalogue. */
+export interface CommandInfo {
+  /** The word people type, the same on every platform (`compact`). */
+  name: string;
+  /** How /help shows it (`/compact [focus]`). */
+  usage: string;
+  /** What it does, in a few words; adapters use it as the registration's description. */
+  help: string;
+  argument?: CommandArgument;
+}
+
+/**
+ * The bot's commands, in the order /help lists them: the one list every
+ * adapter builds its registration from (Telegram's setMyCommands, Discord's
+ * application commands, Slack's command words), so a command added here
+ * appears everywhere and nowhere is a copy to forget.
+ */
+export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
+  { name: 'new', usage: '/new', help: 'start a fresh session in this chat' },
+  {
+    name: 'compact',
+    usage: '/compact [focus]',
+    help: 'summarize the conversation to free context (optionally say what to keep)',
+    argument: { name: 'focus', description: 'What the summary should keep', required: false },
+  },
+  {
+    name: 'rename',
+    usage: '/rename <name>',
+    help: 'name this session',
+    argument: { name: 'name', description: 'New session name', required: true },
+  },
+  { name: 'stop', usage: '/stop', help: 'stop the current reply and drop queued messages' },
+  { name: 'status', usage: '/status', help: 'context used, model, permission mode, session name and id' },
+  { name: 'sessions', usage: '/sessions', help: 'list your sessions' },
+  {
+    name: 'resume',
+    usage: '/resume <name|id>',
+    help: 'continue a saved session here (also one from another platform)',
+    argument: { name: 'session', description: 'Session name or id', required: true },
+  },
+  { name: 'fork', usage: '/fork', help: 'copy this session and continue the copy here' },
+  {
+    name: 'mode',
+    usage: `/mode <${PERMISSION_MODES.join('|')}>`,
+    help: 'how freely tools may run (bypassPermissions: admins only)',
+    argument: { name: 'mode', description: 'Permission mode', required: true, choices: PERMISSION_MODES },
+  },
+  { name: 'help', usage: '/help', help: 'this list' },
+];
