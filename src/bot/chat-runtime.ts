@@ -13,9 +13,9 @@ import { ChatLeaseHolder, type RuntimeLease } from './chat-lease.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
-import { type QueuedMessage, type RunningTurn, streamTurn } from './turn.js';
+import { type QueuedMessage, type RunningTurn, streamTurn } from './chat-turn.js';
 
-export type { QueuedMessage } from './turn.js';
+export type { QueuedMessage } from './chat-turn.js';
 
 /** Work that must not overlap a turn (/new, /compact...). */
 export interface QueuedTask {
