@@ -135,11 +135,6 @@ async function runRename(ctx: CommandContext, args: string): Promise<void> {
 }
 
 async function runStop(ctx: CommandContext): Promise<void> {
-  if (ctx.stop) {
-    const text = await ctx.stop();
-    if (text !== undefined) await ctx.answer(text);
-    return;
-  }
   const { dropped, running } = ctx.runtime.stop();
   await ctx.answer(running || dropped ? say.stopped(dropped, running) : say.nothingToStop);
 }

@@ -3,7 +3,7 @@ import { AccessPolicy } from '../../src/bot/access.js';
 import { approvalButtons, decodeButton, encodeButton, shortId, stopButtons } from '../../src/bot/buttons.js';
 import { normalizeCommandName } from '../../src/bot/commands.js';
 import { intake } from '../../src/bot/intake.js';
-import { sanitizeChatKey } from '../../src/bot/sessions-registry.js';
+import { workspaceFolderName } from '../../src/session/factory.js';
 import { say } from '../../src/bot/text.js';
 
 describe('button payloads', () => {
@@ -78,9 +78,9 @@ describe('small helpers', () => {
   });
 
   it('sanitizes chat keys into folder names', () => {
-    expect(sanitizeChatKey('slack:C1:17.2')).toBe('slack_C1_17.2');
-    expect(sanitizeChatKey('../../etc')).toBe('__.._etc');
-    expect(sanitizeChatKey('')).toBe('_');
+    expect(workspaceFolderName('slack:C1:17.2')).toBe('slack_C1_17.2');
+    expect(workspaceFolderName('../../etc')).toBe('__.._etc');
+    expect(workspaceFolderName('')).toBe('_');
   });
 
   it('writes the approval prompt from the request', () => {

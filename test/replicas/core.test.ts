@@ -52,9 +52,7 @@ async function replica(schema: string, first?: Replica): Promise<Replica> {
   const h = await startBotHarness({
     sessionStore: stores.sessionStore,
     stateStore: stores.stateStore,
-    lease,
-    bus,
-    leaseTtlMs: TTL,
+    cluster: { lease, bus, leaseTtlMs: TTL },
     ...(first ? { fakeAnthropic: first.h.fakeAnthropic } : {}),
   });
   const r = { h, stores, lease, bus, leaseClock };
