@@ -54,7 +54,10 @@ async function firstDelivery(deps: AdmissionDeps, id: string): Promise<boolean> 
   try {
     return await deps.stateStore.markDelivered(id);
   } catch (err) {
-    deps.logger.error({ err: describeError(err) }, 'could not record a delivery id; handling the event anyway');
+    deps.logger.error(
+      { err: describeError(err) },
+      'could not record a delivery id; handling the event anyway',
+    );
     return true;
   }
 }

@@ -146,7 +146,8 @@ export class ApprovalRegistry {
     if (!pending) return false;
     this.#pending.delete(id);
     this.#settled.add(id);
-    if (this.#settled.size > SETTLED_MEMORY) this.#settled.delete(this.#settled.values().next().value as string);
+    if (this.#settled.size > SETTLED_MEMORY)
+      this.#settled.delete(this.#settled.values().next().value as string);
     this.#options.clock.clearTimeout(pending.timer);
     let accepted = false;
     try {

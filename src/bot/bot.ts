@@ -9,8 +9,8 @@ import { describeError } from '../errors.js';
 import { silentLogger } from '../logger.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
 import { AccessPolicy } from './access.js';
-import { admit, type Sender } from './admission.js';
 import type { ChatEvent } from './adapter-contract.js';
+import { admit, type Sender } from './admission.js';
 import { ApprovalRegistry } from './approvals.js';
 import { Background } from './background.js';
 import { intake } from './intake.js';
@@ -97,7 +97,9 @@ export function createBot(options: BotOptions): Bot {
     queueLimit,
     clock,
     logger,
-    ...(replicaOptions ? { gate: replicaGates(replicaOptions, (chat) => registry.forget(chat), announce) } : {}),
+    ...(replicaOptions
+      ? { gate: replicaGates(replicaOptions, (chat) => registry.forget(chat), announce) }
+      : {}),
   });
   const replicas = replicaOptions && new ReplicaRouter(router, replicaOptions);
   const routing: { route(event: ChatEvent, sender: Sender): Promise<void> } = replicas ?? router;

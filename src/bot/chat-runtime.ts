@@ -10,10 +10,10 @@ import type { BotStateStore } from '../store/types.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { shortId, stopButtons } from './buttons.js';
 import { type ChatGate, type ChatGateFactory, OPEN_GATE } from './chat-lease.js';
+import { type QueuedMessage, type RunningTurn, streamTurn } from './chat-turn.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
-import { type QueuedMessage, type RunningTurn, streamTurn } from './chat-turn.js';
 
 export type { QueuedMessage } from './chat-turn.js';
 
@@ -273,7 +273,10 @@ export class ChatRuntime {
     } catch (err) {
       logger.warn({ chat: this.chat, err: describeError(err) }, 'could not check who ends the lost turn');
     }
-    logger.warn({ chat: this.chat, turn: turn.turnId, claimedElsewhere: !ours }, 'chat lease lost; turn stopped');
+    logger.warn(
+      { chat: this.chat, turn: turn.turnId, claimedElsewhere: !ours },
+      'chat lease lost; turn stopped',
+    );
     if (this.#running === turn) this.#abortRunning(ours ? say.leaseLost : '');
   }
 

@@ -13,8 +13,8 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
 import { type AccessPolicy, userKey } from './access.js';
-import type { Sender } from './admission.js';
 import { type ButtonEvent, type ChatEvent, chatPlatform } from './adapter-contract.js';
+import type { Sender } from './admission.js';
 import type { ChatGateFactory } from './chat-lease.js';
 import { leaseGates } from './chat-lease.js';
 import { normalizeCommandName } from './commands.js';
@@ -160,7 +160,8 @@ export class ReplicaRouter {
     });
     if (!sent) this.#waiting.get(ref)?.(undefined);
     const text = await answer;
-    if (text === undefined) this.#o.logger.warn({ chat: event.chat }, 'no replica answered a forwarded press');
+    if (text === undefined)
+      this.#o.logger.warn({ chat: event.chat }, 'no replica answered a forwarded press');
     await event.respond({ text: text ?? say.replicaSilent, ephemeral: true });
   }
 

@@ -9,8 +9,8 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { BotStateStore, SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
-import type { Sender } from './admission.js';
 import type { ButtonEvent, ChatEvent, MessageEvent } from './adapter-contract.js';
+import type { Sender } from './admission.js';
 import type { ApprovalRegistry } from './approvals.js';
 import type { Background } from './background.js';
 import { decodeButton } from './buttons.js';
@@ -158,7 +158,8 @@ export class ChatRouter {
       }
       return;
     }
-    if (chat.runningTurnId !== payload.id) return event.respond({ text: say.alreadyFinished, ephemeral: true });
+    if (chat.runningTurnId !== payload.id)
+      return event.respond({ text: say.alreadyFinished, ephemeral: true });
     chat.stop();
     return event.respond({ text: say.stopping, ephemeral: true });
   }

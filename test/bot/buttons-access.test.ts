@@ -3,8 +3,8 @@ import { AccessPolicy } from '../../src/bot/access.js';
 import { approvalButtons, decodeButton, encodeButton, shortId, stopButtons } from '../../src/bot/buttons.js';
 import { normalizeCommandName } from '../../src/bot/commands.js';
 import { intake } from '../../src/bot/intake.js';
-import { workspaceFolderName } from '../../src/session/factory.js';
 import { say } from '../../src/bot/text.js';
+import { workspaceFolderName } from '../../src/session/factory.js';
 
 describe('button payloads', () => {
   it('round-trips every action and fits Telegram callback_data (64 bytes)', () => {

@@ -13,6 +13,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AccessOptions } from '../../src/bot/access.js';
 import type {
   Attachment,
   ChatAdapter,
@@ -20,7 +21,6 @@ import type {
   ChatEvent,
   ChatUser,
 } from '../../src/bot/adapter-contract.js';
-import type { AccessOptions } from '../../src/bot/access.js';
 import { createBot } from '../../src/bot/index.js';
 import type { Bot, BotLimits, ClusterOptions } from '../../src/bot/options.js';
 import { VirtualClock } from '../../src/clock.js';
@@ -278,6 +278,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
       await h.deliver({
         type: 'button',
         ...base(o),
+        ...(o.messageId === undefined ? {} : { messageId: o.messageId }),
         payload,
         respond: async ({ text }) => {
           answers.push(text);
