@@ -5,6 +5,7 @@
  * control bus. Each replica's lease runs on a clock of its own, so the test
  * decides when a lease expires or is renewed.
  */
+import type pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { encodeButton } from '../../src/bot/buttons.js';
 import { say } from '../../src/bot/text.js';
@@ -44,11 +45,12 @@ afterEach(async () => {
   }
 });
 
-async function replica(schema: string, first?: Replica): Promise<Replica> {
+/** A replica on `schema`; its lease may use a pool of its own (`leasePool`), to be cut off alone. */
+async function replica(schema: string, first?: Replica, leasePool?: pg.Pool): Promise<Replica> {
   const stores = createPostgresStores({ connectionString: url as string, schema });
   await stores.migrate();
   const leaseClock = new VirtualClock(START);
-  const lease = createPostgresChatLease({ pool: stores.pool, schema, clock: leaseClock });
+  const lease = createPostgresChatLease({ pool: leasePool ?? stores.pool, schema, clock: leaseClock });
   const bus = createPostgresControlBus({ pool: stores.pool, schema });
   const h = await startBotHarness({
     sessionStore: stores.sessionStore,
@@ -235,6 +237,25 @@ describe.skipIf(!url)('bot core across replicas', () => {
       (t) => t === say.replicaCut || t.includes(say.leaseLost) || t === say.crashNotice,
     );
     expect(notices).toEqual([say.replicaCut]);
+    expect(await a.stores.stateStore.activeTurns()).toEqual([]);
+  });
+
+  it('a replica that cannot renew its lease, with no other replica taking the chat, says so itself, once', async () => {
+    const names = schemas ?? { name: () => '', pool: () => undefined as never };
+    const schema = names.name();
+    // The lease's own connections, cut while the turn runs: the stores stay reachable.
+    const leasePool = names.pool();
+    const a = await replica(schema, undefined, leasePool);
+    await stalledTurn(a, 'a stalled turn');
+    await leasePool.end();
+    // Renewals fail from now on; past the ttl the lease is given up and the turn stops.
+    await a.h.until(async () => {
+      await a.leaseClock.advance(TTL / 4);
+      return a.h.logs.some((l) => l.includes('turn stopped'));
+    }, 'A stopped');
+    await a.h.settle();
+    expect(a.h.texts().filter((t) => t.includes(say.leaseLost))).toHaveLength(1);
+    expect(a.h.texts()).not.toContain(say.replicaCut);
     expect(await a.stores.stateStore.activeTurns()).toEqual([]);
   });
 });
