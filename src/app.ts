@@ -10,17 +10,15 @@ import type { DiscordAdapterOptions } from '../adapters/discord/index.js';
 import type { SlackAdapterOptions } from '../adapters/slack/index.js';
 import type { TelegramAdapterOptions } from '../adapters/telegram/index.js';
 import type { Config } from '../config/index.js';
-import type { ChatAdapter } from './bot/adapter-contract.js';
-import { type Bot, type BotOptions, createBot } from './bot/index.js';
+import { type ChatAdapter, chatPlatform } from './bot/adapter-contract.js';
+import { type Bot, type BotLimits, type ClusterOptions, createBot } from './bot/index.js';
 import { type Clock, systemClock } from './clock.js';
-import { createMemoryChatLease } from './cluster/lease.js';
-import { createMemoryControlBus } from './cluster/memory-bus.js';
-import type { ChatLease, ControlBus } from './cluster/types.js';
 import { createLogger, type Logger } from './logger.js';
 import { createOpsRoutes, type OpsRoutes, startOpsServer } from './ops/http.js';
 import { instrumentAdapter } from './ops/instrument-adapter.js';
 import { createMetrics, type SwitchboardMetrics } from './ops/metrics.js';
 import { AnthropicProvider } from './provider/index.js';
+import { createSessionFactory, type SessionFactoryOptions } from './session/factory.js';
 import { createBotStateStore, createUserSessionStore } from './store/index.js';
 import type { BotStateStore, SessionStore } from './store/types.js';
 import { scrubbedEnv } from './tools/index.js';
@@ -40,8 +38,10 @@ export interface AppDeps {
     slack?: Partial<SlackAdapterOptions>;
     discord?: Partial<DiscordAdapterOptions>;
   };
-  /** Bot options the config does not carry (tests: shorter stream timeouts, queue bounds). */
-  botOptions?: Partial<Omit<BotOptions, 'adapters' | 'provider' | 'sessionStore' | 'stateStore'>>;
+  /** Limits the config does not carry (tests: queue bounds). */
+  limits?: BotLimits;
+  /** Session options the config does not carry (tests: shorter stream timeouts). */
+  sessionOptions?: Partial<Omit<SessionFactoryOptions, 'sessionStore'>>;
 }
 
 /** A running switchboard. */
@@ -95,31 +95,31 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
 
   const bot = createBot({
     adapters,
-    provider: new AnthropicProvider({
-      apiKey: config.anthropic.apiKey,
-      model: config.model,
-      ...(config.anthropic.baseURL ? { baseURL: config.anthropic.baseURL } : {}),
-    }),
-    sessionStore: shared.sessionStore,
-    stateStore: shared.stateStore,
-    lease: shared.lease,
-    bus: shared.bus,
-    leaseTtlMs: config.leaseTtlMs,
-    workspace: config.workspace,
-    workspacePerChat: config.workspacePerChat,
-    model: config.model,
-    permissionMode: config.permissionMode,
-    projectAccess: config.projectAccess,
-    allowedUsers,
-    admins,
-    linkedUsers: config.linkedUsers,
-    approvalTimeoutMs: config.approvalTimeoutMs,
-    idleReleaseMs: config.idleReleaseMs,
-    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
-    toolEnv: scrubbedEnv(process.env, config.secrets),
+    sessions: createConfiguredSessions(config, shared.sessionStore, clock, logger, deps),
+    stores: { state: shared.stateStore },
+    access: { allowedUsers, admins, linkedUsers: config.linkedUsers },
+    limits: {
+      approvalTimeoutMs: config.approvalTimeoutMs,
+      idleReleaseMs: config.idleReleaseMs,
+      ...deps.limits,
+    },
+    ...(shared.cluster ? { cluster: { ...shared.cluster, leaseTtlMs: config.leaseTtlMs } } : {}),
+    observer: {
+      turnStarted: (chat) => metrics.turnStarted(chatPlatform(chat)),
+      turnFinished: ({ chat, outcome, model, usage }) => {
+        metrics.turnFinished(chatPlatform(chat), outcome);
+        if (usage) metrics.modelUsage(model, usage);
+      },
+      chatTakenOver: () => metrics.leaseTakeover(),
+    },
     clock,
     logger,
-    ...deps.botOptions,
+  });
+  metrics.observe({
+    queueDepth: () => bot.stats().queued,
+    activeTurns: () => bot.stats().running,
+    loadedSessions: () => bot.stats().loadedSessions,
+    pendingApprovals: () => bot.stats().pendingApprovals,
   });
 
   let opsServer: Awaited<ReturnType<typeof startOpsServer>> | undefined;
@@ -148,7 +148,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       platforms: adapters.map((a) => a.platform),
       model: config.model,
       store: config.database ? 'postgres' : 'files',
-      replica: shared.lease.owner,
+      ...(shared.cluster ? { replica: shared.cluster.lease.owner } : {}),
       // Set by discord.js's ShardingManager for each shard process (`npm run start:sharded`).
       ...(process.env.SHARDS ? { shards: process.env.SHARDS, shardCount: process.env.SHARD_COUNT } : {}),
     },
@@ -182,12 +182,43 @@ function warnWhenNobodyIsAllowed(config: Config, logger: Logger): void {
   );
 }
 
-/** Stores, lease and bus: PostgreSQL shared by replicas, or files and in-process ones. */
+/**
+ * The session factory of the ready bot: the one place its sessions get the
+ * provider, the tools' workspace and environment, and their settings.
+ */
+function createConfiguredSessions(
+  config: Config,
+  sessionStore: SessionStore,
+  clock: Clock,
+  logger: Logger,
+  deps: AppDeps,
+) {
+  return createSessionFactory({
+    provider: new AnthropicProvider({
+      apiKey: config.anthropic.apiKey,
+      model: config.model,
+      ...(config.anthropic.baseURL ? { baseURL: config.anthropic.baseURL } : {}),
+    }),
+    sessionStore,
+    workspace: config.workspace,
+    workspacePerChat: config.workspacePerChat,
+    model: config.model,
+    permissionMode: config.permissionMode,
+    projectAccess: config.projectAccess,
+    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+    toolEnv: scrubbedEnv(process.env, config.secrets),
+    clock,
+    logger: logger.child({ component: 'bot' }),
+    ...deps.sessionOptions,
+  });
+}
+
+/** Stores, and for replicas the lease and bus: PostgreSQL shared by replicas, or files for one process. */
 interface SharedState {
   sessionStore: SessionStore;
   stateStore: BotStateStore;
-  lease: ChatLease;
-  bus: ControlBus;
+  /** Only with PostgreSQL: one process on files shares nothing. */
+  cluster?: Pick<ClusterOptions, 'lease' | 'bus'>;
   /** Resolves to a reason when the stores cannot be reached, else undefined (for /readyz). */
   check(): Promise<string | undefined>;
   /** Bus and leases first (they use the pool), then the stores. */
@@ -196,17 +227,11 @@ interface SharedState {
 
 async function openSharedState(config: Config, logger: Logger, clock: Clock): Promise<SharedState> {
   if (!config.database) {
-    const lease = createMemoryChatLease({ clock, logger });
-    const bus = createMemoryControlBus({ clock, logger });
     return {
       sessionStore: createUserSessionStore(join(config.dataDir, 'sessions'), { logger }),
       stateStore: createBotStateStore(config.dataDir, { logger }),
-      lease,
-      bus,
       check: () => directoryWritable(config.dataDir),
-      async close() {
-        await Promise.allSettled([bus.close(), lease.close()]);
-      },
+      async close() {},
     };
   }
   // Loaded only when configured, so the file-store path never imports the driver.
@@ -231,8 +256,7 @@ async function openSharedState(config: Config, logger: Logger, clock: Clock): Pr
   return {
     sessionStore: stores.sessionStore,
     stateStore: stores.stateStore,
-    lease,
-    bus,
+    cluster: { lease, bus },
     async check() {
       try {
         await stores.pool.query('SELECT 1');

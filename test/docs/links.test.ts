@@ -79,7 +79,9 @@ describe('documentation links', () => {
 
   it('every file named in .env.example exists', () => {
     const env = readFileSync(join(ROOT, '.env.example'), 'utf8');
-    const named = [...env.matchAll(/\b((?:docs|deploy|adapters|scripts)\/[\w./-]+\.\w+)/g)].map((m) => m[1] ?? '');
+    const named = [...env.matchAll(/\b((?:docs|deploy|adapters|scripts)\/[\w./-]+\.\w+)/g)].map(
+      (m) => m[1] ?? '',
+    );
     expect(named.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
   });
 });

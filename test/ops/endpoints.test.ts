@@ -62,6 +62,15 @@ describe('operations endpoints', () => {
       sample(metrics.body, 'switchboard_platform_calls_total', { platform: 'telegram', outcome: 'ok' }),
     ).toBeGreaterThan(0);
     expect(metrics.body).toContain('switchboard_nodejs_eventloop_lag_seconds');
+    expect(sample(metrics.body, 'switchboard_turns_started_total', { platform: 'telegram' })).toBe(1);
+    expect(
+      sample(metrics.body, 'switchboard_turns_finished_total', { platform: 'telegram', outcome: 'complete' }),
+    ).toBe(1);
+    expect(sample(metrics.body, 'switchboard_model_tokens_total', { kind: 'input' })).toBeGreaterThan(0);
+    expect(sample(metrics.body, 'switchboard_model_tokens_total', { kind: 'output' })).toBeGreaterThan(0);
+    expect(metrics.body).toMatch(/^switchboard_queue_depth 0$/m);
+    expect(metrics.body).toMatch(/^switchboard_active_turns 0$/m);
+    expect(metrics.body).toMatch(/^switchboard_loaded_sessions 1$/m);
     for (const name of [
       'switchboard_turns_started_total',
       'switchboard_model_tokens_total',
