@@ -11,7 +11,7 @@ import { silentLogger } from '../logger.js';
 import type { ActiveTurn } from '../store/types.js';
 import { createBuiltinTools } from '../tools/index.js';
 import { AccessPolicy, userKey } from './access.js';
-import { type ChatEvent, chatPlatform } from './adapter-contract.js';
+import { type AccessGate, type ChatEvent, chatPlatform } from './adapter-contract.js';
 import { ApprovalRegistry } from './approvals.js';
 import { decodeButton } from './buttons.js';
 import { ChatRuntime } from './chat-runtime.js';
@@ -274,6 +274,19 @@ export function createBot(options: BotOptions): Bot {
       ? applyRemoteControl({ runtime: (key) => runtimes.get(key), approvals, notify, logger }, envelope)
       : undefined;
 
+  /** The refusal a stranger on `platform` gets, asked by adapters before they open a thread. */
+  function gateFor(platform: string): AccessGate {
+    return {
+      refusal(userId) {
+        const user = userKey(platform, userId);
+        const decision = access.check(user);
+        if (decision === 'allowed') return undefined;
+        logger.warn({ user, decision }, 'a user not allowed was refused before anything was opened');
+        return decision === 'no-allowlist' ? say.noAllowlist(user) : say.notAllowed(user);
+      },
+    };
+  }
+
   /** Answers through the event's responder when it has one, else in the chat (without waiting for pacing). */
   async function answer(event: ChatEvent, text: string): Promise<void> {
     if (event.type === 'button' || (event.type === 'command' && event.respond)) {
@@ -319,7 +332,9 @@ export function createBot(options: BotOptions): Bot {
       // With several replicas only turns whose chat no live replica holds are cut off.
       const leftover = await link.claimOrphans();
       await link.listen(fromReplica);
-      await Promise.all(options.adapters.map((a) => a.start((event) => bot.dispatch(event))));
+      await Promise.all(
+        options.adapters.map((a) => a.start((event) => bot.dispatch(event), gateFor(a.platform))),
+      );
       leftover.forEach(announce);
       link.sweepEvery(announce);
     },
