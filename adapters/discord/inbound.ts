@@ -63,16 +63,18 @@ export class DiscordInbound {
   constructor(private readonly ctx: InboundContext) {}
 
   onMessage(message: Message): Promise<void> {
-    return this.#serial(message.channelId, () => this.#handleMessage(message));
+    const what = { kind: 'MESSAGE_CREATE', id: message.id };
+    return this.#serial(message.channelId, what, () => this.#handleMessage(message));
   }
 
   onMessageUpdate(message: Message | PartialMessage, before?: Message | PartialMessage): Promise<void> {
-    return this.#serial(message.channelId, () => this.#handleUpdate(message, before));
+    const what = { kind: 'MESSAGE_UPDATE', id: message.id };
+    return this.#serial(message.channelId, what, () => this.#handleUpdate(message, before));
   }
 
-  #serial(key: string, work: () => Promise<void>): Promise<void> {
+  #serial(key: string, what: { kind: string; id: string }, work: () => Promise<void>): Promise<void> {
     const run = (this.#chains.get(key) ?? Promise.resolve()).then(work).catch((err) => {
-      this.ctx.logger.error({ err }, 'Discord message handling failed');
+      this.ctx.logger.error({ err, ...what }, 'Discord message handling failed; the event was skipped');
     });
     this.#chains.set(key, run);
     void run.then(() => {

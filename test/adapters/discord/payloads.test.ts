@@ -42,6 +42,7 @@ import {
   systemMessage,
   userContextMenu,
 } from '../../fixtures/discord.js';
+import { watchUnhandled } from '../../reliability/telegram-world.js';
 import { startApp } from './app.js';
 
 /** A 1x1 PNG. */
@@ -60,12 +61,10 @@ describe('Discord payloads as the platform sends them', () => {
   let aliceDm: FakeChannel;
   let malloryDm: FakeChannel;
   let pings = 0;
-  const crashes: unknown[] = [];
-  const onCrash = (err: unknown) => crashes.push(err);
+  let watch: ReturnType<typeof watchUnhandled>;
 
   beforeAll(async () => {
-    process.on('unhandledRejection', onCrash);
-    process.on('uncaughtException', onCrash);
+    watch = watchUnhandled();
     fake = await startFakeDiscord();
     anthropic = await startFakeAnthropic();
     root = await mkdtemp(join(tmpdir(), 'switchboard-discord-payloads-'));
@@ -81,8 +80,7 @@ describe('Discord payloads as the platform sends them', () => {
     await fake.close();
     await anthropic.close();
     await rm(root, { recursive: true, force: true });
-    process.off('unhandledRejection', onCrash);
-    process.off('uncaughtException', onCrash);
+    watch.stop();
   });
 
   function scene(user: FakeUser, dm: FakeChannel): DiscordScene {
@@ -119,7 +117,7 @@ describe('Discord payloads as the platform sends them', () => {
       () => botTextsIn(aliceDm.id).some((m) => m.content.includes(text)),
       `the answer to "${text}"`,
     );
-    expect(crashes).toEqual([]);
+    expect(watch.errors).toEqual([]);
   }
 
   /** The one answer the interaction got, once it has one. */

@@ -34,6 +34,7 @@ import {
   viewClosed,
   viewSubmission,
 } from '../../fixtures/slack.js';
+import { watchUnhandled } from '../../reliability/telegram-world.js';
 import { startSlackApp } from './app.js';
 
 const SECRET = 'payloads-signing-secret';
@@ -47,12 +48,10 @@ for (const mode of ['socket', 'http'] as const) {
     let root: string;
     let app: RunningApp;
     let pings = 0;
-    const crashes: unknown[] = [];
-    const onCrash = (err: unknown) => crashes.push(err);
+    let watch: ReturnType<typeof watchUnhandled>;
 
     beforeAll(async () => {
-      process.on('unhandledRejection', onCrash);
-      process.on('uncaughtException', onCrash);
+      watch = watchUnhandled();
       fake = await startFakeSlack();
       fake.state.users.set('U1', 'Alice');
       fake.state.users.set('U9', 'Mallory');
@@ -76,8 +75,7 @@ for (const mode of ['socket', 'http'] as const) {
       await fake.close();
       await anthropic.close();
       await rm(root, { recursive: true, force: true });
-      process.off('unhandledRejection', onCrash);
-      process.off('uncaughtException', onCrash);
+      watch.stop();
     });
 
     const alice = (): SlackScene => scene('U1', 'Alice', 'D1');
@@ -119,7 +117,7 @@ for (const mode of ['socket', 'http'] as const) {
         10_000,
         `the answer to "${text}"`,
       );
-      expect(crashes).toEqual([]);
+      expect(watch.errors).toEqual([]);
     }
 
     const responseTexts = () => fake.state.responses.map((r) => String(r.body.text ?? ''));

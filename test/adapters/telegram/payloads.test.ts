@@ -21,6 +21,7 @@ import {
   type TelegramFixture,
   type TelegramScene,
 } from '../../fixtures/telegram.js';
+import { watchUnhandled } from '../../reliability/telegram-world.js';
 import { ANN, type AppWorld, createAppWorld } from './app-harness.js';
 
 const EVE = { id: 33, first_name: 'Eve' };
@@ -33,20 +34,17 @@ const PNG = Buffer.from(
 describe('Telegram updates as the platform sends them', () => {
   let world: AppWorld;
   let pings = 0;
-  const crashes: unknown[] = [];
-  const onCrash = (err: unknown) => crashes.push(err);
+  let watch: ReturnType<typeof watchUnhandled>;
 
   beforeAll(async () => {
-    process.on('unhandledRejection', onCrash);
-    process.on('uncaughtException', onCrash);
+    watch = watchUnhandled();
     world = await createAppWorld();
     await world.start();
   });
 
   afterAll(async () => {
     await world?.close();
-    process.off('unhandledRejection', onCrash);
-    process.off('uncaughtException', onCrash);
+    watch.stop();
   });
 
   const scene = (user: { id: number; first_name: string }, chatId = user.id): TelegramScene => ({
@@ -68,7 +66,7 @@ describe('Telegram updates as the platform sends them', () => {
     const addressed = chatId < 0 ? `@switchboard_bot ${text}` : text;
     world.telegram.pushUpdate(messageUpdate({ chatId, user: ANN }, addressed));
     await world.telegram.waitFor(() => texts(chatId).some((t) => t.includes(text)), 10_000);
-    expect(crashes).toEqual([]);
+    expect(watch.errors).toEqual([]);
   }
 
   it('a sticker-only message gets one line; a stranger is refused', async () => {

@@ -221,19 +221,13 @@ export class FakeDiscord extends FakeDiscordState {
     const channelId = String(
       payload.channel_id ?? (payload.channel as { id?: string } | undefined)?.id ?? '',
     );
-    const interaction: FakeInteraction = {
+    const interaction = this.#register({
       id: String(payload.id ?? snowflake()),
       token: String(payload.token ?? ''),
       type,
       channelId,
       user,
-      createdAt: Date.now(),
-      callbacks: [],
-      late: 0,
-      ephemeral: false,
-      followUpIds: [],
-    };
-    this.interactions.set(interaction.id, interaction);
+    });
     this.gateway.dispatch('INTERACTION_CREATE', payload);
     this.changed();
     return interaction;
@@ -245,6 +239,22 @@ export class FakeDiscord extends FakeDiscordState {
     this.changed();
   }
 
+  /** Records a new, unanswered interaction so its callbacks are taken and checked. */
+  #register(
+    fields: Pick<FakeInteraction, 'id' | 'token' | 'type' | 'channelId' | 'user' | 'messageId'>,
+  ): FakeInteraction {
+    const interaction: FakeInteraction = {
+      ...fields,
+      createdAt: Date.now(),
+      callbacks: [],
+      late: 0,
+      ephemeral: false,
+      followUpIds: [],
+    };
+    this.interactions.set(interaction.id, interaction);
+    return interaction;
+  }
+
   #interact(
     type: 2 | 3,
     channelId: string,
@@ -254,20 +264,14 @@ export class FakeDiscord extends FakeDiscordState {
   ): FakeInteraction {
     const channel = this.channels.get(channelId);
     if (!channel) throw new Error(`no channel ${channelId}`);
-    const interaction: FakeInteraction = {
+    const interaction = this.#register({
       id: snowflake(),
       token: `itoken-${snowflake()}`,
       type,
       channelId,
       user,
-      createdAt: Date.now(),
-      callbacks: [],
-      late: 0,
-      ephemeral: false,
-      followUpIds: [],
       ...(message ? { messageId: message.id } : {}),
-    };
-    this.interactions.set(interaction.id, interaction);
+    });
     const guild = channel.guild_id;
     this.gateway.dispatch('INTERACTION_CREATE', {
       id: interaction.id,
