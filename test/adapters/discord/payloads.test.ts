@@ -83,6 +83,13 @@ describe('Discord payloads as the platform sends them', () => {
     watch.stop();
   });
 
+  /** Each fixture runs for alice (allowed), then for mallory (a stranger), in their own DMs. */
+  const allowedThenStranger = () =>
+    [
+      [alice, aliceDm],
+      [mallory, malloryDm],
+    ] as const;
+
   function scene(user: FakeUser, dm: FakeChannel): DiscordScene {
     return {
       applicationId: fake.applicationId,
@@ -190,10 +197,7 @@ describe('Discord payloads as the platform sends them', () => {
     });
 
     it('a DM button press without authorizing_integration_owners is acknowledged, for both', async () => {
-      for (const [user, dm] of [
-        [alice, aliceDm],
-        [mallory, malloryDm],
-      ] as const) {
+      for (const [user, dm] of allowedThenStranger()) {
         const press = replay(dmButtonWithoutOwners, user, dm)!;
         const answer = await answerOf(press);
         expect(answer.text.length).toBeGreaterThan(0);
@@ -210,10 +214,7 @@ describe('Discord payloads as the platform sends them', () => {
     ];
     for (const [fixture, text] of oneLiners) {
       it(`${fixture.name}: one private line saying what the bot cannot do, for both`, async () => {
-        for (const [user, dm] of [
-          [alice, aliceDm],
-          [mallory, malloryDm],
-        ] as const) {
+        for (const [user, dm] of allowedThenStranger()) {
           const interaction = replay(fixture, user, dm)!;
           const answer = await answerOf(interaction);
           expect(answer).toEqual({ type: 4, text });
@@ -224,10 +225,7 @@ describe('Discord payloads as the platform sends them', () => {
     }
 
     it('autocomplete is answered with (no) choices within the deadline, for both', async () => {
-      for (const [user, dm] of [
-        [alice, aliceDm],
-        [mallory, malloryDm],
-      ] as const) {
+      for (const [user, dm] of allowedThenStranger()) {
         const interaction = replay(autocomplete, user, dm)!;
         await fake.waitFor(() => interaction.callbacks.length > 0, 'the autocomplete result');
         expect(interaction.callbacks).toEqual([8]);
