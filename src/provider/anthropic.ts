@@ -90,7 +90,7 @@ export class AnthropicProvider implements Provider {
             usage.outputTokens = u.output_tokens ?? 0;
             if (u.cache_read_input_tokens) usage.cacheReadInputTokens = u.cache_read_input_tokens;
             if (u.cache_creation_input_tokens) usage.cacheCreationInputTokens = u.cache_creation_input_tokens;
-            if (u.cache_creation)
+            if (u.cache_creation?.ephemeral_1h_input_tokens || u.cache_creation?.ephemeral_5m_input_tokens)
               usage.cacheCreation = {
                 ephemeral5mInputTokens: u.cache_creation.ephemeral_5m_input_tokens ?? 0,
                 ephemeral1hInputTokens: u.cache_creation.ephemeral_1h_input_tokens ?? 0,
