@@ -51,6 +51,8 @@ export interface RecordedRequest {
   /** Text chunks written so far. */
   chunksSent: number;
   finished: boolean;
+  /** The usage the fake reported for this request (cache accounting included), once it answered. */
+  usage?: Record<string, unknown>;
 }
 
 /** The running fake. */
@@ -249,6 +251,7 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
     const texts = textChunks(script);
     const tools = (script.toolUse ?? []).map((t) => ({ ...t, id: t.id ?? `toolu_fake_${++toolSeq}` }));
     const usage = usageOf(body, script, texts.join('').length, cached);
+    entry.usage = usage;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (event: string, data: unknown) => {
       if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -376,7 +379,7 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
         content,
         stop_reason: script.stopReason ?? (tools.length > 0 ? 'tool_use' : 'end_turn'),
         stop_sequence: null,
-        usage: usageOf(body, script, text.length, cached),
+        usage: (entry.usage = usageOf(body, script, text.length, cached)),
       }),
     );
     entry.finished = true;
