@@ -104,6 +104,8 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     approvalTimeoutMs: config.approvalTimeoutMs,
     idleReleaseMs: config.idleReleaseMs,
     streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+    cache: config.cache,
+    prices: config.prices,
     toolEnv: scrubbedEnv(process.env, config.secrets),
     clock,
     logger,

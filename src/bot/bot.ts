@@ -8,6 +8,7 @@ import { systemClock } from '../clock.js';
 import type { ControlEnvelope } from '../cluster/types.js';
 import { describeError } from '../errors.js';
 import { silentLogger } from '../logger.js';
+import { DEFAULT_PRICES } from '../provider/pricing.js';
 import type { ActiveTurn } from '../store/types.js';
 import { createBuiltinTools } from '../tools/index.js';
 import { AccessPolicy, userKey } from './access.js';
@@ -74,6 +75,7 @@ export function createBot(options: BotOptions): Bot {
     projectAccess: options.projectAccess,
     toolEnv: options.toolEnv,
     streamIdleTimeoutMs: options.streamIdleTimeoutMs,
+    cache: options.cache,
     // The bot's own timer answers first and edits the prompt; the session's is a backstop.
     permissionTimeoutMs: approvalTimeoutMs * 2,
     idleReleaseMs: options.idleReleaseMs ?? DEFAULTS.idleReleaseMs,
@@ -219,6 +221,7 @@ export function createBot(options: BotOptions): Bot {
           runtime: chat,
           registry,
           sessionStore: options.sessionStore,
+          prices: options.prices ?? DEFAULT_PRICES,
           access,
           logger,
           answer: (text: string) => answer(event, text),

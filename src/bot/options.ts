@@ -4,6 +4,8 @@
 import type { Clock } from '../clock.js';
 import type { ChatLease, ControlBus } from '../cluster/types.js';
 import type { Logger } from '../logger.js';
+import type { CacheSetting } from '../provider/cache.js';
+import type { PriceTable } from '../provider/pricing.js';
 import type { Provider } from '../provider/types.js';
 import type { PermissionMode, ProjectAccess } from '../session/types.js';
 import type { BotStateStore, SessionStore } from '../store/types.js';
@@ -65,6 +67,10 @@ export interface BotOptions {
    * session stays usable. Default 120 s.
    */
   streamIdleTimeoutMs?: number;
+  /** Prompt caching of the sessions: `auto` (default), `5m`, `1h` or `off`. */
+  cache?: CacheSetting;
+  /** List prices for `/cost` and `/status`; default the built-in table (`DEFAULT_PRICES`). */
+  prices?: PriceTable;
   clock?: Clock;
   logger?: Logger;
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Clock, TimerHandle } from '../clock.js';
 import { describeError, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { CacheSetting } from '../provider/cache.js';
 import type { Provider } from '../provider/types.js';
 import { InteractiveSession } from '../session/index.js';
 import type { PermissionMode, ProjectAccess } from '../session/types.js';
@@ -28,6 +29,7 @@ export interface RegistryOptions {
   projectAccess?: ProjectAccess | undefined;
   toolEnv?: Record<string, string> | undefined;
   streamIdleTimeoutMs?: number | undefined;
+  cache?: CacheSetting | undefined;
   /** The session's own permission timeout; the bot's approval timer fires first. */
   permissionTimeoutMs: number;
   idleReleaseMs: number;
@@ -267,6 +269,7 @@ export class SessionRegistry {
       ...(o.projectAccess ? { projectAccess: o.projectAccess } : {}),
       ...(o.toolEnv ? { toolEnv: o.toolEnv } : {}),
       ...(o.streamIdleTimeoutMs ? { streamIdleTimeoutMs: o.streamIdleTimeoutMs } : {}),
+      ...(o.cache ? { cache: o.cache } : {}),
     };
   }
 

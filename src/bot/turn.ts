@@ -127,7 +127,15 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
     logger.warn({ chat: ctx.chat, turn: turn.turnId, err: describeError(failure) }, 'turn failed');
     ctx.say(say.turnError(describeError(failure)));
   }
-  logger.info({ chat: ctx.chat, turn: turn.turnId, state: result?.state ?? 'failed' }, 'turn ended');
+  logger.info(
+    {
+      chat: ctx.chat,
+      turn: turn.turnId,
+      state: result?.state ?? 'failed',
+      ...(result ? { usage: result.usage } : {}),
+    },
+    'turn ended',
+  );
 }
 
 /** Makes the text so far permanent, then posts the approval prompt under it. */
