@@ -369,6 +369,7 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
       ...(text ? [{ type: 'text', text }] : []),
       ...tools.map((t) => ({ type: 'tool_use', id: t.id, name: t.name, input: t.input })),
     ];
+    entry.usage = usageOf(body, script, text.length, cached);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
@@ -379,7 +380,7 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
         content,
         stop_reason: script.stopReason ?? (tools.length > 0 ? 'tool_use' : 'end_turn'),
         stop_sequence: null,
-        usage: (entry.usage = usageOf(body, script, text.length, cached)),
+        usage: entry.usage,
       }),
     );
     entry.finished = true;
