@@ -2,8 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { chooseCacheLifetime } from '../../src/provider/cache.js';
 
 const MIN = 60_000;
-const times = (...gapsMin: number[]) =>
-  gapsMin.reduce((acc, g) => [...acc, (acc.at(-1) ?? 0) + g * MIN], [0]);
+/** Prompt times (ms) with these gaps between them, in minutes. */
+function times(...gapsMin: number[]): number[] {
+  const out = [0];
+  for (const g of gapsMin) out.push((out.at(-1) ?? 0) + g * MIN);
+  return out;
+}
 
 describe('chooseCacheLifetime', () => {
   it('auto: 5 minutes for a new chat and quick replies, an hour for replies minutes apart', () => {
