@@ -260,6 +260,11 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
   },
   { name: 'stop', usage: '/stop', help: 'stop the current reply and drop queued messages' },
   { name: 'status', usage: '/status', help: 'context used, model, permission mode, session name and id' },
+  {
+    name: 'cost',
+    usage: '/cost',
+    help: "tokens and cost of this session (admins: the bot's totals per day)",
+  },
   { name: 'sessions', usage: '/sessions', help: 'list your sessions' },
   {
     name: 'resume',

@@ -132,7 +132,15 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     logger.warn({ chat: ctx.chat, turn: turn.turnId, err: describeError(failure) }, 'turn failed');
     ctx.say(say.turnError(describeError(failure)));
   }
-  logger.info({ chat: ctx.chat, turn: turn.turnId, state: result?.state ?? 'failed' }, 'turn ended');
+  logger.info(
+    {
+      chat: ctx.chat,
+      turn: turn.turnId,
+      state: result?.state ?? 'failed',
+      ...(result ? { usage: result.usage } : {}),
+    },
+    'turn ended',
+  );
   const outcome: TurnOutcome = failure && !aborted ? 'error' : stopped ? 'interrupted' : 'complete';
   return { outcome, ...(result ? { usage: result.usage } : {}) };
 }
