@@ -91,7 +91,7 @@ describe('Slack native streams', () => {
     expect(visibleText(fake.state.get('C1', sent.messageId)!)).toBe('Working on it. Done.');
   });
 
-  it('without chat streams (unknown_method) the first update answers NOT_FOUND with nothing posted, and chats switch to mrkdwn edits', async () => {
+  it('without chat streams (unknown_method) the first update answers STREAM_UNAVAILABLE with nothing posted, and chats switch to mrkdwn edits', async () => {
     const a = await setup({ streaming: 'unknown_method' });
     const chat = await mentionThread();
     expect(a.capabilities(chat)).toMatchObject({ nativeStream: true, dialect: 'markdown' });
@@ -101,7 +101,7 @@ describe('Slack native streams', () => {
       .updateStream(handle, { text: 'Hel', format: 'markdown', buttons: stop })
       .catch((e: unknown) => e);
     // Nothing is visible yet: the core posts the text and paces its chat.update edits itself.
-    expect((first as SwitchboardError).code).toBe('NOT_FOUND');
+    expect((first as SwitchboardError).code).toBe('STREAM_UNAVAILABLE');
     expect(fake.callsOf('chat.postMessage')).toHaveLength(0);
     expect(fake.callsOf('chat.update')).toHaveLength(0);
     expect(a.capabilities(chat)).toMatchObject({
@@ -110,7 +110,7 @@ describe('Slack native streams', () => {
       minEditIntervalMs: 3000,
     });
     const err = await a.startStream(chat, {}).catch((e: unknown) => e);
-    expect((err as SwitchboardError).code).toBe('NOT_FOUND');
+    expect((err as SwitchboardError).code).toBe('STREAM_UNAVAILABLE');
   });
 
   it('an HTTP 404 for chat.startStream counts as no streams too', async () => {

@@ -107,7 +107,7 @@ describe('Telegram outbound, classic messages', () => {
       [sent.messageId, 'Hello world!'],
     ]);
     expect(fake.draftsIn(42)[0]?.active).toBe(false);
-    expect((await rejection(adapter.startStream('telegram:-100', {}))).code).toBe('NOT_FOUND');
+    expect((await rejection(adapter.startStream('telegram:-100', {}))).code).toBe('STREAM_UNAVAILABLE');
   });
 
   it('puts buttons in callback_data, keeps them across edits, removes them on []', async () => {
