@@ -1,0 +1,210 @@
+/**
+ * What one message of a streamed reply should show, and which platform call
+ * brings it there: pure functions of the segment's record and the chat's
+ * capabilities. The reply (reply.ts) turns a {@link SegmentStep} into a call
+ * and records the answer.
+ */
+import type {
+  Button,
+  ChatAdapter,
+  ChatCapabilities,
+  Dialect,
+  OutboundMessage,
+  StreamHandle,
+} from '../adapter-contract.js';
+import { renderPart, renderStatusLine } from '../format/index.js';
+import type { PaceKey } from './pace.js';
+import type { Call } from './scheduler.js';
+import { type Segment, type SegmentOutput, signature } from './segment.js';
+
+/** The dialect a segment shows in: the chat's, or plain after a rejection. */
+export function segmentDialect(segment: Segment, caps: ChatCapabilities): Dialect {
+  return segment.plain ? 'plain' : caps.dialect;
+}
+
+/** Native streams in plain Markdown carry the model's own text, so they only ever grow. */
+export function carriesRawText(segment: Segment, caps: ChatCapabilities): boolean {
+  return segment.delivery === 'native' && segmentDialect(segment, caps) === 'markdown';
+}
+
+/** The final form of a frozen segment; null when it has nothing to show. */
+export function finalOutput(segment: Segment, caps: ChatCapabilities): SegmentOutput | null {
+  const dialect = segmentDialect(segment, caps);
+  const text = carriesRawText(segment, caps)
+    ? segment.partText.trim()
+    : renderPart(segment.partText, dialect, false);
+  if (text.trim() === '') return null;
+  return { text, format: dialect, ...(segment.hadButtons ? { buttons: [] as Button[][] } : {}) };
+}
+
+/**
+ * The live form of the segment still receiving text: its rendering, the
+ * status line under it (edited messages only: a native stream cannot take
+ * it back), and the live buttons; null when there is nothing to show yet.
+ */
+export function liveOutput(
+  segment: Segment,
+  rendered: string,
+  status: string | undefined,
+  liveButtons: Button[][] | undefined,
+  caps: ChatCapabilities,
+): SegmentOutput | null {
+  const dialect = segmentDialect(segment, caps);
+  let text = rendered;
+  if (status !== undefined && segment.delivery === 'edits') {
+    const line = renderStatusLine(status, dialect);
+    if (line !== '') text = text.trim() === '' ? line : `${text}\n\n${line}`;
+  }
+  if (text.trim() === '') return null;
+  // Buttons once shown must be removed explicitly: an edit without them keeps them.
+  const buttons = liveButtons ?? (segment.hadButtons ? [] : undefined);
+  return { text, format: dialect, ...(buttons ? { buttons } : {}) };
+}
+
+/** A step that needs a platform call. */
+export type CallStep =
+  | { readonly kind: 'delete'; readonly id: string }
+  | { readonly kind: 'send'; readonly message: OutboundMessage }
+  | { readonly kind: 'edit'; readonly id: string; readonly message: OutboundMessage }
+  | { readonly kind: 'start'; readonly replyTo: string | undefined }
+  | { readonly kind: 'update'; readonly handle: StreamHandle; readonly message: OutboundMessage }
+  | { readonly kind: 'finish'; readonly handle: StreamHandle; readonly message: OutboundMessage };
+
+/** The next thing to do for a segment, given what it should show. */
+export type SegmentStep =
+  /** Nothing until its content changes. */
+  | { readonly kind: 'idle' }
+  /** The message already shows its final form. */
+  | { readonly kind: 'delivered' }
+  /** A native stream that never showed text: nothing to keep. */
+  | { readonly kind: 'drop-stream' }
+  | CallStep;
+
+function toMessage(out: SegmentOutput): OutboundMessage {
+  return { text: out.text, format: out.format, ...(out.buttons ? { buttons: out.buttons } : {}) };
+}
+
+/**
+ * The step that brings `segment` to `out`. The reply's first message
+ * answers `replyTo`.
+ */
+export function nextStep(
+  segment: Segment,
+  out: SegmentOutput | null,
+  replyTo: string | undefined,
+): SegmentStep {
+  const answers = segment.start === 0 ? replyTo : undefined;
+  if (out === null) {
+    if (!segment.final) return { kind: 'idle' };
+    if (segment.handle) return { kind: 'drop-stream' };
+    if (segment.id === undefined) return { kind: 'delivered' };
+    return { kind: 'delete', id: segment.id };
+  }
+  const message = toMessage(out);
+  if (segment.delivery === 'native' && (segment.handle || !segment.final)) {
+    if (!segment.handle) return { kind: 'start', replyTo: answers };
+    if (segment.final) return { kind: 'finish', handle: segment.handle, message };
+    if (signature(out) === segment.sentSig) return { kind: 'idle' };
+    return { kind: 'update', handle: segment.handle, message };
+  }
+  if (segment.id === undefined) {
+    return { kind: 'send', message: answers === undefined ? message : { ...message, replyTo: answers } };
+  }
+  if (signature(out) === segment.sentSig) return segment.final ? { kind: 'delivered' } : { kind: 'idle' };
+  return { kind: 'edit', id: segment.id, message };
+}
+
+/** What the reply records when a segment's call succeeds. */
+export interface CallAnswers {
+  /** The message exists now (a send, or a native stream finished into a message). */
+  created(messageId: string): void;
+  /** The native stream is open. */
+  started(handle: StreamHandle): void;
+  /** The message or stream shows the output the call carried. */
+  shown(): void;
+  /** The message is deleted. */
+  deleted(): void;
+}
+
+/** Where a call's pace is kept and how it is numbered. */
+export interface CallBasis {
+  readonly chat: string;
+  readonly adapter: ChatAdapter;
+  readonly attempt: number;
+  readonly plain: boolean;
+  messageKey(id: string): PaceKey;
+  streamKey(id: string): PaceKey;
+}
+
+/** The platform call for `step`; its success is recorded through `answer`. */
+export function callFor(step: CallStep, b: CallBasis, answer: CallAnswers): Call {
+  const { chat, adapter: a } = b;
+  const base = { attempt: b.attempt, plain: b.plain };
+  switch (step.kind) {
+    case 'delete':
+      return {
+        ...base,
+        kind: 'delete',
+        run: async () => {
+          await a.delete(chat, step.id);
+          answer.deleted();
+          return undefined;
+        },
+      };
+    case 'send':
+      return {
+        ...base,
+        kind: 'send',
+        run: async () => {
+          const sent = await a.send(chat, step.message);
+          answer.created(sent.messageId);
+          answer.shown();
+          return b.messageKey(sent.messageId);
+        },
+      };
+    case 'edit':
+      return {
+        ...base,
+        kind: 'edit',
+        paces: b.messageKey(step.id),
+        run: async () => {
+          await a.edit(chat, step.id, step.message);
+          answer.shown();
+          return undefined;
+        },
+      };
+    case 'start':
+      return {
+        ...base,
+        kind: 'start',
+        run: async () => {
+          const options = step.replyTo === undefined ? {} : { replyTo: step.replyTo };
+          answer.started(await a.startStream!(chat, options));
+          return undefined;
+        },
+      };
+    case 'update':
+      return {
+        ...base,
+        kind: 'update',
+        paces: b.streamKey(step.handle.id),
+        run: async () => {
+          await a.updateStream!(step.handle, step.message);
+          answer.shown();
+          return undefined;
+        },
+      };
+    case 'finish':
+      return {
+        ...base,
+        kind: 'finish',
+        paces: b.streamKey(step.handle.id),
+        run: async () => {
+          const sent = await a.finishStream!(step.handle, step.message);
+          answer.created(sent.messageId);
+          answer.shown();
+          return b.messageKey(sent.messageId);
+        },
+      };
+  }
+}

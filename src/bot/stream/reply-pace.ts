@@ -1,0 +1,82 @@
+/**
+ * When one message of a streamed reply may make its next call: its own
+ * rules (message order, first word, backoff, the message's pace). The
+ * scheduler adds the chat's and the adapter's budgets. Pure functions of the
+ * reply's segments.
+ */
+import type { ChatCapabilities } from '../adapter-contract.js';
+import { liveIntervalMs } from './message-parts.js';
+import type { PaceKey } from './pace.js';
+import type { PaceView } from './scheduler.js';
+import { isSettled, type Segment } from './segment.js';
+
+/** Longest wait for a whole first word before the first message is sent anyway. */
+const FIRST_WORD_WAIT_MS = 300;
+
+/** What the pace of a reply's segment depends on. */
+export interface ReplyPace {
+  readonly segments: readonly Segment[];
+  readonly caps: ChatCapabilities;
+  readonly markdown: string;
+  readonly status: string | undefined;
+  /** When the reply's first text arrived. */
+  readonly firstTextAt: number | undefined;
+  /** The segment's message or stream, when it has one. */
+  readonly key: PaceKey | undefined;
+}
+
+/** The next call creates a message: a send, or a native stream started or finished. */
+export function createsMessage(s: Segment): boolean {
+  return (s.id === undefined && !s.handle) || (s.handle !== undefined && s.final);
+}
+
+/** Only cosmetic work is left; without an id the message must be sent again, which is not cosmetic. */
+export function onlyCosmetic(s: Segment): boolean {
+  return s.cosmetic && s.final && !isSettled(s) && s.id !== undefined;
+}
+
+/** The next call opens a native stream, which the platform does not see (no budget counts it). */
+export function opensStream(s: Segment): boolean {
+  return s.delivery === 'native' && !s.handle && !s.final;
+}
+
+/**
+ * Updates of a message or of an open stream create nothing new. Sends,
+ * stream starts and stream finishes do (a finished draft becomes a real
+ * message), so they wait until every earlier part has a real message: an
+ * open stream is not one yet, and a relayout can leave it waiting for its
+ * pace slot.
+ */
+export function blockedByOrder(segment: Segment, segments: readonly Segment[]): boolean {
+  if (segment.id !== undefined || (segment.handle && !segment.final)) return false;
+  for (const s of segments) {
+    if (s === segment) return false;
+    if (!isSettled(s) && s.id === undefined) return true;
+  }
+  return false;
+}
+
+/**
+ * A first message holding half a word wastes the first pacing slot (the
+ * next update may be seconds away in a group): wait briefly for a word
+ * boundary.
+ */
+function firstWordAt(segment: Segment, now: number, r: ReplyPace): number {
+  if (segment.start > 0 || r.firstTextAt === undefined || r.status !== undefined) return now;
+  if (/\S\s/.test(r.markdown)) return now;
+  return r.firstTextAt + FIRST_WORD_WAIT_MS;
+}
+
+/** Earliest time `segment`'s own rules allow a call; Infinity while an earlier message is missing. */
+export function segmentReadyAt(segment: Segment, now: number, pace: PaceView, r: ReplyPace): number {
+  if (isSettled(segment) || !segment.dirty) return now;
+  if (blockedByOrder(segment, r.segments)) return Number.POSITIVE_INFINITY;
+  let at = Math.max(now, segment.notBefore);
+  if (!segment.final && segment.id === undefined && !segment.handle)
+    at = Math.max(at, firstWordAt(segment, now, r));
+  const last = r.key === undefined ? undefined : pace.last(r.key);
+  if (last !== undefined) {
+    at = Math.max(at, last + (segment.final ? r.caps.minEditIntervalMs : liveIntervalMs(r.caps)));
+  }
+  return at;
+}
