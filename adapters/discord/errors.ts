@@ -5,7 +5,7 @@
  * MESSAGE_TOO_LONG, unknown messages or channels NOT_FOUND, a bad token
  * PLATFORM_AUTH; the rest PLATFORM_ERROR.
  */
-import { DiscordAPIError, HTTPError, RateLimitError as DiscordRateLimitError } from 'discord.js';
+import { DiscordAPIError, RateLimitError as DiscordRateLimitError, HTTPError } from 'discord.js';
 import { RateLimitError, SwitchboardError } from '../../src/errors.js';
 
 /** Discord's JSON error codes that mean "the thing is gone". */
