@@ -70,15 +70,15 @@ export type CallStep =
   | { readonly kind: 'update'; readonly handle: StreamHandle; readonly message: OutboundMessage }
   | { readonly kind: 'finish'; readonly handle: StreamHandle; readonly message: OutboundMessage };
 
-/** The next thing to do for a segment, given what it should show. */
-export type SegmentStep =
-  /** Nothing until its content changes. */
-  | { readonly kind: 'idle' }
-  /** The message already shows its final form. */
-  | { readonly kind: 'delivered' }
-  /** A native stream that never showed text: nothing to keep. */
-  | { readonly kind: 'drop-stream' }
-  | CallStep;
+/** The next thing to do for a segment: a call, or only a change of its record. */
+export type SegmentStep = CallStep | { readonly kind: 'none'; readonly patch: Partial<Segment> };
+
+/** Nothing until the content changes. */
+const IDLE: SegmentStep = { kind: 'none', patch: {} };
+/** The message already shows its final form. */
+const DELIVERED: SegmentStep = { kind: 'none', patch: { delivered: true } };
+/** A native stream that never showed text: nothing to keep. */
+const DROP_STREAM: SegmentStep = { kind: 'none', patch: { abandoned: true, handle: undefined } };
 
 function toMessage(out: SegmentOutput): OutboundMessage {
   return { text: out.text, format: out.format, ...(out.buttons ? { buttons: out.buttons } : {}) };
@@ -95,45 +95,43 @@ export function nextStep(
 ): SegmentStep {
   const answers = segment.start === 0 ? replyTo : undefined;
   if (out === null) {
-    if (!segment.final) return { kind: 'idle' };
-    if (segment.handle) return { kind: 'drop-stream' };
-    if (segment.id === undefined) return { kind: 'delivered' };
+    if (!segment.final) return IDLE;
+    if (segment.handle) return DROP_STREAM;
+    if (segment.id === undefined) return DELIVERED;
     return { kind: 'delete', id: segment.id };
   }
   const message = toMessage(out);
   if (segment.delivery === 'native' && (segment.handle || !segment.final)) {
     if (!segment.handle) return { kind: 'start', replyTo: answers };
     if (segment.final) return { kind: 'finish', handle: segment.handle, message };
-    if (signature(out) === segment.sentSig) return { kind: 'idle' };
+    if (signature(out) === segment.sentSig) return IDLE;
     return { kind: 'update', handle: segment.handle, message };
   }
   if (segment.id === undefined) {
     return { kind: 'send', message: answers === undefined ? message : { ...message, replyTo: answers } };
   }
-  if (signature(out) === segment.sentSig) return segment.final ? { kind: 'delivered' } : { kind: 'idle' };
+  if (signature(out) === segment.sentSig) return segment.final ? DELIVERED : IDLE;
   return { kind: 'edit', id: segment.id, message };
 }
 
 /** What the reply records when a segment's call succeeds. */
 export interface CallAnswers {
-  /** The message exists now (a send, or a native stream finished into a message). */
-  created(messageId: string): void;
-  /** The native stream is open. */
-  started(handle: StreamHandle): void;
+  /** The call changed the segment's message: a new id, an open or finished stream, a deletion. */
+  record(patch: Partial<Segment>): void;
   /** The message or stream shows the output the call carried. */
   shown(): void;
-  /** The message is deleted. */
-  deleted(): void;
 }
 
-/** Where a call's pace is kept and how it is numbered. */
+/** Where a call goes, how its pace is keyed, and how it is numbered. */
 export interface CallBasis {
   readonly chat: string;
   readonly adapter: ChatAdapter;
+  readonly keys: {
+    messageKey(chat: string, id: string): PaceKey;
+    streamKey(chat: string, id: string): PaceKey;
+  };
   readonly attempt: number;
   readonly plain: boolean;
-  messageKey(id: string): PaceKey;
-  streamKey(id: string): PaceKey;
 }
 
 /** The platform call for `step`; its success is recorded through `answer`. */
@@ -147,7 +145,7 @@ export function callFor(step: CallStep, b: CallBasis, answer: CallAnswers): Call
         kind: 'delete',
         run: async () => {
           await a.delete(chat, step.id);
-          answer.deleted();
+          answer.record({ id: undefined, delivered: true });
           return undefined;
         },
       };
@@ -157,16 +155,16 @@ export function callFor(step: CallStep, b: CallBasis, answer: CallAnswers): Call
         kind: 'send',
         run: async () => {
           const sent = await a.send(chat, step.message);
-          answer.created(sent.messageId);
+          answer.record({ id: sent.messageId });
           answer.shown();
-          return b.messageKey(sent.messageId);
+          return b.keys.messageKey(chat, sent.messageId);
         },
       };
     case 'edit':
       return {
         ...base,
         kind: 'edit',
-        paces: b.messageKey(step.id),
+        paces: b.keys.messageKey(chat, step.id),
         run: async () => {
           await a.edit(chat, step.id, step.message);
           answer.shown();
@@ -179,7 +177,7 @@ export function callFor(step: CallStep, b: CallBasis, answer: CallAnswers): Call
         kind: 'start',
         run: async () => {
           const options = step.replyTo === undefined ? {} : { replyTo: step.replyTo };
-          answer.started(await a.startStream!(chat, options));
+          answer.record({ handle: await a.startStream!(chat, options), attempts: 0 });
           return undefined;
         },
       };
@@ -187,7 +185,7 @@ export function callFor(step: CallStep, b: CallBasis, answer: CallAnswers): Call
       return {
         ...base,
         kind: 'update',
-        paces: b.streamKey(step.handle.id),
+        paces: b.keys.streamKey(chat, step.handle.id),
         run: async () => {
           await a.updateStream!(step.handle, step.message);
           answer.shown();
@@ -198,13 +196,37 @@ export function callFor(step: CallStep, b: CallBasis, answer: CallAnswers): Call
       return {
         ...base,
         kind: 'finish',
-        paces: b.streamKey(step.handle.id),
+        paces: b.keys.streamKey(chat, step.handle.id),
         run: async () => {
           const sent = await a.finishStream!(step.handle, step.message);
-          answer.created(sent.messageId);
+          // The stream is a message now: later changes are edits of it.
+          answer.record({ handle: undefined, delivery: 'edits', id: sent.messageId });
           answer.shown();
-          return b.messageKey(sent.messageId);
+          return b.keys.messageKey(chat, sent.messageId);
         },
       };
   }
+}
+
+/**
+ * The record's change once the platform shows `out` (up to source offset
+ * `end`). A final segment is delivered when that is its final form
+ * (`wanted`); an update of a still-open stream is no delivery, even with the
+ * final text: only finishing it makes the text a message.
+ */
+export function shownPatch(
+  segment: Readonly<Segment>,
+  out: SegmentOutput,
+  end: number | undefined,
+  wanted: SegmentOutput | null,
+): Partial<Segment> {
+  const sig = signature(out);
+  const patch: Partial<Segment> = { sentSig: sig, attempts: 0 };
+  if (end !== undefined) patch.shownEnd = end;
+  if (out.buttons && out.buttons.length > 0) patch.hadButtons = true;
+  if (segment.final) {
+    if (!segment.handle && wanted !== null && signature(wanted) === sig) patch.delivered = true;
+    else patch.dirty = true;
+  }
+  return patch;
 }

@@ -4,7 +4,8 @@
  * scheduler adds the chat's and the adapter's budgets. Pure functions of the
  * reply's segments.
  */
-import type { ChatCapabilities } from '../adapter-contract.js';
+import type { Clock, TimerHandle } from '../../clock.js';
+import type { ChatAdapter, ChatCapabilities } from '../adapter-contract.js';
 import { liveIntervalMs } from './message-parts.js';
 import type { PaceKey } from './pace.js';
 import type { PaceView } from './scheduler.js';
@@ -15,14 +16,28 @@ const FIRST_WORD_WAIT_MS = 300;
 
 /** What the pace of a reply's segment depends on. */
 export interface ReplyPace {
+  readonly chat: string;
   readonly segments: readonly Segment[];
   readonly caps: ChatCapabilities;
   readonly markdown: string;
   readonly status: string | undefined;
   /** When the reply's first text arrived. */
   readonly firstTextAt: number | undefined;
-  /** The segment's message or stream, when it has one. */
-  readonly key: PaceKey | undefined;
+  readonly keys: {
+    messageKey(chat: string, id: string): PaceKey;
+    streamKey(chat: string, id: string): PaceKey;
+  };
+}
+
+/** The chat's platform may stream natively to it, and the adapter can. */
+export function streamsNatively(adapter: ChatAdapter, caps: ChatCapabilities): boolean {
+  const a = adapter;
+  return (
+    caps.nativeStream &&
+    typeof a.startStream === 'function' &&
+    typeof a.updateStream === 'function' &&
+    typeof a.finishStream === 'function'
+  );
 }
 
 /** The next call creates a message: a send, or a native stream started or finished. */
@@ -74,9 +89,46 @@ export function segmentReadyAt(segment: Segment, now: number, pace: PaceView, r:
   let at = Math.max(now, segment.notBefore);
   if (!segment.final && segment.id === undefined && !segment.handle)
     at = Math.max(at, firstWordAt(segment, now, r));
-  const last = r.key === undefined ? undefined : pace.last(r.key);
+  const { handle, id } = segment;
+  const key = handle
+    ? r.keys.streamKey(r.chat, handle.id)
+    : id === undefined
+      ? id
+      : r.keys.messageKey(r.chat, id);
+  const last = key === undefined ? undefined : pace.last(key);
   if (last !== undefined) {
     at = Math.max(at, last + (segment.final ? r.caps.minEditIntervalMs : liveIntervalMs(r.caps)));
   }
   return at;
+}
+
+/**
+ * A native stream lives only so long on the platform (a Slack stream about
+ * five minutes, a Telegram draft about thirty seconds): the timer that makes
+ * it a message a margin before that.
+ */
+export class StreamAgeTimer {
+  readonly #clock: Clock;
+  #timer: TimerHandle | undefined;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** Calls `expire` a margin before a stream opened at `at` reaches the chat's `nativeStreamMaxMs`. */
+  start(at: number, caps: ChatCapabilities, expire: () => void): void {
+    if (!caps.nativeStreamMaxMs) return;
+    const margin = Math.max(2 * liveIntervalMs(caps), caps.nativeStreamMaxMs * 0.1);
+    this.clear();
+    const delay = Math.max(0, at + caps.nativeStreamMaxMs - margin - this.#clock.now());
+    this.#timer = this.#clock.setTimeout(() => {
+      this.#timer = undefined;
+      expire();
+    }, delay);
+  }
+
+  clear(): void {
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
 }

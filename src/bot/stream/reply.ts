@@ -6,19 +6,39 @@
  * alone changes its segments, plain records (segment.ts); the scheduler sees
  * each one as a slot that returns the call to make.
  */
-import type { TimerHandle } from '../../clock.js';
 import type { Button, ChatAdapter } from '../adapter-contract.js';
 import { type FenceState, RenderCache } from '../format/index.js';
 import type { OutboxContext } from './context.js';
-import { fenceAfter, liveIntervalMs, type MessagePart } from './message-parts.js';
-import { callFor, finalOutput, liveOutput, nextStep, type SegmentStep } from './reply-calls.js';
+import type { MessagePart } from './message-parts.js';
+import { callFor, finalOutput, liveOutput, nextStep, shownPatch } from './reply-calls.js';
 import { planFailure } from './reply-failures.js';
-import { closingNote, type LayoutContext, layoutFrom, relayoutFrom, shownPart } from './reply-layout.js';
-import { createsMessage, onlyCosmetic, opensStream, segmentReadyAt } from './reply-pace.js';
+import {
+  closingNote,
+  finalizeLive,
+  frozenAs,
+  type LayoutContext,
+  type LiveSplit,
+  layoutLive,
+  type ReplyText,
+  relayoutFrom,
+  rollCut,
+} from './reply-layout.js';
+import {
+  createsMessage,
+  onlyCosmetic,
+  opensStream,
+  StreamAgeTimer,
+  segmentReadyAt,
+  streamsNatively,
+} from './reply-pace.js';
+import { DeliveryWaits } from './reply-waits.js';
 import type { FailureAction } from './retry.js';
 import type { Call, PaceView, Slot } from './scheduler.js';
-import { isSettled, newSegment, type Segment, type SegmentOutput, signature } from './segment.js';
+import { isSettled, newSegment, type Segment, type SegmentOutput } from './segment.js';
 import type { DeliveredReply, ReplyStream, StreamOptions } from './types.js';
+
+/** A segment laid out again is delivered anew: its cached form and its failures are forgotten. */
+const RELAID: Partial<Segment> = { cosmetic: false, finalOutput: undefined, delivered: false, attempts: 0 };
 
 /** The {@link ReplyStream} of the outbox. */
 export class Reply implements ReplyStream {
@@ -28,11 +48,9 @@ export class Reply implements ReplyStream {
   readonly #replyTo: string | undefined;
   readonly #liveButtons: Button[][] | undefined;
   readonly #deleteMessage: (id: string) => void;
-  #markdown = '';
-  /** The closing note (finish), as Markdown. */
-  #note = '';
+  /** The Markdown so far, the closing note, and the checkpoints a relayout keeps. */
+  readonly #text: ReplyText = { markdown: '', note: '', finished: false, stops: [] };
   #status: string | undefined;
-  #finished = false;
   #finishing: Promise<DeliveredReply> | undefined;
   readonly #segments: Segment[] = [];
   readonly #slots = new Map<Segment, Slot>();
@@ -41,20 +59,14 @@ export class Reply implements ReplyStream {
   /** Where the next live segment starts (after a checkpoint or a stream roll). */
   #nextStart = 0;
   #nextFence: FenceState | undefined;
-  /** Offsets where a message was made permanent on purpose; a relayout keeps them. */
-  readonly #stops: number[] = [];
   /** New segments use the platform's native stream. */
   #native: boolean;
-  /** Text arrived since the live segment was last laid out. */
-  #layoutDirty = true;
-  #liveRendered = '';
-  /** Source offset the live rendering covers. */
-  #liveEnd = 0;
+  /** The live segment's rendering, the source offset it covers, and whether text arrived since. */
+  readonly #liveText = { rendered: '', end: 0, dirty: true };
   readonly #cache = new RenderCache(64);
   #firstTextAt: number | undefined;
-  /** A native stream's age timer. */
-  #streamTimer: TimerHandle | undefined;
-  #waiters: { segments: Segment[]; resolve: () => void }[] = [];
+  readonly #streamAge: StreamAgeTimer;
+  readonly #waits = new DeliveryWaits();
 
   constructor(ctx: OutboxContext, chat: string, options: StreamOptions, deleteMessage: (id: string) => void) {
     this.#ctx = ctx;
@@ -63,31 +75,25 @@ export class Reply implements ReplyStream {
     this.#replyTo = options.replyTo;
     this.#liveButtons = options.liveButtons;
     this.#deleteMessage = deleteMessage;
-    const a = this.#adapter;
-    this.#native =
-      ctx.capabilities(chat).nativeStream &&
-      typeof a.startStream === 'function' &&
-      typeof a.updateStream === 'function' &&
-      typeof a.finishStream === 'function';
+    this.#streamAge = new StreamAgeTimer(ctx.clock);
+    this.#native = streamsNatively(this.#adapter, ctx.capabilities(chat));
   }
 
   get text(): string {
-    return this.#markdown;
+    return this.#text.markdown;
   }
 
   get messageIds(): readonly string[] {
-    const ids: string[] = [];
-    for (const s of this.#segments) if (s.id !== undefined) ids.push(s.id);
-    return ids;
+    return this.#segments.flatMap((s) => (s.id === undefined ? [] : [s.id]));
   }
 
   // ---- append ---------------------------------------------------------------
 
   append(delta: string): void {
-    if (delta === '' || this.#finished) return;
+    if (delta === '' || this.#text.finished) return;
     this.#firstTextAt ??= this.#ctx.clock.now();
-    this.#markdown += delta;
-    this.#layoutDirty = true;
+    this.#text.markdown += delta;
+    this.#liveText.dirty = true;
     const live = this.#live ?? this.#newLive();
     // Until the first message exists, each delta may make it ready (a whole word arrived).
     if (live.id === undefined && !live.handle) this.#touch(live);
@@ -98,42 +104,42 @@ export class Reply implements ReplyStream {
   }
 
   setStatus(line: string | undefined): void {
-    if (this.#finished || line === this.#status) return;
+    if (this.#text.finished || line === this.#status) return;
     this.#status = line;
     if (this.#live) this.#touch(this.#live);
     else if (line !== undefined && !this.#native) this.#touch(this.#newLive());
   }
 
   async checkpoint(): Promise<void> {
-    if (this.#finished) {
+    if (this.#text.finished) {
       await this.#finishing;
       return;
     }
     if (this.#live) {
-      this.#finalizeLive(this.#markdown);
-      this.#stops.push(this.#markdown.length);
+      this.#finalizeLive(this.#text.markdown);
+      this.#text.stops.push(this.#text.markdown.length);
     }
-    await this.#settled();
+    await this.#waits.wait(this.#segments);
   }
 
   finish(options: { note?: string } = {}): Promise<DeliveredReply> {
     if (this.#finishing) return this.#finishing;
-    this.#finished = true;
+    this.#text.finished = true;
     this.#status = undefined;
-    this.#clearStreamTimer();
+    this.#streamAge.clear();
     const live = this.#live;
     if (options.note) {
       const [from, fence] = live ? [live.start, live.fence] : [this.#nextStart, this.#nextFence];
-      this.#note = closingNote(this.#markdown, from, fence, options.note);
+      this.#text.note = closingNote(this.#text.markdown, from, fence, options.note);
     }
-    if (live || this.#note !== '' || this.#markdown.length > this.#nextStart) {
+    if (live || this.#text.note !== '' || this.#text.markdown.length > this.#nextStart) {
       if (!live) this.#newLive();
-      this.#finalizeLive(this.#markdown + this.#note);
+      this.#finalizeLive(this.#text.markdown + this.#text.note);
     }
     for (const s of this.#segments) if (!isSettled(s)) this.#touch(s);
-    this.#finishing = this.#settled().then(() => ({
+    this.#finishing = this.#waits.wait(this.#segments).then(() => ({
       messageIds: [...this.messageIds],
-      text: this.#markdown,
+      text: this.#text.markdown,
     }));
     return this.#finishing;
   }
@@ -144,12 +150,12 @@ export class Reply implements ReplyStream {
     return { caps: this.#ctx.capabilities(this.#chat), cache: this.#cache };
   }
 
-  /** A new live segment where the next text starts. */
-  #newLive(): Segment {
-    const seg = this.#newSegment(this.#nextStart, this.#nextFence);
+  /** A new live segment where the next text starts (by default, after the last checkpoint). */
+  #newLive(start = this.#nextStart, fence = this.#nextFence): Segment {
+    const seg = this.#newSegment(start, fence);
     this.#segments.push(seg);
     this.#live = seg;
-    this.#layoutDirty = true;
+    this.#liveText.dirty = true;
     return seg;
   }
 
@@ -158,72 +164,36 @@ export class Reply implements ReplyStream {
     return newSegment(start, fence, this.#native ? 'native' : 'edits');
   }
 
-  /** Makes the live segment permanent with all of `md` from its start. */
+  /** Makes the live segment permanent with all of `md` from its start; the next text starts after it. */
   #finalizeLive(md: string): void {
     const live = this.#live;
     if (!live) return;
-    this.#clearStreamTimer();
-    const parts = layoutFrom(md, live.start, live.fence, live, true, this.#layoutContext());
-    const [first, ...rest] = parts;
-    this.#freezeAs(
-      live,
-      first ?? {
-        start: live.start,
-        end: md.length,
-        fence: live.fence,
-        fenceAtEnd: live.fence,
-        text: '',
-        rendered: '',
-      },
-    );
-    this.#addFrozen(rest);
-    const last = parts.at(-1);
+    this.#streamAge.clear();
+    const { split, fence } = finalizeLive(md, live, this.#layoutContext());
+    this.#applySplit(live, split);
     this.#nextStart = md.length;
-    this.#nextFence = last ? fenceAfter(md, last.start, last.fence) : live.fence;
-    this.#live = undefined;
+    this.#nextFence = fence;
     this.#touch(live);
   }
 
-  /** Splits the live text; everything but its last part becomes permanent messages. */
+  /** Lays out the live text when it grew; a split freezes messages and starts a new live one. */
   #layoutLive(): void {
     const live = this.#live;
-    if (!this.#layoutDirty || !live) return;
-    this.#layoutDirty = false;
-    const parts = layoutFrom(this.#markdown, live.start, live.fence, live, false, this.#layoutContext());
-    if (parts.length === 0) {
-      this.#liveRendered = '';
-      return;
-    }
-    if (parts.length > 1 && this.#freezeShown(live)) return;
-    const last = parts.at(-1)!;
-    this.#liveEnd = this.#markdown.length;
-    if (parts.length > 1) {
-      this.#freezeAs(live, parts[0]!);
-      this.#addFrozen(parts.slice(1, -1));
-      const seg = this.#newSegment(last.start, last.fence);
-      this.#segments.push(seg);
-      this.#live = seg;
-      this.#wake(seg);
-    }
-    this.#liveRendered = last.rendered;
+    if (!this.#liveText.dirty || !live) return;
+    const layout = layoutLive(this.#text.markdown, live, this.#layoutContext());
+    if (layout.split) this.#applySplit(live, layout.split);
+    this.#liveText.dirty = layout.again === true;
+    this.#liveText.rendered = layout.rendered;
+    if (layout.end !== undefined) this.#liveText.end = layout.end;
   }
 
-  /**
-   * The live text outgrew its edited message: end the message within the
-   * text it already shows (reply-layout.ts), so its last edit is cosmetic and
-   * can give way to the next message. False when it has shown too little.
-   */
-  #freezeShown(live: Segment): boolean {
-    const part = shownPart(this.#markdown, live, this.#ctx.capabilities(this.#chat));
-    if (!part) return false;
-    this.#freezeAs(live, part);
-    live.cosmetic = true;
-    const seg = this.#newSegment(part.end, part.fenceAtEnd);
-    this.#segments.push(seg);
-    this.#live = seg;
-    this.#layoutDirty = true;
-    this.#wake(seg);
-    return true;
+  /** Freezes `live` with the split's part, adds its permanent parts, and the new live segment. */
+  #applySplit(live: Segment, split: LiveSplit): void {
+    Object.assign(live, frozenAs(split.keep));
+    live.cosmetic = split.cosmetic;
+    this.#addFrozen(split.frozen);
+    this.#live = undefined;
+    if (split.next) this.#wake(this.#newLive(split.next.start, split.next.fence));
   }
 
   /** CAPABILITY_CHANGED or MESSAGE_TOO_LONG: lays out every unsettled segment again. */
@@ -232,47 +202,35 @@ export class Reply implements ReplyStream {
     if (first < 0) return;
     if (!this.#ctx.capabilities(this.#chat).nativeStream) this.#disableNative();
     const targets = this.#segments.slice(first).filter((s) => !s.abandoned);
-    const head = targets[0]!;
-    const text = { markdown: this.#markdown, note: this.#note, finished: this.#finished, stops: this.#stops };
-    const { parts, finalCount } = relayoutFrom(text, head, this.#layoutContext());
+    const { placed, surplus } = relayoutFrom(this.#text, targets, this.#layoutContext());
     this.#segments.splice(first);
     this.#live = undefined;
-    for (let i = 0; i < Math.max(parts.length, targets.length); i++) {
-      const part = parts[i];
-      let seg = targets[i];
-      if (!part) {
-        // More messages than the new layout needs: remove the surplus.
-        seg!.abandoned = true;
-        if (seg!.id !== undefined) this.#deleteMessage(seg!.id);
-        continue;
-      }
-      if (seg) Object.assign(seg, { cosmetic: false, finalOutput: undefined, delivered: false, attempts: 0 });
-      else seg = this.#newSegment(part.start, part.fence);
-      seg.start = part.start;
-      seg.fence = part.fence;
-      seg.dirty = true;
+    for (const seg of surplus) {
+      // More messages than the new layout needs: remove the surplus.
+      seg.abandoned = true;
+      if (seg.id !== undefined) this.#deleteMessage(seg.id);
+    }
+    for (const { reuse, part, final } of placed) {
+      const seg = reuse ? Object.assign(reuse, RELAID) : this.#newSegment(part.start, part.fence);
+      Object.assign(seg, { start: part.start, fence: part.fence, dirty: true });
       this.#segments.push(seg);
-      if (i < finalCount) this.#freezeAs(seg, part);
+      if (final) Object.assign(seg, frozenAs(part));
       else {
-        seg.final = false;
-        seg.end = undefined;
+        Object.assign(seg, { final: false, end: undefined });
         this.#live = seg;
-        this.#liveRendered = part.rendered;
-        this.#liveEnd = this.#markdown.length;
+        this.#liveText.rendered = part.rendered;
+        this.#liveText.end = this.#text.markdown.length;
       }
     }
-    const last = parts.at(-1);
-    if (!this.#live && !this.#finished && last) {
+    const last = placed.at(-1)?.part;
+    if (!this.#live && !this.#text.finished && last) {
       this.#nextStart = last.end;
       this.#nextFence = last.fenceAtEnd;
     }
-    this.#layoutDirty = this.#live !== undefined;
-    // Whoever waits for delivery (finish) now also waits for the parts added,
-    // before any of them is queued, so no wait can end on the old layout.
-    for (const w of this.#waiters)
-      for (const s of this.#segments) if (!w.segments.includes(s)) w.segments.push(s);
+    this.#liveText.dirty = this.#live !== undefined;
+    this.#waits.cover(this.#segments);
     for (const s of this.#segments) if (!isSettled(s)) this.#touch(s);
-    this.#changed();
+    this.#waits.check();
   }
 
   /** No native stream here (any more): segments not streaming yet go out as edited messages. */
@@ -285,22 +243,14 @@ export class Reply implements ReplyStream {
         this.#touch(s);
       }
     }
-    this.#layoutDirty = true;
-  }
-
-  #freezeAs(segment: Segment, part: MessagePart): void {
-    segment.final = true;
-    segment.end = part.end;
-    segment.partText = part.text;
-    segment.finalOutput = undefined;
-    segment.dirty = true;
+    this.#liveText.dirty = true;
   }
 
   /** New frozen segments for `parts`, in order. */
-  #addFrozen(parts: MessagePart[]): void {
+  #addFrozen(parts: readonly MessagePart[]): void {
     for (const part of parts) {
       const seg = this.#newSegment(part.start, part.fence);
-      this.#freezeAs(seg, part);
+      Object.assign(seg, frozenAs(part));
       this.#segments.push(seg);
       this.#wake(seg);
     }
@@ -317,8 +267,8 @@ export class Reply implements ReplyStream {
       if (segment.finalOutput === undefined) segment.finalOutput = finalOutput(segment, caps);
       return { out: segment.finalOutput, end: undefined };
     }
-    const out = liveOutput(segment, this.#liveRendered, this.#status, this.#liveButtons, caps);
-    return { out, end: this.#liveEnd };
+    const out = liveOutput(segment, this.#liveText.rendered, this.#status, this.#liveButtons, caps);
+    return { out, end: this.#liveText.end };
   }
 
   // ---- call -------------------------------------------------------------------
@@ -352,85 +302,47 @@ export class Reply implements ReplyStream {
   }
 
   #readyAt(segment: Segment, now: number, pace: PaceView): number {
-    const chat = this.#chat;
-    const key = segment.handle
-      ? this.#ctx.streamKey(chat, segment.handle.id)
-      : segment.id !== undefined
-        ? this.#ctx.messageKey(chat, segment.id)
-        : undefined;
-    return segmentReadyAt(segment, now, pace, {
-      segments: this.#segments,
-      caps: this.#ctx.capabilities(chat),
-      markdown: this.#markdown,
-      status: this.#status,
-      firstTextAt: this.#firstTextAt,
-      key,
-    });
+    const { markdown } = this.#text;
+    const caps = this.#ctx.capabilities(this.#chat);
+    const r = { chat: this.#chat, segments: this.#segments, caps, markdown, keys: this.#ctx };
+    return segmentReadyAt(segment, now, pace, { ...r, status: this.#status, firstTextAt: this.#firstTextAt });
   }
 
-  #next(segment: Segment): Call | 'later' | undefined {
+  /** The call `segment` needs now: its output laid out from the newest text, then the step to show it. */
+  #next(segment: Segment): Call | undefined {
     if (isSettled(segment)) return undefined;
     const wasLive = !segment.final;
     const { out, end } = this.#output(segment);
-    // Laying out the live text just made this message permanent with text it
-    // already shows: its remaining edit is cosmetic and may wait for the new
-    // message to go first.
-    if (wasLive && segment.final && segment.cosmetic) return 'later';
+    if (wasLive && segment.cosmetic) {
+      // Laying out the live text just ended this message within the text it
+      // already shows: its remaining edit is cosmetic, so it is queued again
+      // once this pass of the scheduler is over, behind the new message.
+      queueMicrotask(() => this.#wake(segment));
+      return undefined;
+    }
     const step = nextStep(segment, out, this.#replyTo);
-    return this.#callFor(segment, step, out, end);
-  }
-
-  #callFor(
-    segment: Segment,
-    step: SegmentStep,
-    out: SegmentOutput | null,
-    end: number | undefined,
-  ): Call | undefined {
     // A stream start shows nothing yet: the text still has to go out after it.
     segment.dirty = step.kind === 'start';
-    switch (step.kind) {
-      case 'idle':
-        return undefined;
-      case 'delivered':
-        segment.delivered = true;
-        this.#changed();
-        return undefined;
-      case 'drop-stream':
-        segment.abandoned = true;
-        segment.handle = undefined;
-        this.#changed();
-        return undefined;
+    if (step.kind === 'none') {
+      Object.assign(segment, step.patch);
+      this.#waits.check();
+      return undefined;
     }
-    const ctx = this.#ctx;
-    const chat = this.#chat;
-    const startedAt = ctx.clock.now();
+    const startedAt = this.#ctx.clock.now();
     const basis = {
-      chat,
+      chat: this.#chat,
       adapter: this.#adapter,
+      keys: this.#ctx,
       attempt: segment.attempts + 1,
       plain: segment.plain || out?.format === 'plain',
-      messageKey: (id: string) => ctx.messageKey(chat, id),
-      streamKey: (id: string) => ctx.streamKey(chat, id),
     };
     return callFor(step, basis, {
-      created: (id) => {
-        if (segment.handle) {
-          segment.handle = undefined;
-          segment.delivery = 'edits';
-        }
-        segment.id = id;
-      },
-      started: (handle) => {
-        segment.handle = handle;
-        segment.attempts = 0;
-        this.#streamStarted(segment, startedAt);
+      record: (patch) => {
+        Object.assign(segment, patch);
+        if (patch.handle) this.#streamStarted(segment, startedAt);
+        this.#waits.check();
       },
       shown: () => this.#shown(segment, out!, end),
-      deleted: () => {
-        segment.id = undefined;
-        segment.delivered = true;
-        this.#changed();
-      },
     });
   }
 
@@ -438,19 +350,9 @@ export class Reply implements ReplyStream {
 
   /** The platform shows `out` (up to source offset `end`). */
   #shown(segment: Segment, out: SegmentOutput, end: number | undefined): void {
-    const sig = signature(out);
-    segment.sentSig = sig;
-    if (end !== undefined) segment.shownEnd = end;
-    segment.attempts = 0;
-    if (out.buttons && out.buttons.length > 0) segment.hadButtons = true;
-    if (segment.final) {
-      // An update of a still-open stream is no delivery, even with the final
-      // text: only finishing it makes the text a message.
-      const wanted = segment.handle ? null : this.#output(segment).out;
-      if (wanted !== null && signature(wanted) === sig) segment.delivered = true;
-      else segment.dirty = true;
-    }
-    this.#changed();
+    const wanted = segment.final && !segment.handle ? this.#output(segment).out : null;
+    Object.assign(segment, shownPatch(segment, out, end, wanted));
+    this.#waits.check();
   }
 
   /** A call failed; `action` comes from the retry table (retry.ts), its meaning here from reply-failures.ts. */
@@ -462,66 +364,30 @@ export class Reply implements ReplyStream {
   ): void {
     const plan = planFailure(segment, action, call?.kind, this.#ctx.clock.now());
     Object.assign(segment, plan.patch);
-    if (plan.log) {
-      this.#ctx.logger[plan.log.level](
-        { err, chat: this.#chat, attempts: segment.attempts },
-        plan.log.message,
-      );
-    }
+    const { log } = plan;
+    if (log) this.#ctx.logger[log.level]({ err, chat: this.#chat, attempts: segment.attempts }, log.message);
     if (plan.shrink) this.#ctx.shrink(this.#chat);
     if (plan.followUp === 'relayout') this.#relayout();
     else if (plan.followUp === 'edits') this.#disableNative();
-    if (plan.changed) this.#changed();
+    if (plan.changed) this.#waits.check();
   }
 
-  // ---- delivery waits and native stream age -----------------------------------
+  // ---- native stream age -------------------------------------------------------
 
-  /** Something about a segment changed: waits whose segments are all settled end. */
-  #changed(): void {
-    if (this.#waiters.length === 0) return;
-    const ready = this.#waiters.filter((w) => w.segments.every(isSettled));
-    if (ready.length === 0) return;
-    this.#waiters = this.#waiters.filter((w) => !ready.includes(w));
-    for (const w of ready) w.resolve();
-  }
-
-  /** Resolves when every segment that exists now is delivered (or given up). */
-  #settled(): Promise<void> {
-    const segments = [...this.#segments];
-    if (segments.every(isSettled)) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ segments, resolve }));
-  }
-
-  /** A native stream was opened at `at`: make it a message before the platform's maximum age. */
+  /** A native stream was opened at `at`: it becomes a message before the platform's maximum age. */
   #streamStarted(segment: Segment, at: number): void {
-    const caps = this.#ctx.capabilities(this.#chat);
-    if (!caps.nativeStreamMaxMs || segment !== this.#live) return;
-    const margin = Math.max(2 * liveIntervalMs(caps), caps.nativeStreamMaxMs * 0.1);
-    this.#clearStreamTimer();
-    this.#streamTimer = this.#ctx.clock.setTimeout(
-      () => {
-        this.#streamTimer = undefined;
-        this.#rollStream(segment);
-      },
-      Math.max(0, at + caps.nativeStreamMaxMs - margin - this.#ctx.clock.now()),
-    );
-  }
-
-  #clearStreamTimer(): void {
-    if (this.#streamTimer !== undefined) this.#ctx.clock.clearTimeout(this.#streamTimer);
-    this.#streamTimer = undefined;
+    if (segment !== this.#live) return;
+    this.#streamAge.start(at, this.#ctx.capabilities(this.#chat), () => this.#rollStream(segment));
   }
 
   /** A native stream nears its maximum age: make it a message and go on in a new stream. */
   #rollStream(segment: Segment): void {
-    if (this.#finished || segment !== this.#live || !segment.handle) return;
-    const text = this.#markdown;
-    let cut = text.lastIndexOf('\n') + 1;
-    if (cut <= segment.start) cut = text.lastIndexOf(' ') + 1;
-    if (cut <= segment.start) cut = text.length;
-    if (cut <= segment.start) return;
+    if (this.#text.finished || segment !== this.#live || !segment.handle) return;
+    const text = this.#text.markdown;
+    const cut = rollCut(text, segment.start);
+    if (cut === undefined) return;
     this.#finalizeLive(text.slice(0, cut));
-    this.#stops.push(cut);
+    this.#text.stops.push(cut);
     if (text.length > cut) this.#touch(this.#newLive());
   }
 }

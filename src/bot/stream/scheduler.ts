@@ -48,10 +48,9 @@ export interface Slot {
   readyAt(now: number, pace: PaceView): number;
   /**
    * The call to make now, built from the newest state; undefined when nothing
-   * is left to do; `'later'` when the slot changed its mind (it stays queued
-   * and is asked again on a later pass).
+   * is left to do now (the slot leaves the queue until it is woken again).
    */
-  next(): Call | 'later' | undefined;
+  next(): Call | undefined;
   /**
    * The call failed; `action` is what the retry table says to do (never a
    * rate limit: the scheduler handles those). `give-up` also comes when the
@@ -261,10 +260,6 @@ export class Scheduler {
         // Building the call failed (a renderer bug): the slot backs off like after a failed call.
         this.#logger.error({ err, chat: lane.chat }, 'outbox could not prepare a call');
         slot.failed({ kind: 'give-up' }, err, undefined);
-        continue;
-      }
-      if (call === 'later') {
-        lane.again = true;
         continue;
       }
       if (!call) {
