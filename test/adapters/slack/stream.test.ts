@@ -118,7 +118,7 @@ describe('Slack native streams', () => {
     const chat = await mentionThread();
     const handle = await a.startStream(chat, {});
     const first = await a.updateStream(handle, { text: 'Hi', format: 'markdown' }).catch((e: unknown) => e);
-    expect((first as SwitchboardError).code).toBe('NOT_FOUND');
+    expect((first as SwitchboardError).code).toBe('STREAM_UNAVAILABLE');
     expect(fake.callsOf('chat.postMessage')).toHaveLength(0);
     expect(a.capabilities(chat).nativeStream).toBe(false);
   });
