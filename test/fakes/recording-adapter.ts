@@ -396,7 +396,7 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
       }
       return new SwitchboardError(inj.code, `injected ${inj.code} for ${call.op}`, {
         ...(inj.retryAfterMs === undefined ? {} : { retryAfterMs: inj.retryAfterMs }),
-        detail: { scope: inj.scope ?? 'chat', injected: true },
+        detail: { injected: true },
       });
     }
     const caps = this.capabilities(call.chat);

@@ -14,6 +14,7 @@ import type {
 } from '../adapter-contract.js';
 import { renderPart, renderStatusLine } from '../format/index.js';
 import type { PaceKey } from './pace.js';
+import type { CallKind } from './retry.js';
 import type { Call } from './scheduler.js';
 import { type Segment, type SegmentOutput, signature } from './segment.js';
 
@@ -136,75 +137,55 @@ export interface CallBasis {
 
 /** The platform call for `step`; its success is recorded through `answer`. */
 export function callFor(step: CallStep, b: CallBasis, answer: CallAnswers): Call {
-  const { chat, adapter: a } = b;
-  const base = { attempt: b.attempt, plain: b.plain };
+  const { chat, adapter: a, keys } = b;
+  const call = (kind: CallKind, paces: PaceKey | undefined, run: Call['run']): Call => ({
+    kind,
+    attempt: b.attempt,
+    plain: b.plain,
+    ...(paces ? { paces } : {}),
+    run,
+  });
+  /** The message shows the call's output; a new message is paced from this call on. */
+  const shown = (created?: string): PaceKey | undefined => {
+    answer.shown();
+    return created === undefined ? undefined : keys.messageKey(chat, created);
+  };
   switch (step.kind) {
     case 'delete':
-      return {
-        ...base,
-        kind: 'delete',
-        run: async () => {
-          await a.delete(chat, step.id);
-          answer.record({ id: undefined, delivered: true });
-          return undefined;
-        },
-      };
+      return call('delete', undefined, async () => {
+        await a.delete(chat, step.id);
+        answer.record({ id: undefined, delivered: true });
+        return undefined;
+      });
     case 'send':
-      return {
-        ...base,
-        kind: 'send',
-        run: async () => {
-          const sent = await a.send(chat, step.message);
-          answer.record({ id: sent.messageId });
-          answer.shown();
-          return b.keys.messageKey(chat, sent.messageId);
-        },
-      };
+      return call('send', undefined, async () => {
+        const { messageId } = await a.send(chat, step.message);
+        answer.record({ id: messageId });
+        return shown(messageId);
+      });
     case 'edit':
-      return {
-        ...base,
-        kind: 'edit',
-        paces: b.keys.messageKey(chat, step.id),
-        run: async () => {
-          await a.edit(chat, step.id, step.message);
-          answer.shown();
-          return undefined;
-        },
-      };
+      return call('edit', keys.messageKey(chat, step.id), async () => {
+        await a.edit(chat, step.id, step.message);
+        return shown();
+      });
     case 'start':
-      return {
-        ...base,
-        kind: 'start',
-        run: async () => {
-          const options = step.replyTo === undefined ? {} : { replyTo: step.replyTo };
-          answer.record({ handle: await a.startStream!(chat, options), attempts: 0 });
-          return undefined;
-        },
-      };
+      return call('start', undefined, async () => {
+        const options = step.replyTo === undefined ? {} : { replyTo: step.replyTo };
+        answer.record({ handle: await a.startStream!(chat, options), attempts: 0 });
+        return undefined;
+      });
     case 'update':
-      return {
-        ...base,
-        kind: 'update',
-        paces: b.keys.streamKey(chat, step.handle.id),
-        run: async () => {
-          await a.updateStream!(step.handle, step.message);
-          answer.shown();
-          return undefined;
-        },
-      };
+      return call('update', keys.streamKey(chat, step.handle.id), async () => {
+        await a.updateStream!(step.handle, step.message);
+        return shown();
+      });
     case 'finish':
-      return {
-        ...base,
-        kind: 'finish',
-        paces: b.keys.streamKey(chat, step.handle.id),
-        run: async () => {
-          const sent = await a.finishStream!(step.handle, step.message);
-          // The stream is a message now: later changes are edits of it.
-          answer.record({ handle: undefined, delivery: 'edits', id: sent.messageId });
-          answer.shown();
-          return b.keys.messageKey(chat, sent.messageId);
-        },
-      };
+      return call('finish', keys.streamKey(chat, step.handle.id), async () => {
+        const { messageId } = await a.finishStream!(step.handle, step.message);
+        // The stream is a message now: later changes are edits of it.
+        answer.record({ handle: undefined, delivery: 'edits', id: messageId });
+        return shown(messageId);
+      });
   }
 }
 
