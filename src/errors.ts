@@ -70,6 +70,15 @@ export class SwitchboardError extends Error {
  */
 export type RateLimitScope = 'chat' | 'global';
 
+/** Options for {@link RateLimitError}. */
+export interface RateLimitErrorOptions {
+  /** How long the platform asked us to wait. */
+  retryAfterMs: number;
+  scope: RateLimitScope;
+  cause?: unknown;
+  detail?: Record<string, unknown>;
+}
+
 /**
  * A platform refused a call for its rate limit (`RATE_LIMITED`). The outbox's
  * scheduler waits `retryAfterMs` before any further call in the `scope`, and
@@ -83,10 +92,7 @@ export class RateLimitError extends SwitchboardError {
   override readonly retryAfterMs: number;
   readonly scope: RateLimitScope;
 
-  constructor(
-    message: string,
-    options: { retryAfterMs: number; scope: RateLimitScope; cause?: unknown; detail?: Record<string, unknown> },
-  ) {
+  constructor(message: string, options: RateLimitErrorOptions) {
     super('RATE_LIMITED', message, options);
     this.retryAfterMs = options.retryAfterMs;
     this.scope = options.scope;

@@ -42,6 +42,9 @@ export {
   describeError,
   type ErrorCode,
   isErrorCode,
+  RateLimitError,
+  type RateLimitErrorOptions,
+  type RateLimitScope,
   SwitchboardError,
   type SwitchboardErrorOptions,
 } from './errors.js';
