@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
-import { SwitchboardError } from '../../../src/errors.js';
+import { RateLimitError, type SwitchboardError } from '../../../src/errors.js';
 import {
   type FakeSlack,
   type FakeSlackOptions,
@@ -62,7 +62,7 @@ describe('Slack native streams', () => {
     expect(fake.callsOf('chat.update')).toHaveLength(0);
   });
 
-  it('a 429 on appendStream reaches the core as RATE_LIMITED and the next update sends the whole gap', async () => {
+  it('a 429 on appendStream reaches the core as a workspace-wide RateLimitError and the next update sends the whole gap', async () => {
     const a = await setup({ limits: { appendIntervalMs: 60_000, updateIntervalMs: 0 } });
     const chat = await mentionThread();
     const handle = await a.startStream(chat, {});
@@ -71,8 +71,10 @@ describe('Slack native streams', () => {
     const err = await a
       .updateStream(handle, { text: 'one two', format: 'markdown' })
       .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(SwitchboardError);
-    expect((err as SwitchboardError).code).toBe('RATE_LIMITED');
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as RateLimitError).code).toBe('RATE_LIMITED');
+    // Slack limits a method per workspace (chat.postMessage alone per channel): every chat waits.
+    expect((err as RateLimitError).scope).toBe('global');
     fake.limits.appendIntervalMs = 0;
     await a.updateStream(handle, { text: 'one two three', format: 'markdown' });
     expect(fake.callsOf('chat.appendStream').at(-1)?.args.markdown_text).toBe(' two three');
