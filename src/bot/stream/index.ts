@@ -90,7 +90,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         typing.set(chat, slot);
       }
       slot.active = true;
-      slot.wake();
+      ctx.scheduler.wake(slot, ctx.adapterFor(chat));
     },
 
     stopTyping(chat: string): void {

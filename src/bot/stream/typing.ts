@@ -53,9 +53,4 @@ export class TypingSlot implements Slot {
       this.#ctx.clock.now() + Math.max(1000, this.#ctx.capabilities(this.chat).typingIntervalMs);
     this.#ctx.logger.debug({ err, chat: this.chat }, 'typing failed');
   }
-
-  /** Starts (again) sending typing through the scheduler. */
-  wake(): void {
-    this.#ctx.scheduler.wake(this, this.#adapter);
-  }
 }
