@@ -44,6 +44,9 @@ export {
   describeError,
   type ErrorCode,
   isErrorCode,
+  RateLimitError,
+  type RateLimitErrorOptions,
+  type RateLimitScope,
   SwitchboardError,
   type SwitchboardErrorOptions,
 } from './errors.js';

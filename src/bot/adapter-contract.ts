@@ -162,7 +162,8 @@ export interface StreamHandle {
  * Native streaming, for chats whose capabilities say `nativeStream: true`.
  * Updates carry the whole text so far; the adapter sends what its platform
  * needs (a draft replaces, a Slack stream appends the new suffix). Throwing
- * `NOT_FOUND` from `startStream` makes the core fall back to edits.
+ * `STREAM_UNAVAILABLE` from `startStream` or an update makes the core carry
+ * the reply on in edited messages; `NOT_FOUND` means the stream is gone.
  */
 export interface NativeStreaming {
   startStream(chat: string, options: { replyTo?: string }): Promise<StreamHandle>;
@@ -173,8 +174,10 @@ export interface NativeStreaming {
 
 /**
  * A chat platform. Errors are `SwitchboardError`s with these codes:
- * `RATE_LIMITED` (with `retryAfterMs`), `FORMAT_REJECTED` (the core resends
- * plain), `MESSAGE_TOO_LONG`, `NOT_FOUND` (message or method gone),
+ * `RATE_LIMITED` (a `RateLimitError`, with `retryAfterMs` and `scope`),
+ * `FORMAT_REJECTED` (the core resends plain), `MESSAGE_TOO_LONG`,
+ * `NOT_FOUND` (the message or stream is gone), `STREAM_UNAVAILABLE` (no
+ * native stream here),
  * `CAPABILITY_CHANGED` (re-read capabilities and retry: e.g. Telegram rich
  * messages answered 404), `PLATFORM_ERROR`. "Not modified" is success.
  */
