@@ -44,12 +44,30 @@ export interface TokenUsage {
   cacheCreationInputTokens?: number;
 }
 
-/** One block of a message's content; close to the Messages API, without its ids. */
+/**
+ * One block of a message's content; close to the Messages API, without its ids.
+ * Thinking blocks are kept exactly as the model sent them (text and signature
+ * byte for byte): the API rejects a tool loop whose thinking was altered.
+ */
 export type ContentBlock =
   | { type: 'text'; text: string }
   | { type: 'image'; mediaType: string; data: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; toolUseId: string; content: string; isError?: boolean };
+  | { type: 'tool_result'; toolUseId: string; content: string; isError?: boolean }
+  /** The model's thinking; `thinking` may be empty (display `omitted`): the signature carries it. */
+  | { type: 'thinking'; thinking: string; signature: string }
+  /** Thinking the API encrypted; `data` is opaque and goes back unchanged. */
+  | { type: 'redacted_thinking'; data: string };
+
+/** Why a model reply ended, as the Messages API names it. */
+export type StopReason =
+  | 'end_turn'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'tool_use'
+  | 'pause_turn'
+  | 'refusal'
+  | 'model_context_window_exceeded';
 
 /**
  * One entry of the conversation. `state: 'interrupted'` marks a reply cut off
@@ -65,6 +83,18 @@ export interface HistoryMessage {
   kind?: 'summary' | 'notice';
   /** Display name of the person who wrote a user message, in shared chats. */
   author?: string;
+  /**
+   * The model that wrote an assistant message. Thinking blocks are bound to
+   * it: a session continued under another model does not send them back.
+   */
+  model?: string;
+  /** Why the model stopped writing this assistant message (set when known). */
+  stopReason?: StopReason;
+  /**
+   * Kept in the history but never sent to the model again: `refusal` marks an
+   * exchange the model declined, so the next turn is not refused for it.
+   */
+  withheld?: 'refusal';
 }
 
 /** A tool as the model sees it. */

@@ -1,4 +1,19 @@
 /** The model providers. */
 export { AnthropicProvider, type AnthropicProviderOptions, DEFAULT_MODEL } from './anthropic.js';
 export { mapProviderError } from './errors.js';
-export type { Provider, ProviderEvent, ProviderMessage, ProviderRequest, ToolDefinition } from './types.js';
+export {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_MAX_OUTPUT,
+  getModelInfo,
+  type ModelInfo,
+  type ModelOverrides,
+} from './models.js';
+export { EFFORTS, type Effort, type ThinkingSetting } from './request.js';
+export type {
+  Provider,
+  ProviderEvent,
+  ProviderMessage,
+  ProviderRequest,
+  RefusalDetails,
+  ToolDefinition,
+} from './types.js';

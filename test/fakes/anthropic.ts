@@ -7,6 +7,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fakeWindow, sign, type ThinkingLedger, validate } from './anthropic-rules.js';
+import { fakeInputTokens } from './anthropic-tokens.js';
 
 /** Usage figures, as the API names them. */
 export interface FakeUsage {
@@ -38,6 +40,18 @@ export interface ScriptedResponse {
   release?: Promise<unknown>;
   /** stop_reason; default `tool_use` when toolUse is given, else `end_turn`. */
   stopReason?: string;
+  /**
+   * Thinking blocks before the text, each with a signature bound to the
+   * model. Their text reaches the client only with display `summarized` or
+   * `updates` (Thinking page: the current models default to `omitted`).
+   */
+  thinking?: string[];
+  /** A redacted_thinking block before the text. */
+  redactedThinking?: boolean;
+  /** The last tool call's input stops halfway and the reply ends with `max_tokens` (no content_block_stop). */
+  cutToolInput?: boolean;
+  /** With `stopReason: 'refusal'`: the stop_details the API sends. */
+  refusal?: { category: string; explanation: string };
 }
 
 /** A request as the fake saw it. */
@@ -68,6 +82,11 @@ export interface FakeAnthropic {
   setDefault(fn: (body: any) => ScriptedResponse): void;
   /** Forgets queued scripts, recorded requests and a custom default. */
   reset(): void;
+  /** Bodies sent to the token-counting endpoint. */
+  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
+  countRequests: any[];
+  /** Overrides the model's context window for the window check (default from the models overview). */
+  contextWindow: number | undefined;
   /** Resolves once `predicate` holds, checked after every request, chunk and close. */
   waitFor(predicate: () => boolean): Promise<void>;
   close(): Promise<void>;
@@ -86,11 +105,6 @@ function lastUserText(body: any): string {
     if (texts.length > 0) return texts[texts.length - 1] ?? '';
   }
   return '';
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
-function estimateInputTokens(body: any): number {
-  return Math.max(1, Math.ceil(JSON.stringify(body?.messages ?? []).length / 4));
 }
 
 const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -112,10 +126,14 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     }
   };
   let toolSeq = 0;
+  let thinkingSeq = 0;
+  const ledger: ThinkingLedger = { issued: new Map(), beforeTool: new Map(), paused: new Set() };
 
   const fake: FakeAnthropic = {
     url: '',
     requests: [],
+    countRequests: [],
+    contextWindow: undefined,
     log: [],
     enqueue: (...responses) => queue.push(...responses),
     setDefault: (fn) => {
@@ -125,6 +143,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       queue.length = 0;
       fake.requests.length = 0;
       fake.log.length = 0;
+      fake.countRequests.length = 0;
+      fake.contextWindow = undefined;
       fallback = echo;
     },
     waitFor: (predicate) =>
@@ -162,6 +182,20 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       sendError(res, 400, 'invalid_request_error', 'Body is not JSON');
       return;
     }
+    const betas = String(req.headers['anthropic-beta'] ?? '');
+    if (req.url.startsWith('/v1/messages/count_tokens')) {
+      // Token counting page: the same checks as a request, and the input tokens it would use.
+      fake.countRequests.push(body);
+      const problem = validate(
+        { ...body, max_tokens: 1 },
+        betas,
+        ledger,
+        fake.contextWindow ?? Number.MAX_SAFE_INTEGER,
+      );
+      if (problem) sendError(res, 400, 'invalid_request_error', problem);
+      else sendJsonBody(res, { input_tokens: fakeInputTokens(body) });
+      return;
+    }
     const entry: RecordedRequest = {
       body,
       headers: req.headers,
@@ -186,7 +220,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       entry.finished = true;
       return;
     }
-    const validation = validate(body);
+    const validation = validate(body, betas, ledger, fake.contextWindow ?? fakeWindow(body.model));
     if (validation) {
       sendError(res, 400, 'invalid_request_error', validation);
       entry.finished = true;
@@ -204,7 +238,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
   function usageOf(body: any, script: ScriptedResponse, outputChars: number): Required<FakeUsage> {
     return {
-      input_tokens: script.usage?.input_tokens ?? estimateInputTokens(body),
+      input_tokens: script.usage?.input_tokens ?? fakeInputTokens(body),
       output_tokens: script.usage?.output_tokens ?? Math.max(1, Math.ceil(outputChars / 4)),
       cache_read_input_tokens: script.usage?.cache_read_input_tokens ?? 0,
       cache_creation_input_tokens: script.usage?.cache_creation_input_tokens ?? 0,
@@ -244,6 +278,46 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       },
     });
     let index = 0;
+    const content: unknown[] = [];
+    const signatures: string[] = [];
+    // Thinking page: the current models default to display `omitted` (empty text, the signature carries it).
+    const shown = body.thinking?.display === 'summarized' || body.thinking?.display === 'updates';
+    for (const thought of script.thinking ?? []) {
+      const signature = sign(body.model, thought, ++thinkingSeq);
+      const visible = shown ? thought : '';
+      ledger.issued.set(signature, { model: body.model, thinking: visible });
+      signatures.push(signature);
+      content.push({ type: 'thinking', thinking: visible, signature });
+      send('content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      });
+      if (visible)
+        send('content_block_delta', {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'thinking_delta', thinking: visible },
+        });
+      send('content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'signature_delta', signature },
+      });
+      send('content_block_stop', { type: 'content_block_stop', index });
+      index++;
+    }
+    if (script.redactedThinking) {
+      const data = `redacted-${++thinkingSeq}`;
+      content.push({ type: 'redacted_thinking', data });
+      send('content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'redacted_thinking', data },
+      });
+      send('content_block_stop', { type: 'content_block_stop', index });
+      index++;
+    }
     if (texts.length > 0) {
       send('content_block_start', {
         type: 'content_block_start',
@@ -277,6 +351,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         return;
       }
       send('content_block_stop', { type: 'content_block_stop', index });
+      content.push({ type: 'text', text: texts.join('') });
       index++;
     }
     if (script.release) {
@@ -289,7 +364,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       res.end();
       return;
     }
-    for (const tool of tools) {
+    for (const [n, tool] of tools.entries()) {
+      ledger.beforeTool.set(tool.id, signatures);
       send('content_block_start', {
         type: 'content_block_start',
         index,
@@ -297,7 +373,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       });
       const json = JSON.stringify(tool.input);
       const half = Math.ceil(json.length / 2);
-      for (const piece of [json.slice(0, half), json.slice(half)]) {
+      const cut = script.cutToolInput && n === tools.length - 1;
+      for (const piece of cut ? [json.slice(0, half)] : [json.slice(0, half), json.slice(half)]) {
         if (script.chunkDelayMs) await wait(script.chunkDelayMs);
         if (res.destroyed) return;
         send('content_block_delta', {
@@ -306,14 +383,20 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
           delta: { type: 'input_json_delta', partial_json: piece },
         });
       }
+      if (cut) break; // the output limit struck inside the input: the block never closes
+      content.push({ type: 'tool_use', id: tool.id, name: tool.name, input: tool.input });
       send('content_block_stop', { type: 'content_block_stop', index });
       index++;
     }
+    const stopReason =
+      script.stopReason ?? (script.cutToolInput ? 'max_tokens' : tools.length > 0 ? 'tool_use' : 'end_turn');
+    if (stopReason === 'pause_turn') ledger.paused.add(JSON.stringify(content));
     send('message_delta', {
       type: 'message_delta',
       delta: {
-        stop_reason: script.stopReason ?? (tools.length > 0 ? 'tool_use' : 'end_turn'),
+        stop_reason: stopReason,
         stop_sequence: null,
+        ...(script.refusal ? { stop_details: { type: 'refusal', ...script.refusal } } : {}),
       },
       usage: { output_tokens: usage.output_tokens },
     });
@@ -348,6 +431,11 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     notify();
   }
 
+  function sendJsonBody(res: ServerResponse, value: unknown): void {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  }
+
   function sendError(
     res: ServerResponse,
     status: number,
@@ -363,53 +451,4 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   await once(server, 'listening');
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fake;
-}
-
-/**
- * The checks the real API makes that a session could get wrong: roles
- * alternate, the first message is from the user, no empty text, every
- * tool_use is answered by a tool_result in the next message (results first),
- * and tool blocks require tool definitions.
- */
-// biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
-function validate(body: any): string | undefined {
-  if (typeof body.model !== 'string' || !body.model) return 'model: field required';
-  if (typeof body.max_tokens !== 'number') return 'max_tokens: field required';
-  const messages = body.messages;
-  if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
-  if (messages[0].role !== 'user') return 'messages: first message must use the "user" role';
-  let usesTools = false;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (i > 0 && messages[i - 1].role === m.role) return `messages.${i}: roles must alternate`;
-    const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-    if (!Array.isArray(blocks) || blocks.length === 0) return `messages.${i}: content must not be empty`;
-    for (const b of blocks) {
-      if (b.type === 'text' && !b.text) return `messages.${i}: text content blocks must be non-empty`;
-      if (b.type === 'tool_use' || b.type === 'tool_result') usesTools = true;
-    }
-    const uses = blocks
-      .filter((b: { type: string }) => b.type === 'tool_use')
-      .map((b: { id: string }) => b.id);
-    if (uses.length > 0) {
-      const next = messages[i + 1];
-      if (!next) {
-        if (i === messages.length - 1)
-          return `messages.${i}: tool_use ids were found without tool_result blocks`;
-        continue;
-      }
-      const nextBlocks: Array<{ type: string; tool_use_id?: string }> =
-        typeof next.content === 'string' ? [] : next.content;
-      const results = nextBlocks.filter((b) => b.type === 'tool_result');
-      if (nextBlocks.slice(0, results.length).some((b) => b.type !== 'tool_result'))
-        return `messages.${i + 1}: tool_result blocks must come first`;
-      for (const id of uses) {
-        if (!results.some((r) => r.tool_use_id === id))
-          return `messages.${i}: tool_use ids were found without tool_result blocks immediately after: ${id}`;
-      }
-    }
-  }
-  if (usesTools && !(Array.isArray(body.tools) && body.tools.length > 0))
-    return 'Requests which include tool_use or tool_result blocks must define tools.';
-  return undefined;
 }

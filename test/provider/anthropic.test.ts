@@ -105,7 +105,7 @@ describe('AnthropicProvider', () => {
             role: 'user',
             content: [
               { type: 'text', text: 'look' },
-              { type: 'image', mediaType: 'image/png', data: 'aGk=' },
+              { type: 'image', mediaType: 'image/png', data: PNG_1X1 },
             ],
           },
           {
@@ -127,7 +127,7 @@ describe('AnthropicProvider', () => {
     expect(sent).toHaveLength(3);
     expect(sent[0].content[1]).toEqual({
       type: 'image',
-      source: { type: 'base64', media_type: 'image/png', data: 'aGk=' },
+      source: { type: 'base64', media_type: 'image/png', data: PNG_1X1 },
     });
     expect(sent[1].content).toEqual([{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } }]);
     expect(sent[2].content).toEqual([
@@ -143,7 +143,7 @@ describe('AnthropicProvider', () => {
       { text: 'finally' },
     );
     const events = await collect(provider(), request());
-    expect(events[0]).toEqual({ type: 'text_delta', text: 'finally' });
+    expect(events[0]).toEqual({ type: 'text_delta', text: 'finally', index: 0 });
     expect(fake.requests).toHaveLength(3);
   });
 
@@ -222,7 +222,7 @@ describe('AnthropicProvider', () => {
       }
     })();
     await expect(run).rejects.toMatchObject({ code: 'ABORTED' });
-    expect(seen).toEqual([{ type: 'text_delta', text: 'one ' }]);
+    expect(seen).toEqual([{ type: 'text_delta', text: 'one ', index: 0 }]);
     await fake.waitFor(() => fake.log[0]?.closedEarly === true);
   });
 
