@@ -8,7 +8,7 @@
  */
 
 const TOKEN =
-  /[ \n]?[A-Za-z]{1,6}|\d{1,3}|[\u2e80-\ud7af]|[\ud800-\udbff][\udc00-\udfff]|[^\x00-\x7f\u2e80-\ud7af]{1,2}|[\s\S]/g;
+  /[ \n]?[A-Za-z]{1,6}|\d{1,3}|[\u2e80-\ud7af]|[\ud800-\udbff][\udc00-\udfff]|[\u0080-\u2e7f\ud7b0-\ud7ff\ue000-\uffff]{1,2}|[\s\S]/g;
 
 /** Tokens of a piece of text. */
 export function fakeTextTokens(text: string): number {

@@ -4,6 +4,7 @@ import { SwitchboardError } from '../../src/errors.js';
 import { AnthropicProvider } from '../../src/provider/index.js';
 import type { ProviderEvent, ProviderRequest } from '../../src/provider/types.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
+import { PNG_1X1 } from '../fakes/images.js';
 
 const KEY = 'sk-ant-test-key-0123456789';
 let fake: FakeAnthropic;
