@@ -104,3 +104,20 @@ export interface ToolDefinition {
   /** JSON Schema of the tool's input object. */
   inputSchema: Record<string, unknown>;
 }
+
+/** `output_config.effort` values (Effort page of platform.claude.com/docs), lowest first. */
+export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+
+/** How much effort the model puts into a reply (SWITCHBOARD_EFFORT). */
+export type Effort = (typeof EFFORTS)[number];
+
+/**
+ * How the model should think (SWITCHBOARD_THINKING). `adaptive` leaves the
+ * model's default (adaptive thinking on the current models); `between_tools`
+ * turns off the thinking before the first answer where the model accepts it
+ * (Sonnet 5.5, Haiku 5.5): the lowest setting that still thinks between tool calls.
+ */
+export const THINKING_SETTINGS = ['adaptive', 'between_tools'] as const;
+
+/** One of {@link THINKING_SETTINGS}. */
+export type ThinkingSetting = (typeof THINKING_SETTINGS)[number];

@@ -6,10 +6,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { TokenUsage } from '../vocabulary.js';
+import type { Effort, ThinkingSetting, TokenUsage } from '../vocabulary.js';
 import { mapProviderError } from './errors.js';
 import { getModelInfo, type ModelInfo, type ModelOverrides } from './models.js';
-import { buildRequestBody, type Effort, type RequestSettings, type ThinkingSetting } from './request.js';
+import { buildRequestBody, type RequestSettings } from './request.js';
 import type { Provider, ProviderEvent, ProviderRequest, RefusalDetails } from './types.js';
 
 /** Options for {@link AnthropicProvider}. */

@@ -1,4 +1,6 @@
 /** The model providers. */
+
+export { EFFORTS, type Effort, THINKING_SETTINGS, type ThinkingSetting } from '../vocabulary.js';
 export { AnthropicProvider, type AnthropicProviderOptions, DEFAULT_MODEL } from './anthropic.js';
 export { mapProviderError } from './errors.js';
 export {
@@ -8,7 +10,6 @@ export {
   type ModelInfo,
   type ModelOverrides,
 } from './models.js';
-export { EFFORTS, type Effort, type ThinkingSetting } from './request.js';
 export type {
   Provider,
   ProviderEvent,

@@ -6,23 +6,10 @@
  * way every time, and nothing time-dependent.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import type { Effort, ThinkingSetting } from '../vocabulary.js';
 import { toApiMessages, toApiTools } from './convert.js';
 import type { ModelInfo } from './models.js';
 import type { ProviderRequest } from './types.js';
-
-/** `output_config.effort` values (Effort page of platform.claude.com/docs). */
-export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
-
-/** Every effort level, lowest first. */
-export const EFFORTS: readonly Effort[] = ['low', 'medium', 'high', 'xhigh', 'max'];
-
-/**
- * How the model should think. `adaptive` leaves the model's default
- * (adaptive thinking on the current models); `between_tools` turns off the
- * thinking before the first answer where the model accepts it (Sonnet 5.5,
- * Haiku 5.5), the cheapest setting that still thinks between tool calls.
- */
-export type ThinkingSetting = 'adaptive' | 'between_tools';
 
 /** Beta that lets `thinking.display` be `updates` (the progress notes between tool calls). */
 export const DISPLAY_UPDATES_BETA = 'thinking-display-updates-2026-08-18';
