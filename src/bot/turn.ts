@@ -76,6 +76,13 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
     reply.setStatus(`${TOOL_MARK[e.status] ?? '•'} ${e.summary}`);
     statusShown = true;
   };
+  // What the model says it is doing between tool calls: its newest line, so the chat never sits frozen.
+  const onProgress = (note: string) => {
+    const line = note.trim().split('\n').at(-1)?.trim();
+    if (!line) return;
+    reply.setStatus(`💭 ${line.length > 200 ? `${line.slice(0, 199)}…` : line}`);
+    statusShown = true;
+  };
   // The turn's own error also rejects `completed`; an `error` event alone (a failed
   // auto-compaction the turn survived) is only logged.
   const onError = (err: Error) => {
@@ -88,6 +95,7 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
   session.on('text_delta', onDelta);
   session.on('tool_start', onToolStart);
   session.on('tool_end', onToolEnd);
+  session.on('progress_note', onProgress);
   session.on('error', onError);
   session.on('notice', onNotice);
   session.on('permission_request', onPermission);
@@ -109,6 +117,7 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
     session.off('text_delta', onDelta);
     session.off('tool_start', onToolStart);
     session.off('tool_end', onToolEnd);
+    session.off('progress_note', onProgress);
     session.off('error', onError);
     session.off('notice', onNotice);
     session.off('permission_request', onPermission);
