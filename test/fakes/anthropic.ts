@@ -210,6 +210,15 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       notify();
     });
     notify();
+    // A scripted error answers first; a request the API would reject consumes no scripted reply.
+    const validation = queue[0]?.error
+      ? undefined
+      : validate(body, betas, ledger, fake.contextWindow ?? fakeWindow(body.model));
+    if (validation) {
+      sendError(res, 400, 'invalid_request_error', validation);
+      entry.finished = true;
+      return;
+    }
     const script = queue.shift() ?? fallback(body);
     if (script.error) {
       const retry = script.error.retryAfter ?? 0.01;
@@ -217,12 +226,6 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         'retry-after': String(retry),
         'retry-after-ms': String(Math.round(retry * 1000)),
       });
-      entry.finished = true;
-      return;
-    }
-    const validation = validate(body, betas, ledger, fake.contextWindow ?? fakeWindow(body.model));
-    if (validation) {
-      sendError(res, 400, 'invalid_request_error', validation);
       entry.finished = true;
       return;
     }
