@@ -6,6 +6,7 @@
  * each CJK character is a token), so JSON, base64 and non-Latin text cost
  * what they cost on the real API, not characters / 4.
  */
+import { imageSize } from 'image-size';
 
 const TOKEN =
   /[ \n]?[A-Za-z]{1,6}|\d{1,3}|[\u2e80-\ud7af]|[\ud800-\udbff][\udc00-\udfff]|[\u0080-\u2e7f\ud7b0-\ud7ff\ue000-\uffff]{1,2}|[\s\S]/g;
@@ -15,6 +16,16 @@ export function fakeTextTokens(text: string): number {
   return text.match(TOKEN)?.length ?? 0;
 }
 
+/** Vision page: about width × height / 750 tokens; images are scaled to fit ~1,600 tokens. */
+function imageTokens(base64: string): number {
+  try {
+    const { width = 0, height = 0 } = imageSize(Buffer.from(base64.slice(0, 87_384), 'base64'));
+    return Math.min(1_600, Math.ceil((width * height) / 750)) || 1_600;
+  } catch {
+    return 1_600;
+  }
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
 function blockTokens(b: any): number {
   if (typeof b === 'string') return fakeTextTokens(b);
@@ -22,7 +33,7 @@ function blockTokens(b: any): number {
     case 'text':
       return fakeTextTokens(b.text ?? '');
     case 'image':
-      return 1_600;
+      return imageTokens(b.source?.data ?? '');
     case 'tool_use':
       return fakeTextTokens(b.name ?? '') + fakeTextTokens(JSON.stringify(b.input ?? {}));
     case 'tool_result':
