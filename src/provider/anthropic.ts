@@ -93,17 +93,18 @@ export class AnthropicProvider implements Provider {
   async countTokens(
     request: Omit<ProviderRequest, 'signal' | 'maxTokens'> & { signal?: AbortSignal },
   ): Promise<number> {
-    const { body } = buildRequestBody(
+    const { body, betas } = buildRequestBody(
       { ...request, maxTokens: 1 },
       this.describeModel(request.model),
       this.#settings,
     );
     const { max_tokens: _max, stream: _stream, ...params } = body;
     try {
-      const result = await this.#client.messages.countTokens(
-        params as Anthropic.MessageCountTokensParams,
-        request.signal ? { signal: request.signal } : {},
-      );
+      const result = await this.#client.messages.countTokens(params as Anthropic.MessageCountTokensParams, {
+        ...(request.signal ? { signal: request.signal } : {}),
+        // The same betas as the request it measures (display `updates` is one).
+        ...(betas.length > 0 ? { headers: { 'anthropic-beta': betas.join(',') } } : {}),
+      });
       return result.input_tokens;
     } catch (err) {
       throw mapProviderError(err, request.signal, this.#secrets);

@@ -30,7 +30,8 @@ export function badContent(apiMessage: string): BadContentDetail | undefined {
   const where = at ? { messageIndex: Number(at[1]), blockIndex: Number(at[2]) } : {};
   if (/image/i.test(apiMessage) && /exceed|too large|dimension|maximum|MB/i.test(apiMessage))
     return { problem: 'image', ...where };
-  if (/thinking|signature/i.test(apiMessage)) return { problem: 'thinking', ...where };
+  // Only a thinking block in the messages is the content's fault; a thinking setting is not.
+  if (at && /thinking|signature/i.test(apiMessage)) return { problem: 'thinking', ...where };
   if (at) return { problem: 'block', ...where };
   return undefined;
 }
