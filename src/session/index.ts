@@ -3,6 +3,13 @@
 export { DEFAULT_CONTEXT_WINDOW, getModelInfo, type ModelInfo } from '../provider/models.js';
 export { SUMMARY_HEADER, summarizationPrompt } from './compaction.js';
 export { ContextWindowTracker, contextState, estimateTokens, usageTotal } from './context-tracker.js';
+export {
+  createSessionFactory,
+  type SessionFactory,
+  type SessionFactoryOptions,
+  type SessionRequest,
+  workspaceFolderName,
+} from './factory.js';
 export { CUT_OFF_NOTICE, INTERRUPTED_TOOL_RESULT, type SubmitInput } from './history.js';
 export { InteractiveSession } from './interactive-session.js';
 export { DEFAULT_QUEUE_LIMIT } from './job-queue.js';
