@@ -10,7 +10,7 @@ import { silentLogger } from '../logger.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
 import { AccessPolicy } from './access.js';
 import type { ChatEvent } from './adapter-contract.js';
-import { admit, type Sender } from './admission.js';
+import { accessGate, admit, type Sender } from './admission.js';
 import { ApprovalRegistry } from './approvals.js';
 import { Background } from './background.js';
 import { intake } from './intake.js';
@@ -138,7 +138,9 @@ export function createBot(options: BotOptions): Bot {
       // Read and clear the cut-off turns first, so a new turn's record is never cleared by mistake.
       // With several replicas only turns whose chat no live replica holds are cut off.
       const leftover = replicas ? await replicas.start(announce) : await endLeftoverTurns(stateStore);
-      await Promise.all(adapters.map((a) => a.start((event) => bot.dispatch(event))));
+      await Promise.all(
+        adapters.map((a) => a.start((event) => bot.dispatch(event), accessGate(access, a.platform, logger))),
+      );
       leftover.forEach(announce);
     },
     async stop() {
