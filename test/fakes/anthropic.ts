@@ -198,41 +198,28 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const signatures: string[] = [];
     // Thinking page: the current models default to display `omitted` (empty text, the signature carries it).
     const shown = body.thinking?.display === 'summarized' || body.thinking?.display === 'updates';
+    // One whole block: its start, its deltas, its stop.
+    const block = (start: unknown, deltas: unknown[]) => {
+      send('content_block_start', { type: 'content_block_start', index, content_block: start });
+      for (const delta of deltas) send('content_block_delta', { type: 'content_block_delta', index, delta });
+      send('content_block_stop', { type: 'content_block_stop', index });
+      index++;
+    };
     for (const thought of script.thinking ?? []) {
       const signature = sign(body.model, thought, ++thinkingSeq);
       const visible = shown ? thought : '';
       ledger.issued.set(signature, { model: body.model, thinking: visible });
       signatures.push(signature);
       content.push({ type: 'thinking', thinking: visible, signature });
-      send('content_block_start', {
-        type: 'content_block_start',
-        index,
-        content_block: { type: 'thinking', thinking: '', signature: '' },
-      });
-      if (visible)
-        send('content_block_delta', {
-          type: 'content_block_delta',
-          index,
-          delta: { type: 'thinking_delta', thinking: visible },
-        });
-      send('content_block_delta', {
-        type: 'content_block_delta',
-        index,
-        delta: { type: 'signature_delta', signature },
-      });
-      send('content_block_stop', { type: 'content_block_stop', index });
-      index++;
+      block({ type: 'thinking', thinking: '', signature: '' }, [
+        ...(visible ? [{ type: 'thinking_delta', thinking: visible }] : []),
+        { type: 'signature_delta', signature },
+      ]);
     }
     if (script.redactedThinking) {
       const data = `redacted-${++thinkingSeq}`;
       content.push({ type: 'redacted_thinking', data });
-      send('content_block_start', {
-        type: 'content_block_start',
-        index,
-        content_block: { type: 'redacted_thinking', data },
-      });
-      send('content_block_stop', { type: 'content_block_stop', index });
-      index++;
+      block({ type: 'redacted_thinking', data }, []);
     }
     if (texts.length > 0) {
       send('content_block_start', {
