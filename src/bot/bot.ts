@@ -74,6 +74,7 @@ export function createBot(options: BotOptions): Bot {
     const why = cluster ? 'a replica that stopped responding' : 'a restart';
     logger.warn({ chat: turn.chat, sessionId: turn.sessionId }, `reply was cut off by ${why}`);
     notify(turn.chat, cluster ? say.replicaCut : say.crashNotice);
+    if (cluster) options.observer?.chatTakenOver?.(turn.chat);
   };
   const replicaOptions = cluster && {
     lease: cluster.lease,
@@ -97,6 +98,7 @@ export function createBot(options: BotOptions): Bot {
     queueLimit,
     clock,
     logger,
+    ...(options.observer ? { observer: options.observer } : {}),
     ...(replicaOptions
       ? { gate: replicaGates(replicaOptions, (chat) => registry.forget(chat), announce) }
       : {}),
@@ -115,6 +117,11 @@ export function createBot(options: BotOptions): Bot {
   const bot: Bot = {
     outbox,
     idle: () => router.idle(),
+    stats: () => ({
+      ...router.activity(),
+      loadedSessions: registry.openCount,
+      pendingApprovals: approvals.size,
+    }),
     dispatch: async (event) => {
       if (state === 'stopping' || state === 'stopped') {
         const respond = event.type === 'button' || event.type === 'command' ? event.respond : undefined;
