@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { SwitchboardError } from '../src/errors.js';
 import type { CacheSetting } from '../src/provider/cache.js';
 import { type PriceTable, parsePriceOverrides, priceTable } from '../src/provider/pricing.js';
-import type { PermissionMode, ProjectAccess } from '../src/vocabulary.js';
+import type { Effort, PermissionMode, ProjectAccess, ThinkingSetting } from '../src/vocabulary.js';
 import { envSchema, type ParsedEnv } from './schema.js';
 
 /** Telegram settings, present when TELEGRAM_BOT_TOKEN is set. */
@@ -44,10 +44,23 @@ export interface DatabaseConfig {
   schema?: string;
 }
 
+/** The model settings (SWITCHBOARD_EFFORT, SWITCHBOARD_THINKING, SWITCHBOARD_CONTEXT_WINDOW, SWITCHBOARD_MAX_OUTPUT_TOKENS). */
+export interface ModelSettings {
+  /** Unset: the model's default effort. */
+  effort?: Effort;
+  thinking: ThinkingSetting;
+  /** Overrides the registry's window (for a model it does not know). */
+  contextWindow?: number;
+  /** Overrides the registry's output limit. */
+  maxOutputTokens?: number;
+}
+
 /** The validated configuration of the ready bot. */
 export interface Config {
   anthropic: { apiKey: string; baseURL?: string };
   model: string;
+  /** How requests think and what a model the registry does not know looks like. */
+  modelSettings: ModelSettings;
   /** Absolute path of the data directory (sessions, chat map). */
   dataDir: string;
   /** Absolute path of the tools' working directory. */
@@ -191,6 +204,14 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
       ...(e.ANTHROPIC_BASE_URL ? { baseURL: e.ANTHROPIC_BASE_URL } : {}),
     },
     model: e.SWITCHBOARD_MODEL,
+    modelSettings: {
+      thinking: e.SWITCHBOARD_THINKING,
+      ...(e.SWITCHBOARD_EFFORT === undefined ? {} : { effort: e.SWITCHBOARD_EFFORT }),
+      ...(e.SWITCHBOARD_CONTEXT_WINDOW === undefined ? {} : { contextWindow: e.SWITCHBOARD_CONTEXT_WINDOW }),
+      ...(e.SWITCHBOARD_MAX_OUTPUT_TOKENS === undefined
+        ? {}
+        : { maxOutputTokens: e.SWITCHBOARD_MAX_OUTPUT_TOKENS }),
+    },
     dataDir: abs(e.SWITCHBOARD_DATA_DIR),
     workspace: abs(e.SWITCHBOARD_WORKSPACE),
     workspacePerChat: e.SWITCHBOARD_WORKSPACE_PER_CHAT,

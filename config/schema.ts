@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { CACHE_SETTINGS, type CacheSetting } from '../src/provider/cache.js';
 import { parsePriceOverrides } from '../src/provider/pricing.js';
-import { PERMISSION_MODES } from '../src/vocabulary.js';
+import { EFFORTS, PERMISSION_MODES, THINKING_SETTINGS } from '../src/vocabulary.js';
 
 const PLATFORMS = ['telegram', 'slack', 'discord', 'console'] as const;
 const USER_KEY = /^(telegram|slack|discord|console):[A-Za-z0-9_.@-]{1,64}$/;
@@ -34,6 +34,14 @@ const port = (fallback: number) =>
       message: 'expected a port number (0-65535)',
     })
     .transform((v) => (v === undefined ? fallback : Number(v)));
+
+/** A token count between `min` and `max`, or undefined when unset. */
+const tokens = (min: number, max: number) =>
+  optionalString
+    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= min && Number(v) <= max), {
+      message: `expected a whole number of tokens between ${min.toLocaleString('en-US')} and ${max.toLocaleString('en-US')}`,
+    })
+    .transform((v) => (v === undefined ? undefined : Number(v)));
 
 const bool = optionalString
   .refine((v) => v === undefined || /^(true|false|1|0|yes|no)$/i.test(v), {
@@ -95,7 +103,19 @@ export const envSchema = z.object({
     .trim()
     .min(1, 'is empty: put your Anthropic API key in .env (see .env.example)'),
   ANTHROPIC_BASE_URL: url('the Messages API base URL'),
-  SWITCHBOARD_MODEL: optionalString.transform((v) => v ?? 'claude-sonnet-4-6'),
+  SWITCHBOARD_MODEL: optionalString.transform((v) => v ?? 'claude-sonnet-5-5'),
+  SWITCHBOARD_CONTEXT_WINDOW: tokens(1_000, 10_000_000),
+  SWITCHBOARD_MAX_OUTPUT_TOKENS: tokens(1, 1_000_000),
+  SWITCHBOARD_EFFORT: optionalString
+    .refine((v) => v === undefined || (EFFORTS as readonly string[]).includes(v), {
+      message: `expected one of ${EFFORTS.join(', ')} (leave it unset for the model's default)`,
+    })
+    .transform((v) => v as (typeof EFFORTS)[number] | undefined),
+  SWITCHBOARD_THINKING: optionalString
+    .refine((v) => v === undefined || (THINKING_SETTINGS as readonly string[]).includes(v), {
+      message: `expected ${THINKING_SETTINGS.join(' or ')}`,
+    })
+    .transform((v) => (v ?? 'adaptive') as (typeof THINKING_SETTINGS)[number]),
   SWITCHBOARD_DATA_DIR: optionalString.transform((v) => v ?? './data'),
   SWITCHBOARD_WORKSPACE: optionalString.transform((v) => v ?? './workspace'),
   SWITCHBOARD_WORKSPACE_PER_CHAT: bool,

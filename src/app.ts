@@ -219,6 +219,15 @@ function createConfiguredSessions(
     provider: new AnthropicProvider({
       apiKey: config.anthropic.apiKey,
       model: config.model,
+      thinking: config.modelSettings.thinking,
+      ...(config.modelSettings.effort ? { effort: config.modelSettings.effort } : {}),
+      models: {
+        ...(config.modelSettings.contextWindow ? { contextWindow: config.modelSettings.contextWindow } : {}),
+        ...(config.modelSettings.maxOutputTokens
+          ? { maxOutputTokens: config.modelSettings.maxOutputTokens }
+          : {}),
+      },
+      logger,
       ...(config.anthropic.baseURL ? { baseURL: config.anthropic.baseURL } : {}),
     }),
     sessionStore,

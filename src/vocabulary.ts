@@ -73,12 +73,30 @@ export interface UsageLedger {
 /** One model's totals in a ledger, with the part of them sent in long prompts. */
 export type ModelUsage = UsageTotals & { long?: UsageTotals };
 
-/** One block of a message's content; close to the Messages API, without its ids. */
+/**
+ * One block of a message's content; close to the Messages API, without its ids.
+ * Thinking blocks are kept exactly as the model sent them (text and signature
+ * byte for byte): the API rejects a tool loop whose thinking was altered.
+ */
 export type ContentBlock =
   | { type: 'text'; text: string }
   | { type: 'image'; mediaType: string; data: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; toolUseId: string; content: string; isError?: boolean };
+  | { type: 'tool_result'; toolUseId: string; content: string; isError?: boolean }
+  /** The model's thinking; `thinking` may be empty (display `omitted`): the signature carries it. */
+  | { type: 'thinking'; thinking: string; signature: string }
+  /** Thinking the API encrypted; `data` is opaque and goes back unchanged. */
+  | { type: 'redacted_thinking'; data: string };
+
+/** Why a model reply ended, as the Messages API names it. */
+export type StopReason =
+  | 'end_turn'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'tool_use'
+  | 'pause_turn'
+  | 'refusal'
+  | 'model_context_window_exceeded';
 
 /**
  * One entry of the conversation. `state: 'interrupted'` marks a reply cut off
@@ -94,6 +112,18 @@ export interface HistoryMessage {
   kind?: 'summary' | 'notice';
   /** Display name of the person who wrote a user message, in shared chats. */
   author?: string;
+  /**
+   * The model that wrote an assistant message. Thinking blocks are bound to
+   * it: a session continued under another model does not send them back.
+   */
+  model?: string;
+  /** Why the model stopped writing this assistant message (set when known). */
+  stopReason?: StopReason;
+  /**
+   * Kept in the history but never sent to the model again: `refusal` marks an
+   * exchange the model declined, so the next turn is not refused for it.
+   */
+  withheld?: 'refusal';
 }
 
 /** A tool as the model sees it. */
@@ -103,3 +133,20 @@ export interface ToolDefinition {
   /** JSON Schema of the tool's input object. */
   inputSchema: Record<string, unknown>;
 }
+
+/** `output_config.effort` values (Effort page of platform.claude.com/docs), lowest first. */
+export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+
+/** How much effort the model puts into a reply (SWITCHBOARD_EFFORT). */
+export type Effort = (typeof EFFORTS)[number];
+
+/**
+ * How the model should think (SWITCHBOARD_THINKING). `adaptive` leaves the
+ * model's default (adaptive thinking on the current models); `between_tools`
+ * turns off the thinking before the first answer where the model accepts it
+ * (Sonnet 5.5, Haiku 5.5): the lowest setting that still thinks between tool calls.
+ */
+export const THINKING_SETTINGS = ['adaptive', 'between_tools'] as const;
+
+/** One of {@link THINKING_SETTINGS}. */
+export type ThinkingSetting = (typeof THINKING_SETTINGS)[number];

@@ -84,6 +84,13 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     reply.setStatus(`${TOOL_MARK[e.status] ?? '•'} ${e.summary}`);
     statusShown = true;
   };
+  // What the model says it is doing between tool calls: its newest line, so the chat never sits frozen.
+  const onProgress = (note: string) => {
+    const line = note.trim().split('\n').at(-1)?.trim();
+    if (!line) return;
+    reply.setStatus(`💭 ${line.length > 200 ? `${line.slice(0, 199)}…` : line}`);
+    statusShown = true;
+  };
   // The turn's own error also rejects `completed`; an `error` event alone (a failed
   // auto-compaction the turn survived) is only logged.
   const onError = (err: Error) => {
@@ -97,6 +104,7 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     text_delta: onDelta,
     tool_start: onToolStart,
     tool_end: onToolEnd,
+    progress_note: onProgress,
     error: onError,
     notice: onNotice,
     permission_request: onPermission,

@@ -155,7 +155,7 @@ async function runStatus(ctx: CommandContext): Promise<void> {
   const lines = [
     `Session: ${name ? `"${name}" ` : ''}(${session.getSession().getSessionId()})`,
     `Context: ${pct(state.usedPercentage)} used (${tokens})`,
-    `Model: ${session.getModel()}`,
+    `Model: ${session.getModel()} (${session.getModelInfo().contextWindow.toLocaleString('en-US')}-token window)`,
     `Cost: ${describeUsage(session.getUsage(), ctx.prices)}`,
     `Permission mode: ${session.getSession().getPermissionMode()}`,
     `Activity: ${activity}`,

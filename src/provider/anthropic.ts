@@ -1,14 +1,17 @@
 /**
  * The Anthropic provider: streams one Messages API request through
- * @anthropic-ai/sdk and yields switchboard's provider events.
+ * @anthropic-ai/sdk and yields switchboard's provider events, every content
+ * block in the order the model wrote it and thinking blocks byte for byte.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { SwitchboardError } from '../errors.js';
-import type { TokenUsage } from '../vocabulary.js';
+import type { Logger } from '../logger.js';
+import type { Effort, ThinkingSetting, TokenUsage } from '../vocabulary.js';
 import { withCacheBreakpoints } from './cache.js';
-import { toApiMessages, toApiTools } from './convert.js';
 import { mapProviderError } from './errors.js';
-import type { Provider, ProviderEvent, ProviderRequest } from './types.js';
+import { getModelInfo, type ModelInfo, type ModelOverrides } from './models.js';
+import { buildRequestBody, type RequestSettings } from './request.js';
+import type { Provider, ProviderEvent, ProviderRequest, RefusalDetails } from './types.js';
 
 /** Options for {@link AnthropicProvider}. */
 export interface AnthropicProviderOptions {
@@ -16,21 +19,34 @@ export interface AnthropicProviderOptions {
   apiKey: string;
   /** Another Messages API endpoint (a proxy, or a test fake). */
   baseURL?: string;
-  /** Model used when the session names none; default `claude-sonnet-4-6`. */
+  /** Model used when the session names none; default `claude-sonnet-5-5`. */
   model?: string;
   /** SDK retries for 408/409/429/5xx and connection errors; default 2. */
   maxRetries?: number;
   /** Per-request timeout of the SDK in ms; default 10 minutes. */
   timeoutMs?: number;
+  /** `output_config.effort` (SWITCHBOARD_EFFORT); default the model's own. */
+  effort?: Effort;
+  /** SWITCHBOARD_THINKING; default `adaptive` (the model's default). */
+  thinking?: ThinkingSetting;
+  /** Window and output limit that override the registry (SWITCHBOARD_CONTEXT_WINDOW, SWITCHBOARD_MAX_OUTPUT_TOKENS). */
+  models?: ModelOverrides;
+  /** Warned once per unknown model. */
+  logger?: Logger;
 }
 
-/** The model used when neither the provider nor the session names one. */
-export const DEFAULT_MODEL = 'claude-sonnet-4-6';
+/** The model used when neither the provider nor the session names one: the current Sonnet. */
+export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
 interface PendingToolUse {
   id: string;
   name: string;
   json: string;
+}
+
+interface PendingThinking {
+  thinking: string;
+  signature: string;
 }
 
 /**
@@ -43,6 +59,9 @@ export class AnthropicProvider implements Provider {
   readonly defaultModel: string;
   readonly #client: Anthropic;
   readonly #secrets: string[];
+  readonly #settings: RequestSettings;
+  readonly #overrides: ModelOverrides;
+  readonly #logger: Logger | undefined;
 
   constructor(options: AnthropicProviderOptions) {
     if (!options.apiKey) {
@@ -54,6 +73,12 @@ export class AnthropicProvider implements Provider {
     }
     this.defaultModel = options.model ?? DEFAULT_MODEL;
     this.#secrets = [options.apiKey];
+    this.#settings = {
+      thinking: options.thinking ?? 'adaptive',
+      ...(options.effort === undefined ? {} : { effort: options.effort }),
+    };
+    this.#overrides = options.models ?? {};
+    this.#logger = options.logger;
     this.#client = new Anthropic({
       apiKey: options.apiKey,
       maxRetries: options.maxRetries ?? 2,
@@ -62,79 +87,119 @@ export class AnthropicProvider implements Provider {
     });
   }
 
+  describeModel(model: string): ModelInfo {
+    return getModelInfo(model, this.#overrides, this.#logger);
+  }
+
+  async countTokens(
+    request: Omit<ProviderRequest, 'signal' | 'maxTokens'> & { signal?: AbortSignal },
+  ): Promise<number> {
+    const { body, betas } = buildRequestBody(
+      { ...request, maxTokens: 1 },
+      this.describeModel(request.model),
+      this.#settings,
+    );
+    const { max_tokens: _max, stream: _stream, ...params } = body;
+    try {
+      const result = await this.#client.messages.countTokens(params as Anthropic.MessageCountTokensParams, {
+        ...(request.signal ? { signal: request.signal } : {}),
+        // The same betas as the request it measures (display `updates` is one).
+        ...(betas.length > 0 ? { headers: { 'anthropic-beta': betas.join(',') } } : {}),
+      });
+      return result.input_tokens;
+    } catch (err) {
+      throw mapProviderError(err, request.signal, this.#secrets);
+    }
+  }
+
   async *stream(request: ProviderRequest): AsyncIterable<ProviderEvent> {
     const { signal } = request;
+    const built = buildRequestBody(request, this.describeModel(request.model), this.#settings);
+    const { betas } = built;
+    // Caching plugs in here, on the finished body: the breakpoints never change what is sent before them.
+    const cache = request.cache ?? '5m';
+    const body = cache === 'off' ? built.body : withCacheBreakpoints(built.body, cache);
     const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
     let stopReason = 'end_turn';
+    let refusal: RefusalDetails | undefined;
     const tools = new Map<number, PendingToolUse>();
+    const thinking = new Map<number, PendingThinking>();
+    const unreadable: PendingToolUse[] = [];
     let ended = false;
     try {
-      const params: Anthropic.MessageCreateParamsStreaming = {
-        model: request.model,
-        max_tokens: request.maxTokens,
-        messages: toApiMessages(request.messages),
-        ...(request.system ? { system: request.system } : {}),
-        ...(request.tools.length > 0 ? { tools: toApiTools(request.tools) } : {}),
-        stream: true,
-      };
-      const cache = request.cache ?? '5m';
-      const stream = this.#client.messages.stream(
-        cache === 'off' ? params : withCacheBreakpoints(params, cache),
-        { signal },
-      );
+      const stream = this.#client.messages.stream(body, {
+        signal,
+        ...(betas.length > 0 ? { headers: { 'anthropic-beta': betas.join(',') } } : {}),
+      });
       for await (const event of stream) {
         switch (event.type) {
-          case 'message_start': {
-            const u = event.message.usage;
-            usage.inputTokens = u.input_tokens ?? 0;
-            usage.outputTokens = u.output_tokens ?? 0;
-            if (u.cache_read_input_tokens) usage.cacheReadInputTokens = u.cache_read_input_tokens;
-            if (u.cache_creation_input_tokens) usage.cacheCreationInputTokens = u.cache_creation_input_tokens;
-            if (u.cache_creation?.ephemeral_1h_input_tokens || u.cache_creation?.ephemeral_5m_input_tokens)
-              usage.cacheCreation = {
-                ephemeral5mInputTokens: u.cache_creation.ephemeral_5m_input_tokens ?? 0,
-                ephemeral1hInputTokens: u.cache_creation.ephemeral_1h_input_tokens ?? 0,
-              };
+          case 'message_start':
+            readUsage(usage, event.message.usage);
+            break;
+          case 'content_block_start': {
+            const block = event.content_block;
+            if (block.type === 'tool_use')
+              tools.set(event.index, { id: block.id, name: block.name, json: '' });
+            else if (block.type === 'thinking')
+              thinking.set(event.index, { thinking: block.thinking, signature: block.signature });
+            else if (block.type === 'redacted_thinking')
+              yield { type: 'block', block: { type: 'redacted_thinking', data: block.data } };
             break;
           }
-          case 'content_block_start':
-            if (event.content_block.type === 'tool_use') {
-              const block = event.content_block;
-              tools.set(event.index, { id: block.id, name: block.name, json: '' });
-            }
-            break;
-          case 'content_block_delta':
-            if (event.delta.type === 'text_delta') {
-              yield { type: 'text_delta', text: event.delta.text };
-            } else if (event.delta.type === 'input_json_delta') {
+          case 'content_block_delta': {
+            const delta = event.delta;
+            if (delta.type === 'text_delta') {
+              yield { type: 'text_delta', text: delta.text, index: event.index };
+            } else if (delta.type === 'thinking_delta') {
+              const pending = thinking.get(event.index);
+              if (pending) pending.thinking += delta.thinking;
+              if (delta.thinking) yield { type: 'thinking_delta', text: delta.thinking };
+              else yield { type: 'progress' };
+            } else if (delta.type === 'signature_delta') {
+              const pending = thinking.get(event.index);
+              if (pending) pending.signature += delta.signature;
+              yield { type: 'progress' };
+            } else if (delta.type === 'input_json_delta') {
               const pending = tools.get(event.index);
-              if (pending) pending.json += event.delta.partial_json;
+              if (pending) pending.json += delta.partial_json;
               // A long tool input (a whole file for Write) can stream for a while without text.
               yield { type: 'progress' };
             }
             break;
+          }
           case 'content_block_stop': {
+            const block = thinking.get(event.index);
+            if (block) {
+              thinking.delete(event.index);
+              yield { type: 'block', block: { type: 'thinking', ...block } };
+            }
             const pending = tools.get(event.index);
             if (pending) {
               tools.delete(event.index);
-              yield { type: 'tool_use', id: pending.id, name: pending.name, input: parseInput(pending) };
+              const input = parseInput(pending);
+              if (input) yield { type: 'tool_use', id: pending.id, name: pending.name, input };
+              else unreadable.push(pending);
             }
             break;
           }
           case 'message_delta': {
             if (event.delta.stop_reason) stopReason = event.delta.stop_reason;
-            const u = event.usage;
+            const details = (event.delta as { stop_details?: RefusalDetails | null }).stop_details;
+            if (details) refusal = { ...details };
             // message_delta usage is cumulative for the whole message.
-            if (u.output_tokens != null) usage.outputTokens = u.output_tokens;
-            if (u.input_tokens != null) usage.inputTokens = u.input_tokens;
-            if (u.cache_read_input_tokens != null) usage.cacheReadInputTokens = u.cache_read_input_tokens;
-            if (u.cache_creation_input_tokens != null)
-              usage.cacheCreationInputTokens = u.cache_creation_input_tokens;
+            readUsage(usage, event.usage);
             break;
           }
           case 'message_stop':
+            // A tool call still open, or unreadable, at the output limit was cut off mid-input.
+            unreadable.push(...tools.values());
+            tools.clear();
+            for (const cut of unreadable) {
+              if (stopReason !== 'max_tokens') throw unreadableArguments(cut);
+              yield { type: 'tool_use_cut', id: cut.id, name: cut.name };
+            }
             ended = true;
-            yield { type: 'message_end', stopReason, usage: { ...usage } };
+            yield { type: 'message_end', stopReason, usage: { ...usage }, ...(refusal ? { refusal } : {}) };
             break;
         }
       }
@@ -151,18 +216,48 @@ export class AnthropicProvider implements Provider {
   }
 }
 
-function parseInput(pending: PendingToolUse): Record<string, unknown> {
+interface ApiUsage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_creation?: {
+    ephemeral_5m_input_tokens?: number | null;
+    ephemeral_1h_input_tokens?: number | null;
+  } | null;
+}
+
+function readUsage(usage: TokenUsage, u: ApiUsage): void {
+  if (u.input_tokens != null) usage.inputTokens = u.input_tokens;
+  if (u.output_tokens != null) usage.outputTokens = u.output_tokens;
+  if (u.cache_read_input_tokens) usage.cacheReadInputTokens = u.cache_read_input_tokens;
+  if (u.cache_creation_input_tokens) usage.cacheCreationInputTokens = u.cache_creation_input_tokens;
+  // The writes split by lifetime: a 1-hour write costs more than a 5-minute one.
+  const split = u.cache_creation;
+  if (split?.ephemeral_1h_input_tokens || split?.ephemeral_5m_input_tokens)
+    usage.cacheCreation = {
+      ephemeral5mInputTokens: split.ephemeral_5m_input_tokens ?? 0,
+      ephemeral1hInputTokens: split.ephemeral_1h_input_tokens ?? 0,
+    };
+}
+
+/** The tool's input, or undefined when its JSON is unreadable (cut off, most likely). */
+function parseInput(pending: PendingToolUse): Record<string, unknown> | undefined {
   if (pending.json.trim() === '') return {};
   try {
     const value: unknown = JSON.parse(pending.json);
     return value && typeof value === 'object' && !Array.isArray(value)
       ? (value as Record<string, unknown>)
       : {};
-  } catch (err) {
-    throw new SwitchboardError(
-      'PROVIDER_ERROR',
-      `The model sent unreadable arguments for the tool ${pending.name}. Try again.`,
-      { cause: err },
-    );
+  } catch {
+    return undefined;
   }
+}
+
+function unreadableArguments(pending: PendingToolUse): SwitchboardError {
+  return new SwitchboardError(
+    'PROVIDER_ERROR',
+    `The model sent unreadable arguments for the tool ${pending.name}. Try again.`,
+    { detail: { tool: pending.name } },
+  );
 }

@@ -33,6 +33,11 @@ export function toApiBlock(block: ContentBlock): Anthropic.ContentBlockParam | u
         content: block.content,
         ...(block.isError ? { is_error: true } : {}),
       };
+    // Thinking goes back exactly as received, an empty `thinking` included: the signature holds it.
+    case 'thinking':
+      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data };
   }
 }
 

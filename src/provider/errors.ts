@@ -13,6 +13,29 @@ import { scrubSecrets } from '../logger.js';
 
 const CONTEXT_TOO_LONG = /prompt is too long|too many tokens|context (window|length)|maximum context/i;
 
+/** Where a 400 points into the conversation, and what kind of block it blames. */
+export interface BadContentDetail {
+  problem: 'image' | 'thinking' | 'block';
+  messageIndex?: number;
+  blockIndex?: number;
+}
+
+/**
+ * Reads a 400's message for a fault in the session's own content (an image
+ * over the limits, a thinking block the API will not take back, a block it
+ * names by position). Anything else is not the content's fault.
+ */
+export function badContent(apiMessage: string): BadContentDetail | undefined {
+  const at = /messages\.(\d+)\.content\.(\d+)/.exec(apiMessage);
+  const where = at ? { messageIndex: Number(at[1]), blockIndex: Number(at[2]) } : {};
+  if (/image/i.test(apiMessage) && /exceed|too large|dimension|maximum|MB/i.test(apiMessage))
+    return { problem: 'image', ...where };
+  // Only a thinking block in the messages is the content's fault; a thinking setting is not.
+  if (at && /thinking|signature/i.test(apiMessage)) return { problem: 'thinking', ...where };
+  if (at) return { problem: 'block', ...where };
+  return undefined;
+}
+
 function retryAfterMs(headers: Headers | undefined): number | undefined {
   const ms = headers?.get('retry-after-ms');
   if (ms && !Number.isNaN(Number.parseFloat(ms))) return Number.parseFloat(ms);
@@ -89,6 +112,14 @@ export function mapProviderError(
         'PROVIDER_CONTEXT_TOO_LONG',
         'The conversation is too long for the model: use /compact to summarize it, or /new to start over.',
         { cause: err, detail },
+      );
+    }
+    const bad = status === 400 ? badContent(apiMessage) : undefined;
+    if (bad) {
+      return new SwitchboardError(
+        'PROVIDER_BAD_CONTENT',
+        `The Anthropic API refused part of the conversation (${apiMessage}). The session repairs it and tries again; if this stays, use /compact or /new.`,
+        { cause: err, detail: { ...detail, ...bad } },
       );
     }
     if (status === undefined) {

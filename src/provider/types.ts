@@ -2,8 +2,9 @@
  * The provider contract: stream one model request. The session owns the
  * agent loop (run tools, send results, ask again); a provider only streams.
  */
-import type { ContentBlock, TokenUsage, ToolDefinition } from '../vocabulary.js';
+import type { ContentBlock, StopReason, TokenUsage, ToolDefinition } from '../vocabulary.js';
 import type { CacheLifetime } from './cache.js';
+import type { ModelInfo } from './models.js';
 
 export type { ToolDefinition } from '../vocabulary.js';
 
@@ -29,11 +30,31 @@ export interface ProviderRequest {
   signal: AbortSignal;
 }
 
+/** Why the model declined, from the API's `stop_details` on a `refusal`. */
+export interface RefusalDetails {
+  category?: string;
+  explanation?: string;
+}
+
 /** What a provider yields while streaming one response. */
 export type ProviderEvent =
-  | { type: 'text_delta'; text: string }
+  /** Reply text; `index` is the content block it belongs to (a new index starts a new text block). */
+  | { type: 'text_delta'; text: string; index?: number }
+  /**
+   * Thinking text the model shows (with display `updates`: the progress notes
+   * it writes between tool calls). For the status line; the whole block
+   * arrives as a `block` event.
+   */
+  | { type: 'thinking_delta'; text: string }
+  /** A finished thinking or redacted-thinking block, exactly as received. */
+  | { type: 'block'; block: Extract<ContentBlock, { type: 'thinking' | 'redacted_thinking' }> }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'message_end'; stopReason: string; usage: TokenUsage }
+  /**
+   * A tool call whose input was cut off (the reply hit `max_tokens` while the
+   * model was writing it): it must not run, and must not go back as is.
+   */
+  | { type: 'tool_use_cut'; id: string; name: string }
+  | { type: 'message_end'; stopReason: StopReason | string; usage: TokenUsage; refusal?: RefusalDetails }
   /**
    * The stream is alive but has nothing to show yet (a tool call's input is
    * still arriving). Resets the session's idle watchdog; optional to send.
@@ -41,14 +62,24 @@ export type ProviderEvent =
   | { type: 'progress' };
 
 /**
- * A model backend. `stream` yields text deltas and complete tool calls, then
- * exactly one `message_end`. Errors are thrown as `SwitchboardError` with a
- * `PROVIDER_*` code and a message fit to show a user; an abort throws with
- * code `ABORTED`.
+ * A model backend. `stream` yields text deltas, finished blocks and complete
+ * tool calls in the order the model wrote them, then exactly one
+ * `message_end`. Errors are thrown as `SwitchboardError` with a `PROVIDER_*`
+ * code and a message fit to show a user; an abort throws with code `ABORTED`.
  */
 export interface Provider {
   readonly name: string;
   /** Model used when the session does not name one. */
   readonly defaultModel: string;
   stream(request: ProviderRequest): AsyncIterable<ProviderEvent>;
+  /** The model's window, output limit and thinking settings (the registry, with the provider's overrides). */
+  describeModel?(model: string): ModelInfo;
+  /**
+   * Counts the input tokens of a request exactly (the token-counting
+   * endpoint). Used near the compaction threshold and the guard, where an
+   * estimate is not good enough.
+   */
+  countTokens?(
+    request: Omit<ProviderRequest, 'signal' | 'maxTokens'> & { signal?: AbortSignal },
+  ): Promise<number>;
 }

@@ -9,8 +9,9 @@ import type { Clock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Provider, ToolDefinition } from '../provider/types.js';
-import type { ContextWindowTracker } from './context-tracker.js';
+import type { ContextMeter } from './context-meter.js';
 import { createMessage, toProviderMessages } from './history.js';
+import { repairHistory } from './repair.js';
 import { callProvider } from './stream-call.js';
 import type { CompactEvent, HistoryMessage, SessionHooks } from './types.js';
 
@@ -25,7 +26,7 @@ export interface CompactionHost {
   maxTokens: number;
   system: string;
   tools: readonly ToolDefinition[];
-  tracker: ContextWindowTracker;
+  meter: ContextMeter;
   hooks: SessionHooks;
   clock: Clock;
   logger: Logger;
@@ -69,7 +70,7 @@ export async function compactHistory(
 ): Promise<CompactEvent> {
   if (host.history.length === 0)
     throw failed('There is nothing to compact yet: the conversation is empty.', undefined, 'empty');
-  const before = host.tracker.getState();
+  const before = host.meter.tracker.getState();
   try {
     await host.hooks.PreCompact?.({ trigger, state: before });
   } catch (err) {
@@ -84,20 +85,24 @@ export async function compactHistory(
     [{ type: 'text', text: summarizationPrompt(focus, host.compactInstructions) }],
     host.clock,
   );
-  const call = await callProvider({
-    provider: host.provider,
-    request: {
-      model: host.model,
-      system: host.system,
-      messages: toProviderMessages([...host.history, prompt]),
-      // The API refuses tool blocks in history without tool definitions.
-      tools: [...host.tools],
-      maxTokens: host.maxTokens,
-    },
-    signal,
-    clock: host.clock,
-    idleTimeoutMs: host.idleTimeoutMs,
-  });
+  const request = () =>
+    callProvider({
+      provider: host.provider,
+      request: {
+        model: host.model,
+        system: host.system,
+        messages: toProviderMessages([...host.history, prompt], host.model),
+        // The API refuses tool blocks in history without tool definitions.
+        tools: [...host.tools],
+        maxTokens: host.maxTokens,
+      },
+      signal,
+      clock: host.clock,
+      idleTimeoutMs: host.idleTimeoutMs,
+    });
+  let call = await request();
+  // A block the API refuses would fail the summary as it fails every turn: repair it and ask once more.
+  if (call.error && repairHistory(host.history, call.error, host.model) !== undefined) call = await request();
   if (call.error) {
     const aborted = call.error.code === 'ABORTED';
     throw failed(
@@ -108,6 +113,15 @@ export async function compactHistory(
       aborted ? 'aborted' : 'provider',
     );
   }
+  const stopReason = call.end?.stopReason;
+  // A summary cut at the output limit (or refused, or paused) would replace the
+  // whole conversation with a fragment: only one that ended normally is taken.
+  if (stopReason !== 'end_turn' && stopReason !== 'stop_sequence')
+    throw failed(
+      `Compaction failed: the summary did not finish (stop reason ${stopReason}); the conversation was left as it was.`,
+      undefined,
+      'incomplete-summary',
+    );
   const summary = call.text.trim();
   if (!summary)
     throw failed(
@@ -125,7 +139,7 @@ export async function compactHistory(
     },
   );
   host.history.splice(0, host.history.length, summaryMessage);
-  const after = host.tracker.reset(host.history);
+  const after = host.meter.tracker.reset(host.history);
   try {
     await host.hooks.PostCompact?.({ trigger, summary, state: after });
   } catch (err) {

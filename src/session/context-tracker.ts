@@ -5,30 +5,106 @@
  * largest of a content-based estimate, the last reported figure and a floor
  * the caller supplies, so a big unsent prompt is never hidden.
  */
+import { imageDimensions } from './images.js';
 import type { ContentBlock, ContextWindowState, HistoryMessage, TokenUsage } from './types.js';
 
-/** Rough tokens for one image: the API bills ~1,600 for a typical photo. */
+/** Tokens of an image whose size is unknown: the API bills ~1,600 for a typical photo. */
 const IMAGE_TOKENS = 1_600;
 
-/** Characters of a block that reach the model (content only: no ids, no metadata). */
-function blockChars(block: ContentBlock): number {
+/**
+ * Estimated tokens of `text`, counted the way a BPE tokenizer splits it
+ * rather than as characters / 4 (which counts JSON, base64 and CJK text
+ * 40–78% low): a run of Latin letters is about one token per 6 letters
+ * (a leading space joins the word), digits go in threes, each punctuation
+ * mark is a token, CJK characters are a token each and other non-Latin
+ * letters about one per two.
+ */
+export function estimateTextTokens(text: string): number {
+  let tokens = 0;
+  let run = 0; // letters in the current Latin run
+  let digits = 0;
+  let other = 0;
+  const flush = () => {
+    tokens += Math.ceil(run / 6) + Math.ceil(digits / 3) + Math.ceil(other / 2);
+    run = 0;
+    digits = 0;
+    other = 0;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    const digit = c >= 48 && c <= 57;
+    if (letter) {
+      if (digits || other) flush();
+      run++;
+    } else if (digit) {
+      if (run || other) flush();
+      digits++;
+    } else if (c >= 0x2e80 && c <= 0xd7af) {
+      flush();
+      tokens++; // CJK, kana, hangul
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      if (c <= 0xdbff) {
+        flush();
+        tokens++; // one astral character (emoji): its low surrogate follows
+      }
+    } else if (c > 0x7f) {
+      if (run || digits) flush();
+      other++;
+    } else {
+      flush();
+      // A space or newline before a word is part of that word's token.
+      const next = text.charCodeAt(i + 1);
+      const beforeWord =
+        (c === 32 || c === 10) && ((next >= 65 && next <= 90) || (next >= 97 && next <= 122));
+      if (!beforeWord) tokens++;
+    }
+  }
+  flush();
+  return tokens;
+}
+
+// Blocks are never changed in place, so each one is measured once.
+const measured = new WeakMap<object, number>();
+
+/** Estimated tokens of one block as the model sees it (content only: no ids, no metadata). */
+export function blockTokens(block: ContentBlock): number {
+  const cached = measured.get(block);
+  if (cached !== undefined) return cached;
+  const tokens = measureBlock(block);
+  measured.set(block, tokens);
+  return tokens;
+}
+
+function measureBlock(block: ContentBlock): number {
   switch (block.type) {
     case 'text':
-      return block.text.length;
+      return estimateTextTokens(block.text);
     case 'image':
-      return IMAGE_TOKENS * 4;
+      return imageTokens(block.data);
     case 'tool_use':
-      return block.name.length + JSON.stringify(block.input).length;
+      return estimateTextTokens(block.name) + estimateTextTokens(JSON.stringify(block.input));
     case 'tool_result':
-      return block.content.length;
+      return estimateTextTokens(block.content);
+    case 'thinking':
+      // The signature carries the reasoning the model keeps; its length is the best clue to its size.
+      return estimateTextTokens(block.thinking) + Math.ceil(block.signature.length / 4);
+    case 'redacted_thinking':
+      return Math.ceil(block.data.length / 4);
   }
 }
 
-/** Estimated tokens of messages: their content's characters / 4. */
+function imageTokens(base64: string): number {
+  const size = imageDimensions(base64);
+  // Vision docs: about width × height / 750 tokens, images past ~1.15 megapixels are scaled down first.
+  return size ? Math.min(IMAGE_TOKENS, Math.ceil((size.width * size.height) / 750)) : IMAGE_TOKENS;
+}
+
+/** Estimated tokens of messages, from their content. */
 export function estimateTokens(messages: readonly Pick<HistoryMessage, 'content'>[]): number {
-  let chars = 0;
-  for (const m of messages) for (const b of m.content) chars += blockChars(b);
-  return Math.ceil(chars / 4);
+  let tokens = 0;
+  for (const m of messages) for (const b of m.content) tokens += blockTokens(b);
+  return tokens;
 }
 
 /** Total tokens a reply's usage accounts for: input, cache and output. */
@@ -74,6 +150,7 @@ export class ContextWindowTracker {
   #reported: number | undefined;
   #reportedAt = 0;
   #used = 0;
+  #overhead = 0;
 
   constructor(options: ContextTrackerOptions) {
     this.#maxTokens = options.maxTokens;
@@ -105,15 +182,25 @@ export class ContextWindowTracker {
   measure(history: readonly HistoryMessage[], floor = 0): number {
     if (this.#reported !== undefined && history.length === this.#reportedAt)
       return Math.max(this.#reported, floor);
-    return Math.max(estimateTokens(history), this.#reported ?? 0, floor);
+    return Math.max(this.#overhead + estimateTokens(history), this.#reported ?? 0, floor);
+  }
+
+  /** True when `history` has messages the last report did not cover. */
+  hasUnsent(history: readonly HistoryMessage[]): boolean {
+    return this.#reported === undefined || history.length !== this.#reportedAt;
   }
 
   /** Forgets reported usage (after compaction) and re-estimates from `history`. */
   reset(history: readonly HistoryMessage[]): ContextWindowState {
     this.#reported = undefined;
     this.#reportedAt = 0;
-    this.#used = estimateTokens(history);
+    this.#used = this.#overhead + estimateTokens(history);
     return this.getState();
+  }
+
+  /** Tokens every request carries besides the history: the system prompt and the tool definitions. */
+  setOverhead(tokens: number): void {
+    this.#overhead = tokens;
   }
 
   /** The model changed: same usage, another window. */

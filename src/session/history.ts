@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { ProviderMessage } from '../provider/types.js';
+import { imageProblem } from './images.js';
 import type { ContentBlock, HistoryMessage } from './types.js';
 
 /** What `submit()` accepts: a prompt, or a prompt with its author and images. */
@@ -31,20 +32,36 @@ export function createMessage(
   role: HistoryMessage['role'],
   content: ContentBlock[],
   clock: Clock,
-  extra: Partial<Pick<HistoryMessage, 'state' | 'kind' | 'author'>> = {},
+  extra: Partial<Pick<HistoryMessage, 'state' | 'kind' | 'author' | 'model' | 'stopReason'>> = {},
 ): HistoryMessage {
   return { id: randomUUID(), role, content, createdAt: new Date(clock.now()).toISOString(), ...extra };
 }
 
-/** The user message for a submission; in shared chats the text starts with `[Author]`. */
-export function userMessage(input: SubmitInput, clock: Clock): HistoryMessage {
+/**
+ * The user message for a submission; in shared chats the text starts with
+ * `[Author]`. An image the API would refuse is replaced by a short note
+ * (and listed in `refused`), so it can never lock the session.
+ */
+export function userMessage(
+  input: SubmitInput,
+  clock: Clock,
+): { message: HistoryMessage; refused: string[] } {
   const { text, author, images } = typeof input === 'string' ? { text: input } : input;
   const content: ContentBlock[] = [];
+  const refused: string[] = [];
   const prefixed = author ? `[${author}] ${text}` : text;
   if (prefixed.length > 0) content.push({ type: 'text', text: prefixed });
-  for (const image of images ?? [])
-    content.push({ type: 'image', mediaType: image.mediaType, data: image.data });
-  return createMessage('user', content, clock, author ? { author } : {});
+  (images ?? []).forEach((image, i) => {
+    const problem = imageProblem(image.mediaType, image.data);
+    if (problem === undefined) {
+      content.push({ type: 'image', mediaType: image.mediaType, data: image.data });
+      return;
+    }
+    const why = `Image ${i + 1} was not sent: ${problem}.`;
+    refused.push(why);
+    content.push({ type: 'text', text: `[${why}]` });
+  });
+  return { message: createMessage('user', content, clock, author ? { author } : {}), refused };
 }
 
 /** The text blocks of a message, joined. */
@@ -71,26 +88,37 @@ function withNotice(content: readonly ContentBlock[], notice: string): ContentBl
   return [...results, { type: 'text', text: notice }, ...rest];
 }
 
+/** Told to the model after a reply that stopped at the output limit, so it goes on where it stopped. */
+export const CONTINUE_NOTICE =
+  '[Your previous reply reached the output token limit and was cut off there. Continue exactly where it stopped, without repeating what you already wrote.]';
+
 /**
  * The history as provider messages. Consecutive messages of one role are
- * merged; a user message after an interrupted reply carries
- * {@link CUT_OFF_NOTICE}; unanswered tool calls (after an abort or a crash)
- * get an interrupted result so the request stays valid.
+ * merged; session notices and withheld exchanges are left out; a user
+ * message after an interrupted (or cut) reply carries a notice saying so;
+ * unanswered tool calls (after an abort or a crash) get an interrupted
+ * result so the request stays valid. Thinking blocks go back byte for byte,
+ * but only to the model that wrote them (`model`): they are bound to it.
  */
-export function toProviderMessages(history: readonly HistoryMessage[]): ProviderMessage[] {
-  const visible = history.filter((m) => m.kind !== 'notice');
+export function toProviderMessages(history: readonly HistoryMessage[], model?: string): ProviderMessage[] {
+  const visible = history.filter((m) => m.kind !== 'notice' && m.withheld === undefined);
   const out: ProviderMessage[] = [];
   const push = (message: ProviderMessage) => {
     const last = out[out.length - 1];
     if (last && last.role === message.role) last.content = [...last.content, ...message.content];
     else out.push({ role: message.role, content: [...message.content] });
   };
-  let cutOff = false;
+  let notice: string | undefined;
   for (let i = 0; i < visible.length; i++) {
     const message = visible[i] as HistoryMessage;
     if (message.role === 'assistant') {
+      const foreign = model !== undefined && message.model !== undefined && message.model !== model;
       // An abort before the first token leaves an empty reply: nothing to send, but still a cut-off.
-      const content = message.content.filter((b) => b.type !== 'text' || b.text.length > 0);
+      const content = message.content.filter(
+        (b) =>
+          (b.type !== 'text' || b.text.length > 0) &&
+          !(foreign && (b.type === 'thinking' || b.type === 'redacted_thinking')),
+      );
       if (content.length > 0) push({ role: 'assistant', content });
       const answered = answeredIds(visible[i + 1]);
       const missing = toolUseIds(message.content).filter((id) => !answered.has(id));
@@ -105,11 +133,16 @@ export function toProviderMessages(history: readonly HistoryMessage[]): Provider
           })),
         });
       }
-      if (message.state === 'interrupted') cutOff = true;
+      if (message.state === 'interrupted') notice = CUT_OFF_NOTICE;
+      else if (message.stopReason === 'max_tokens') notice = CONTINUE_NOTICE;
+      else notice = undefined;
       continue;
     }
-    push({ role: 'user', content: cutOff ? withNotice(message.content, CUT_OFF_NOTICE) : message.content });
-    cutOff = false;
+    push({ role: 'user', content: notice ? withNotice(message.content, notice) : message.content });
+    notice = undefined;
   }
+  // A reply cut at the output limit is continued by asking for the rest: the
+  // current models refuse an assistant prefill.
+  if (notice === CONTINUE_NOTICE) push({ role: 'user', content: [{ type: 'text', text: CONTINUE_NOTICE }] });
   return out;
 }

@@ -1,4 +1,6 @@
 /** The session engine: InteractiveSession, context tracking, the model registry, and the session types. */
+
+export { DEFAULT_CONTEXT_WINDOW, getModelInfo, type ModelInfo } from '../provider/models.js';
 export { SUMMARY_HEADER, summarizationPrompt } from './compaction.js';
 export { ContextWindowTracker, contextState, estimateTokens, usageTotal } from './context-tracker.js';
 export {
@@ -11,7 +13,6 @@ export {
 export { CUT_OFF_NOTICE, INTERRUPTED_TOOL_RESULT, type SubmitInput } from './history.js';
 export { InteractiveSession } from './interactive-session.js';
 export { DEFAULT_QUEUE_LIMIT } from './job-queue.js';
-export { DEFAULT_CONTEXT_WINDOW, getModelInfo, type ModelInfo } from './models.js';
 export { DEFAULT_PERMISSION_TIMEOUT_MS } from './permissions.js';
 export { extractCompactInstructions, loadProjectContext, type ProjectContext } from './project-context.js';
 export { SessionLoadError, type SessionLoadStatus } from './resume.js';

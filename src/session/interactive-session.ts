@@ -6,16 +6,18 @@
 import { type Clock, systemClock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
+import { getModelInfo, type ModelInfo } from '../provider/models.js';
 import { newSessionId, validateSessionId, validateSessionName } from '../store/index.js';
 import { SESSION_SCHEMA_VERSION, type SessionMeta } from '../store/types.js';
 import { createBuiltinTools, scrubbedEnv } from '../tools/index.js';
 import type { Tool } from '../tools/types.js';
 import { compactHistory } from './compaction.js';
+import { ContextMeter } from './context-meter.js';
 import { ContextWindowTracker } from './context-tracker.js';
 import { TypedEmitter } from './emitter.js';
+import { SessionGrants } from './grants.js';
 import { type SubmitInput, userMessage } from './history.js';
 import { DEFAULT_QUEUE_LIMIT, JobQueue } from './job-queue.js';
-import { getModelInfo, type ModelInfo } from './models.js';
 import { DEFAULT_PERMISSION_TIMEOUT_MS, PermissionGate } from './permissions.js';
 import { SessionPersistence } from './persistence.js';
 import { loadProjectContext } from './project-context.js';
@@ -32,15 +34,13 @@ import {
 } from './session-options.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { toolDefinitions } from './tool-runner.js';
-import { DEFAULT_MAX_ITERATIONS, runTurn, type TurnHost } from './turn.js';
+import { DEFAULT_MAX_ITERATIONS, runTurn, type TurnState } from './turn.js';
 import type {
   CompactEvent,
   ContextWindowState,
   HistoryMessage,
   PermissionAnswer,
-  PermissionMode,
   SessionEvents,
-  TokenUsage,
   TurnResult,
   UsageLedger,
 } from './types.js';
@@ -64,14 +64,14 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   readonly #persistence: SessionPersistence;
   readonly #history: HistoryMessage[] = [];
   readonly #tracker: ContextWindowTracker;
-  readonly #meter: SessionMeter;
+  readonly #usage: SessionMeter;
+  readonly #meter: ContextMeter;
+  readonly #grants: SessionGrants;
   #id: string;
   #name: string | undefined;
   #owner: string | undefined;
   #createdAt: string;
   #forkedFrom: string | undefined;
-  #mode: PermissionMode;
-  #allowedScopes = new Set<string>();
   #model: string;
   #modelInfo: ModelInfo;
   #threshold: number | false;
@@ -100,12 +100,13 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       this.#clock,
       options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
     );
-    this.#mode = options.permissionMode ?? 'default';
+    this.#grants = new SessionGrants(options.permissionMode ?? 'default', () => this.#saveMeta());
     this.#threshold = validThreshold(options.autoCompactThreshold ?? DEFAULT_AUTO_COMPACT_THRESHOLD);
     this.#model = options.model ?? options.provider.defaultModel;
-    this.#modelInfo = getModelInfo(this.#model, logger);
+    this.#modelInfo = this.#describe(this.#model);
     this.#tracker = new ContextWindowTracker({ maxTokens: this.#modelInfo.contextWindow });
-    this.#meter = new SessionMeter(options.cache ?? 'auto', this.#history, this.#clock);
+    this.#usage = new SessionMeter(options.cache ?? 'auto', this.#history, this.#clock);
+    this.#meter = new ContextMeter(this.#tracker, (state) => this.#emitContext(state));
     this.#createdAt = new Date(this.#clock.now()).toISOString();
     const resuming = options.resumeSessionId !== undefined && !options.forkSession;
     this.#id = resuming ? (options.resumeSessionId as string) : newSessionId(this.#clock.now());
@@ -130,6 +131,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       projectInstructions: project.instructions,
       ...(this.#options.systemPrompt === undefined ? {} : { base: this.#options.systemPrompt }),
     });
+    this.#meter.frame({ system: this.#system, tools: toolDefinitions(this.#tools) });
     const resumeId = this.#options.resumeSessionId;
     if (resumeId === undefined) {
       await this.#persistence.create([], this.#meta());
@@ -137,7 +139,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     }
     const record = await loadSessionRecord(this.#options.sessionStore, validateSessionId(resumeId));
     this.#history.push(...record.messages);
-    this.#mode = record.permissionMode;
+    this.#grants.mode = record.permissionMode;
     if (this.#options.model === undefined && record.model) this.#setModel(record.model);
     if (record.lastReportedTokens !== undefined) {
       this.#tracker.reportUsage(
@@ -151,8 +153,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       this.#createdAt = record.createdAt;
       this.#name = this.#name ?? record.name;
       this.#forkedFrom = record.forkedFrom;
-      for (const scope of record.allowedScopes ?? []) this.#allowedScopes.add(scope);
-      this.#meter.restore(record.usage); // a fork starts its own bill
+      this.#grants.restore(record.allowedScopes ?? []);
+      this.#usage.restore(record.usage); // a fork starts its own bill
       this.#persistence.markExisting(record.messages.length);
       if (this.#options.sessionName !== undefined && this.#name !== record.name) this.#saveMeta();
     } else {
@@ -178,7 +180,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   }
 
   async #turn(input: SubmitInput, signal: AbortSignal): Promise<TurnResult> {
-    const prompt = userMessage(input, this.#clock);
+    const { message: prompt, refused } = userMessage(input, this.#clock);
+    for (const why of refused) this.emit('notice', why);
     const max = this.#tracker.getState().maxTokens;
     if (
       this.#threshold !== false &&
@@ -190,7 +193,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       });
     }
     if (signal.aborted) throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
-    const outcome = await runTurn(this.#turnHost(), prompt, signal);
+    const outcome = await runTurn(this.#turnState(), prompt, signal);
     await this.#persistence.saveTurn(this.#history, this.#meta());
     if (outcome.error && outcome.error.code !== 'ABORTED') {
       this.emit('error', outcome.error);
@@ -216,10 +219,14 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   async #compact(trigger: CompactEvent['trigger'], focus: string | undefined, signal: AbortSignal) {
     try {
+      const { call } = this.#turnState();
       const event = await compactHistory(
         {
-          ...this.#turnHost(),
-          tools: toolDefinitions(this.#tools),
+          ...call,
+          history: this.#history,
+          meter: this.#meter,
+          clock: this.#clock,
+          logger: this.#logger,
           hooks: this.#options.hooks ?? {},
           compactInstructions: this.#compactInstructions,
         },
@@ -285,7 +292,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   /** What this session's model requests used, per day and model (a copy). */
   getUsage(): UsageLedger {
-    return this.#meter.ledger();
+    return this.#usage.ledger();
   }
 
   /** The model this session sends its requests to. */
@@ -302,9 +309,9 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   getSession(): SessionHandle {
     return {
       getSessionId: () => this.#id,
-      getPermissionMode: () => this.#mode,
+      getPermissionMode: () => this.#grants.mode,
       setPermissionMode: (mode) => {
-        this.#mode = checkPermissionMode(mode);
+        this.#grants.mode = checkPermissionMode(mode);
         this.#saveMeta();
       },
     };
@@ -324,8 +331,17 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   #setModel(model: string): void {
     this.#model = model;
-    this.#modelInfo = getModelInfo(model, this.#logger);
+    this.#modelInfo = this.#describe(model);
     this.#tracker.setMaxTokens(this.#modelInfo.contextWindow);
+  }
+
+  #describe(model: string): ModelInfo {
+    return this.#options.provider.describeModel?.(model) ?? getModelInfo(model, {}, this.#logger);
+  }
+
+  /** The model this session talks to, with its window and output limit (for /status). */
+  getModelInfo(): ModelInfo {
+    return this.#modelInfo;
   }
 
   #emitContext(state: ContextWindowState): void {
@@ -348,50 +364,46 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       createdAt: this.#createdAt,
       updatedAt: new Date(this.#clock.now()).toISOString(),
       model: this.#model,
-      permissionMode: this.#mode,
+      permissionMode: this.#grants.mode,
       contextState: this.#tracker.getState(),
       ...(this.#tracker.reportedTokens === undefined
         ? {}
         : { lastReportedTokens: this.#tracker.reportedTokens }),
       messageCount: this.#history.length,
-      ...(this.#allowedScopes.size > 0 ? { allowedScopes: [...this.#allowedScopes] } : {}),
+      ...(this.#grants.list().length > 0 ? { allowedScopes: this.#grants.list() } : {}),
       ...(this.#forkedFrom === undefined ? {} : { forkedFrom: this.#forkedFrom }),
-      ...this.#meter.recordField(),
+      ...this.#usage.recordField(),
     };
   }
 
-  #turnHost(): TurnHost {
+  #turnState(): TurnState {
     const options = this.#options;
+    const compactor = { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) };
     return {
       history: this.#history,
-      provider: this.#meter.wrap(options.provider),
-      model: this.#model,
-      maxTokens: Math.min(REQUEST_MAX_TOKENS, this.#modelInfo.maxOutputTokens),
-      system: this.#system,
-      tracker: this.#tracker,
-      idleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+      call: {
+        provider: this.#usage.wrap(options.provider),
+        model: this.#model,
+        system: this.#system,
+        tools: toolDefinitions(this.#tools),
+        maxTokens: Math.min(REQUEST_MAX_TOKENS, this.#modelInfo.maxOutputTokens),
+        maxOutputTokens: this.#modelInfo.maxOutputTokens,
+        idleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+      },
+      meter: this.#meter,
+      tools: {
+        tools: this.#tools,
+        emitter: this,
+        gate: this.#gate,
+        grants: this.#grants,
+        clock: this.#clock,
+        logger: this.#logger,
+        cwd: options.cwd,
+        env: scrubbedEnv(options.toolEnv ?? process.env),
+        permissionTimeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
+      },
+      compactor,
       maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
-      tools: this.#tools,
-      emitter: this,
-      gate: this.#gate,
-      clock: this.#clock,
-      logger: this.#logger,
-      cwd: options.cwd,
-      env: scrubbedEnv(options.toolEnv ?? process.env),
-      permissionTimeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
-      permissionMode: () => this.#mode,
-      isScopeAllowed: (scope) => this.#allowedScopes.has(scope),
-      allowScope: (scope) => {
-        this.#allowedScopes.add(scope);
-        this.#saveMeta();
-      },
-      refreshContext: () => {
-        const state = this.#tracker.update(this.#history);
-        this.#emitContext(state);
-        return state;
-      },
-      reportUsage: (usage: TokenUsage) =>
-        this.#emitContext(this.#tracker.reportUsage(usage, this.#history.length)),
     };
   }
 }

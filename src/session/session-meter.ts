@@ -48,6 +48,9 @@ export class SessionMeter {
       name: inner.name,
       defaultModel: inner.defaultModel,
       stream: (request) => this.#stream(inner, request),
+      // Counting and describing models cost nothing to meter: they pass straight through.
+      ...(inner.countTokens ? { countTokens: inner.countTokens.bind(inner) } : {}),
+      ...(inner.describeModel ? { describeModel: inner.describeModel.bind(inner) } : {}),
     };
   }
 

@@ -6,8 +6,8 @@
  */
 import type { Clock, TimerHandle } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
-import type { Provider, ProviderEvent, ProviderRequest } from '../provider/types.js';
-import type { TokenUsage } from './types.js';
+import type { Provider, ProviderEvent, ProviderRequest, RefusalDetails } from '../provider/types.js';
+import type { ContentBlock, TokenUsage } from './types.js';
 
 /** A complete tool call from the model. */
 export interface ToolUseCall {
@@ -18,10 +18,15 @@ export interface ToolUseCall {
 
 /** What one provider call produced. */
 export interface StreamCallResult {
+  /** The reply text (every text block, joined). */
   text: string;
+  /** Every content block in the order the model wrote it, thinking included, byte for byte. */
+  content: ContentBlock[];
   toolUses: ToolUseCall[];
+  /** Tool calls cut off at the output limit: never run, never sent back. */
+  cutToolUses: Array<{ id: string; name: string }>;
   /** Set when the stream ended normally. */
-  end?: { stopReason: string; usage: TokenUsage };
+  end?: { stopReason: string; usage: TokenUsage; refusal?: RefusalDetails };
   /** Set when it did not: ABORTED, PROVIDER_STALLED or a PROVIDER_* error. */
   error?: SwitchboardError;
 }
@@ -35,6 +40,8 @@ export interface StreamCallOptions {
   clock: Clock;
   idleTimeoutMs: number;
   onText?: (text: string) => void;
+  /** The visible thinking of the block being written so far: the progress note the model writes between tool calls. */
+  onThinking?: (noteSoFar: string) => void;
 }
 
 function toSwitchboardError(err: unknown): SwitchboardError {
@@ -51,7 +58,11 @@ function toSwitchboardError(err: unknown): SwitchboardError {
 /** Streams one request through `provider`; see {@link StreamCallResult}. */
 export async function callProvider(options: StreamCallOptions): Promise<StreamCallResult> {
   const { clock, idleTimeoutMs, signal } = options;
-  const result: StreamCallResult = { text: '', toolUses: [] };
+  const result: StreamCallResult = { text: '', content: [], toolUses: [], cutToolUses: [] };
+  // The text block being written, and the API's index for it: a new index is a new block.
+  let textBlock: { type: 'text'; text: string } | undefined;
+  let textIndex: number | undefined;
+  let note = '';
   const controller = new AbortController();
   const onTurnAbort = () => controller.abort(signal.reason);
   if (signal.aborted) controller.abort(signal.reason);
@@ -114,12 +125,34 @@ export async function callProvider(options: StreamCallOptions): Promise<StreamCa
       if (step.done) break;
       const event = step.value;
       if (event.type === 'text_delta') {
+        if (!textBlock || (event.index !== undefined && event.index !== textIndex)) {
+          textBlock = { type: 'text', text: '' };
+          textIndex = event.index;
+          result.content.push(textBlock);
+        }
+        textBlock.text += event.text;
         result.text += event.text;
         options.onText?.(event.text);
+      } else if (event.type === 'thinking_delta') {
+        note += event.text;
+        options.onThinking?.(note);
+      } else if (event.type === 'block') {
+        textBlock = undefined;
+        note = '';
+        result.content.push(event.block);
       } else if (event.type === 'tool_use') {
-        result.toolUses.push({ id: event.id, name: event.name, input: event.input });
+        textBlock = undefined;
+        const call = { id: event.id, name: event.name, input: event.input };
+        result.toolUses.push(call);
+        result.content.push({ type: 'tool_use', ...call });
+      } else if (event.type === 'tool_use_cut') {
+        result.cutToolUses.push({ id: event.id, name: event.name });
       } else if (event.type === 'message_end') {
-        result.end = { stopReason: event.stopReason, usage: event.usage };
+        result.end = {
+          stopReason: event.stopReason,
+          usage: event.usage,
+          ...(event.refusal ? { refusal: event.refusal } : {}),
+        };
       }
       // `progress` only proves the stream is alive: the watchdog is re-armed above.
     }

@@ -11,26 +11,23 @@ import { decidePermission } from '../tools/permissions.js';
 import type { Tool } from '../tools/types.js';
 import type { ToolDefinition } from '../vocabulary.js';
 import type { TypedEmitter } from './emitter.js';
+import type { SessionGrants } from './grants.js';
 import { INTERRUPTED_TOOL_RESULT } from './history.js';
 import type { PermissionGate, PermissionOutcome } from './permissions.js';
 import type { StreamCallResult } from './stream-call.js';
-import type { ContentBlock, PermissionMode, SessionEvents, ToolEndEvent } from './types.js';
+import type { ContentBlock, SessionEvents, ToolEndEvent } from './types.js';
 
-/** What the tool runner needs from the session. */
+/** What the tool loop works with: the tools, where they run, and who may allow them. */
 export interface ToolHost {
   tools: readonly Tool[];
   emitter: TypedEmitter<SessionEvents>;
   gate: PermissionGate;
+  grants: SessionGrants;
   clock: Clock;
   logger: Logger;
   cwd: string;
   env: Record<string, string>;
   permissionTimeoutMs: number;
-  permissionMode(): PermissionMode;
-  /** True when "allow for this session" covers `scope` (`Bash:npm test`). */
-  isScopeAllowed(scope: string): boolean;
-  /** Remembers (and persists) an "allow for this session" grant. */
-  allowScope(scope: string): void;
 }
 
 type ToolResultBlock = Extract<ContentBlock, { type: 'tool_result' }>;
@@ -119,7 +116,7 @@ export async function runToolCalls(
       );
       continue;
     }
-    const mode = host.permissionMode();
+    const mode = host.grants.mode;
     const decision = decidePermission(mode, tool.toolClass);
     if (decision === 'deny') {
       end(
@@ -131,7 +128,7 @@ export async function runToolCalls(
     }
     if (decision === 'ask') {
       const scope = `${tool.name}:${safe(() => tool.scopeKey(call.input), '')}`;
-      if (!host.isScopeAllowed(scope)) {
+      if (!host.grants.allows(scope)) {
         const outcome = await host.gate.request(
           { toolName: tool.name, toolArgs: call.input, summary, toolClass: tool.toolClass },
           signal,
@@ -140,7 +137,7 @@ export async function runToolCalls(
           end('interrupted', INTERRUPTED_TOOL_RESULT, true);
           continue;
         }
-        if (outcome === 'allow-session') host.allowScope(scope);
+        if (outcome === 'allow-session') host.grants.allow(scope);
         else if (outcome !== 'allow') {
           end('denied', denialText(outcome, host, tool), true);
           continue;

@@ -1,36 +1,60 @@
 /**
  * The agent loop of one turn: send the history and tools, stream the reply,
- * run requested tools, send their results, and ask again until the model
- * stops asking for tools. Before every call the context guard may stop the
- * turn with a notice instead of sending a request the API would reject.
+ * run requested tools, send their results, and ask again until the model is
+ * done. Every stop reason is handled (Stop reasons page of
+ * platform.claude.com/docs): a reply cut at the output limit is continued,
+ * a tool call cut there is asked again with a larger limit, a paused turn
+ * goes on, a refusal is withheld from later requests, a full window is
+ * compacted once. A 400 caused by the session's own content is repaired and
+ * retried once. Before every call the context guard may stop the turn with
+ * a notice instead of sending a request the API would reject.
  */
 import type { SwitchboardError } from '../errors.js';
 import type { Provider } from '../provider/types.js';
-import type { ContextWindowTracker } from './context-tracker.js';
+import type { ContextMeter } from './context-meter.js';
 import { createMessage, toProviderMessages } from './history.js';
-import { callProvider } from './stream-call.js';
-import { runToolCalls, type ToolHost, toolDefinitions } from './tool-runner.js';
-import type { ContentBlock, ContextWindowState, HistoryMessage, TokenUsage, TurnResult } from './types.js';
+import { repairHistory } from './repair.js';
+import { callProvider, type StreamCallResult } from './stream-call.js';
+import { runToolCalls, type ToolHost } from './tool-runner.js';
+import type {
+  CompactEvent,
+  ContextWindowState,
+  HistoryMessage,
+  TokenUsage,
+  ToolDefinition,
+  TurnResult,
+} from './types.js';
 
 /** Past this share of the window no request is sent. */
 export const CONTEXT_GUARD_FRACTION = 0.95;
 /** Most model calls in one turn before it is stopped with a notice. */
 export const DEFAULT_MAX_ITERATIONS = 50;
+/** Replies cut at the output limit are continued at most this many times per turn. */
+export const MAX_CONTINUATIONS = 2;
 
-/** What a turn needs from the session, beyond running tools. */
-export interface TurnHost extends ToolHost {
-  history: HistoryMessage[];
+/** One model request's fixed parts. */
+export interface ModelCall {
   provider: Provider;
   model: string;
-  maxTokens: number;
   system: string;
-  tracker: ContextWindowTracker;
+  tools: readonly ToolDefinition[];
+  /** Output tokens asked for per request. */
+  maxTokens: number;
+  /** The model's own output limit: how far a cut tool call may be given more room. */
+  maxOutputTokens: number;
   idleTimeoutMs: number;
+}
+
+/** Everything a turn works with: a small state object, not a host of callbacks. */
+export interface TurnState {
+  history: HistoryMessage[];
+  call: ModelCall;
+  meter: ContextMeter;
+  /** Runs the tools the model asks for; its emitter carries the turn's events. */
+  tools: ToolHost;
+  /** Compacts the history now (the turn already holds the session). */
+  compactor: { compact(signal: AbortSignal): Promise<CompactEvent> };
   maxIterations: number;
-  /** Recomputes the context state from the history and emits `context_update` when it changed. */
-  refreshContext(): ContextWindowState;
-  /** Records a reply's reported usage and emits `context_update`. */
-  reportUsage(usage: TokenUsage): void;
 }
 
 /** How a turn ended: a result, and the error when it failed. */
@@ -57,37 +81,48 @@ export function guardNotice(state: ContextWindowState): string {
   );
 }
 
+/** What a refusal tells the chat. */
+export function refusalNotice(explanation: string | undefined): string {
+  return (
+    `The model declined to answer this${explanation ? ` (${explanation})` : ''}. ` +
+    'That exchange is left out of the conversation from now on, so you can go on: rephrase it or ask something else.'
+  );
+}
+
 /**
  * Runs one turn for `prompt` (already built, not yet in the history). Never
  * throws: failures come back as `error` with the partial result.
  */
 export async function runTurn(
-  host: TurnHost,
+  state: TurnState,
   prompt: HistoryMessage,
   signal: AbortSignal,
 ): Promise<TurnOutcome> {
-  const { history, emitter } = host;
+  const { history, call, meter } = state;
+  const { emitter, clock } = state.tools;
   history.push(prompt);
-  host.refreshContext();
+  meter.refresh(history);
   const texts: string[] = [];
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-  // Deltas add up to the model's text in the response: rounds are joined by a blank line.
-  const emitText = (text: string, first: boolean) => {
-    if (first && texts.some((t) => t.length > 0)) emitter.emit('text_delta', '\n\n');
-    emitter.emit('text_delta', text);
-  };
-  const finish = (state: TurnResult['state'], error?: SwitchboardError): TurnOutcome => ({
+  let maxTokens = call.maxTokens;
+  let continuations = 0;
+  let repaired = false;
+  let compactedForWindow = false;
+  /** The next round continues the last reply's text (a cut reply): no paragraph break. */
+  let joinNext = false;
+
+  const finish = (end: TurnResult['state'], error?: SwitchboardError): TurnOutcome => ({
     result: {
       response: texts.filter((t) => t.length > 0).join('\n\n'),
-      contextState: host.refreshContext(),
+      contextState: meter.refresh(history),
       usage,
-      state,
+      state: end,
     },
     ...(error ? { error } : {}),
   });
   const addNotice = (text: string) => {
     history.push(
-      createMessage('assistant', [{ type: 'text', text }], host.clock, { kind: 'notice', state: 'complete' }),
+      createMessage('assistant', [{ type: 'text', text }], clock, { kind: 'notice', state: 'complete' }),
     );
     // A notice is the session speaking, not the model: it goes out as `notice`, not as
     // reply text, and ends the response so callers reading `response` see it too.
@@ -96,60 +131,164 @@ export async function runTurn(
   };
 
   for (let iteration = 0; ; iteration++) {
-    if (iteration >= host.maxIterations) {
+    if (iteration >= state.maxIterations) {
       addNotice(
-        `Stopped after ${host.maxIterations} model calls in one turn (the tool loop limit). Send a message to let the agent continue.`,
+        `Stopped after ${state.maxIterations} model calls in one turn (the tool loop limit). Send a message to let the agent continue.`,
       );
       return finish('complete');
     }
-    const state = host.refreshContext();
-    if (state.usedTokens >= CONTEXT_GUARD_FRACTION * state.maxTokens) {
-      addNotice(guardNotice(state));
+    const context = await meter.decide(history, call, [CONTEXT_GUARD_FRACTION], signal);
+    if (context.usedTokens >= CONTEXT_GUARD_FRACTION * context.maxTokens) {
+      addNotice(guardNotice(context));
       return finish('complete');
     }
-    let first = true;
-    const call = await callProvider({
-      provider: host.provider,
-      request: {
-        model: host.model,
-        system: host.system,
-        messages: toProviderMessages(history),
-        tools: toolDefinitions(host.tools),
-        maxTokens: host.maxTokens,
-      },
-      signal,
-      clock: host.clock,
-      idleTimeoutMs: host.idleTimeoutMs,
-      onText: (text) => {
-        emitText(text, first);
-        first = false;
-      },
-    });
-    texts.push(call.text);
-    const content: ContentBlock[] = [
-      ...(call.text ? [{ type: 'text' as const, text: call.text }] : []),
-      ...call.toolUses.map((t) => ({ type: 'tool_use' as const, id: t.id, name: t.name, input: t.input })),
-    ];
-    if (call.error || !call.end) {
-      const aborted = call.error?.code === 'ABORTED';
+    const joined = joinNext;
+    const reply = await stream(state, maxTokens, signal, texts, joined);
+    joinNext = false;
+    if (reply.error || !reply.end) {
+      const error = reply.error;
+      const nothingArrived = reply.content.length === 0;
+      if (error && !repaired && nothingArrived) {
+        const fixed = await repair(state, error, signal);
+        if (fixed) {
+          repaired = true;
+          addNotice(fixed);
+          continue;
+        }
+      }
       // Keep what arrived, marked interrupted, so the next request says it was cut off.
       // An abort keeps even an empty reply for that reason; a failure before any text keeps nothing.
-      if (aborted || content.length > 0) {
-        history.push(createMessage('assistant', content, host.clock, { state: 'interrupted' }));
+      texts.push(reply.text);
+      if (error?.code === 'ABORTED' || !nothingArrived) {
+        history.push(
+          createMessage('assistant', reply.content, clock, { state: 'interrupted', model: call.model }),
+        );
       }
-      return finish('interrupted', call.error);
+      return finish('interrupted', error);
     }
-    const reply = createMessage('assistant', content, host.clock, { state: 'complete' });
-    history.push(reply);
-    addUsage(usage, call.end.usage);
-    host.reportUsage(call.end.usage);
-    if (call.end.stopReason !== 'tool_use' || call.toolUses.length === 0) return finish('complete');
+    const { stopReason } = reply.end;
+    if (reply.cutToolUses.length > 0 && maxTokens < call.maxOutputTokens) {
+      // A tool call cut at the output limit fails the same way if asked again
+      // with the same limit: ask again with room for it, and keep nothing of the cut reply.
+      maxTokens = Math.min(call.maxOutputTokens, maxTokens * 4);
+      addUsage(usage, reply.end.usage);
+      emitter.emit(
+        'progress_note',
+        'The tool call was longer than the output limit; asking again with more room…',
+      );
+      continue;
+    }
+    // A continuation of a cut reply is the same paragraph, not a new one.
+    if (joined && texts.length > 0) texts[texts.length - 1] += reply.text;
+    else texts.push(reply.text);
+    const message = createMessage('assistant', reply.content, clock, {
+      state: 'complete',
+      model: call.model,
+      stopReason: stopReason as NonNullable<HistoryMessage['stopReason']>,
+    });
+    history.push(message);
+    addUsage(usage, reply.end.usage);
+    meter.report(reply.end.usage, history.length);
 
-    const results = await runToolCalls(host, call.toolUses, signal);
-    history.push(createMessage('user', results, host.clock));
-    if (signal.aborted) {
-      reply.state = 'interrupted';
-      return finish('interrupted');
+    switch (stopReason) {
+      case 'tool_use': {
+        if (reply.toolUses.length === 0) return finish('complete');
+        const results = await runToolCalls(state.tools, reply.toolUses, signal);
+        history.push(createMessage('user', results, clock));
+        if (signal.aborted) {
+          message.state = 'interrupted';
+          return finish('interrupted');
+        }
+        continue;
+      }
+      case 'pause_turn':
+        // The API paused a long turn: sending its content back lets it go on.
+        continue;
+      case 'max_tokens':
+        if (reply.cutToolUses.length === 0 && continuations < MAX_CONTINUATIONS) {
+          continuations++;
+          joinNext = true;
+          continue;
+        }
+        addNotice(
+          `The reply was cut off at the output limit (${maxTokens.toLocaleString('en-US')} tokens). Say "continue" to get the rest.`,
+        );
+        return finish('complete');
+      case 'refusal': {
+        // Stop reasons page: a refused exchange must not stay in what the model sees, or the next turn is refused too.
+        for (const m of history.slice(history.indexOf(prompt))) m.withheld = 'refusal';
+        addNotice(refusalNotice(reply.end.refusal?.explanation));
+        return finish('complete');
+      }
+      case 'model_context_window_exceeded':
+        if (!compactedForWindow) {
+          compactedForWindow = true;
+          const compacted = await state.compactor.compact(signal).then(
+            () => true,
+            () => false,
+          );
+          if (compacted) {
+            addNotice(
+              'The context window filled up during the reply, so the conversation was compacted and the reply goes on.',
+            );
+            continue;
+          }
+        }
+        addNotice(
+          'The reply filled the whole context window and was cut off. Use /compact (or /new), then ask again.',
+        );
+        return finish('complete');
+      default:
+        return finish('complete');
     }
+  }
+}
+
+/** Streams one request, sending text as it arrives and the progress notes as `progress_note`. */
+async function stream(
+  state: TurnState,
+  maxTokens: number,
+  signal: AbortSignal,
+  texts: readonly string[],
+  join: boolean,
+): Promise<StreamCallResult> {
+  const { call } = state;
+  const { emitter, clock } = state.tools;
+  let first = true;
+  return callProvider({
+    provider: call.provider,
+    request: {
+      model: call.model,
+      system: call.system,
+      messages: toProviderMessages(state.history, call.model),
+      tools: [...call.tools],
+      maxTokens,
+    },
+    signal,
+    clock,
+    idleTimeoutMs: call.idleTimeoutMs,
+    onText: (text) => {
+      // Deltas add up to the model's text in the response: rounds are joined by a blank line.
+      if (first && !join && texts.some((t) => t.length > 0)) emitter.emit('text_delta', '\n\n');
+      first = false;
+      emitter.emit('text_delta', text);
+    },
+    onThinking: (text) => emitter.emit('progress_note', text),
+  });
+}
+
+/** Repairs the history after a 400 it caused; returns what was dropped, or undefined. */
+async function repair(
+  state: TurnState,
+  error: SwitchboardError,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const fixed = repairHistory(state.history, error, state.call.model);
+  if (fixed || error.code !== 'PROVIDER_CONTEXT_TOO_LONG') return fixed;
+  try {
+    await state.compactor.compact(signal);
+    return 'The request was too long for the model, so the conversation was compacted.';
+  } catch {
+    return undefined;
   }
 }

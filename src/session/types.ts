@@ -17,6 +17,7 @@ export {
   type PermissionAnswer,
   type PermissionMode,
   type ProjectAccess,
+  type StopReason,
   type TokenUsage,
   type ToolClass,
   type ToolDefinition,
@@ -79,6 +80,11 @@ export interface SessionEvents {
   save_error: [error: Error];
   /** A message the session added on its own (0.95 guard, cut-off notice). */
   notice: [text: string];
+  /**
+   * What the model says it is doing between tool calls (its visible
+   * thinking, display `updates`), the note so far; for a status line.
+   */
+  progress_note: [note: string];
 }
 
 /** Hooks run around compaction (design.md: PreCompact awaited, PostCompact with the summary). */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { say } from '../../src/bot/text.js';
+import { PNG_1X1 } from '../fakes/images.js';
 import { type BotHarness, HARNESS_API_KEY, startBotHarness, USERS } from '../helpers/bot-harness.js';
 
 let h: BotHarness | undefined;
@@ -103,8 +104,9 @@ describe('bot core: intake', () => {
     await h.settle();
     expect(h.texts()).toEqual(["I can't read voice messages yet; please send text."]);
     expect(h.fakeAnthropic.requests).toHaveLength(0);
-    const png = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
-    await h.message('what is this?', { attachments: [{ kind: 'image', mediaType: 'image/png', data: png }] });
+    await h.message('what is this?', {
+      attachments: [{ kind: 'image', mediaType: 'image/png', data: PNG_1X1 }],
+    });
     await h.settle();
     const content = h.fakeAnthropic.requests[0].messages.at(-1).content;
     expect(content.some((b: { type: string }) => b.type === 'image')).toBe(true);

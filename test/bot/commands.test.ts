@@ -52,7 +52,7 @@ describe('bot core: commands', () => {
     const status = await ask(h, 'status');
     expect(status).toContain(`(${await bound(h)})`);
     expect(status).toMatch(/Context: \d+\.\d% used/);
-    expect(status).toContain('Model: claude-');
+    expect(status).toContain('Model: claude-sonnet-5-5 (1,000,000-token window)');
     expect(status).toContain('Permission mode: default');
     expect(status).toContain('idle, 0 queued');
   });

@@ -76,6 +76,32 @@ describe('bot core: turns', () => {
     expect(h.texts().join('\n')).toContain(say.stoppedNote);
   });
 
+  it('shows what the model says it is doing between tool calls as the status line', async () => {
+    h = await startBotHarness();
+    await mkdir(h.dirs.workspace, { recursive: true });
+    await writeFile(join(h.dirs.workspace, 'notes.txt'), 'remember the milk\n');
+    h.fakeAnthropic.enqueue(
+      {
+        thinking: ['Opening the notes first.'],
+        toolUse: [{ name: 'Read', input: { file_path: 'notes.txt' } }],
+      },
+      // Between the tool and the answer the model writes a progress note, then goes quiet.
+      {
+        thinking: ['The notes mention milk; writing the answer.'],
+        text: ['It says milk.'],
+        stallAfterChunks: 0,
+      },
+    );
+    await h.message('what is in notes.txt?');
+    await h.until(
+      () => /💭 The notes mention milk; writing the answer\./.test(h?.texts().join('\n') ?? ''),
+      'progress note visible',
+    );
+    expect(h.fakeAnthropic.requests[0].thinking).toEqual({ type: 'adaptive', display: 'updates' });
+    await h.ask('stop');
+    await h.settle();
+  });
+
   it('turns a provider error into one clear line in the chat, without the key, and stays usable', async () => {
     h = await startBotHarness();
     h.fakeAnthropic.enqueue({

@@ -17,7 +17,8 @@ function problems(env: Record<string, string>): { message: string; variables: st
 describe('loadConfig', () => {
   it('applies the documented defaults and resolves paths against cwd', () => {
     const c = loadConfig({ env: base, cwd: '/srv/bot' });
-    expect(c.model).toBe('claude-sonnet-4-6');
+    expect(c.model).toBe('claude-sonnet-5-5');
+    expect(c.modelSettings).toEqual({ thinking: 'adaptive' });
     expect(c.dataDir).toBe('/srv/bot/data');
     expect(c.workspace).toBe('/srv/bot/workspace');
     expect(c.permissionMode).toBe('default');
@@ -28,6 +29,39 @@ describe('loadConfig', () => {
     expect(c.console).toBe(true);
     expect(c.telegram).toBeUndefined();
     expect(c.secrets).toEqual(['sk-ant-test-key']);
+  });
+
+  it('reads the model settings and names a bad one with what it expects', () => {
+    const c = loadConfig({
+      env: {
+        ...base,
+        SWITCHBOARD_MODEL: 'claude-next-1',
+        SWITCHBOARD_CONTEXT_WINDOW: '400000',
+        SWITCHBOARD_MAX_OUTPUT_TOKENS: '32000',
+        SWITCHBOARD_EFFORT: 'medium',
+        SWITCHBOARD_THINKING: 'between_tools',
+      },
+      cwd: '/srv/bot',
+    });
+    expect(c.modelSettings).toEqual({
+      thinking: 'between_tools',
+      effort: 'medium',
+      contextWindow: 400_000,
+      maxOutputTokens: 32_000,
+    });
+    const p = problems({
+      ...base,
+      SWITCHBOARD_EFFORT: 'extreme',
+      SWITCHBOARD_CONTEXT_WINDOW: '1M',
+      SWITCHBOARD_THINKING: 'disabled',
+    });
+    expect(p.variables.sort()).toEqual([
+      'SWITCHBOARD_CONTEXT_WINDOW',
+      'SWITCHBOARD_EFFORT',
+      'SWITCHBOARD_THINKING',
+    ]);
+    expect(p.message).toMatch(/SWITCHBOARD_EFFORT expected one of low, medium, high, xhigh, max/);
+    expect(p.message).toMatch(/SWITCHBOARD_CONTEXT_WINDOW expected a whole number of tokens/);
   });
 
   it('names a missing ANTHROPIC_API_KEY and points at .env.example', () => {

@@ -17,9 +17,11 @@
  *   `cache_read_input_tokens`, `cache_creation_input_tokens` and the
  *   `cache_creation` split by lifetime account for the rest.
  *
- * Tokens are estimated as characters / 4, like the rest of the fake.
+ * Tokens are counted with the fake's tokenizer (anthropic-tokens.ts), block
+ * by block, so a request's cache usage adds up to what count_tokens says.
  */
 import { createHash } from 'node:crypto';
+import { blockTokens, fakeTextTokens } from './anthropic-tokens.js';
 
 /** Cache usage of one request, as the API reports it. */
 export interface CacheUsage {
@@ -134,18 +136,28 @@ export class FakePromptCache {
 
   /** The prompt as a chain of blocks, with the breakpoints checked. */
   #blocks(body: Json): Block[] | { error: string } {
-    const chunks: Array<{ text: string; mark: Json }> = [];
-    const add = (label: string, block: Json) => {
+    const chunks: Array<{ text: string; mark: Json; tokens: number }> = [];
+    const add = (label: string, block: Json, count: (rest: Json) => number) => {
       const { cache_control: mark, ...rest } = block ?? {};
-      chunks.push({ text: `${label}${JSON.stringify(rest)}`, mark });
+      chunks.push({ text: `${label}${JSON.stringify(rest)}`, mark, tokens: count(rest) });
     };
-    for (const tool of Array.isArray(body.tools) ? body.tools : []) add('tool:', tool);
-    if (typeof body.system === 'string') add('system:', { type: 'text', text: body.system });
-    else for (const block of Array.isArray(body.system) ? body.system : []) add('system:', block);
+    // The tool definitions count as one JSON array (as count_tokens counts them): each tool
+    // carries what it adds to the array's count, so the total after the last one is the same.
+    const tools: Json[] = Array.isArray(body.tools) ? body.tools : [];
+    const bare = tools.map(({ cache_control: _mark, ...rest }: Json) => rest);
+    let counted = 0;
+    tools.forEach((t, i) => {
+      const upTo = fakeTextTokens(JSON.stringify(bare.slice(0, i + 1)));
+      add('tool:', t, () => upTo - counted);
+      counted = upTo;
+    });
+    if (typeof body.system === 'string') add('system:', { type: 'text', text: body.system }, blockTokens);
+    else
+      for (const block of Array.isArray(body.system) ? body.system : []) add('system:', block, blockTokens);
     const messages = Array.isArray(body.messages) ? body.messages : [];
     messages.forEach((m: Json, i: number) => {
       const content = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-      for (const block of Array.isArray(content) ? content : []) add(`${i}:${m.role}:`, block);
+      for (const block of Array.isArray(content) ? content : []) add(`${i}:${m.role}:`, block, blockTokens);
     });
     if (body.cache_control && chunks.length > 0) {
       const last = chunks[chunks.length - 1] as { mark: Json };
@@ -170,9 +182,9 @@ export class FakePromptCache {
     }
     let hash = createHash('sha256').update(String(body.model)).digest('hex');
     let tokens = 0;
-    return chunks.map(({ text, mark }) => {
+    return chunks.map(({ text, mark, tokens: own }) => {
       hash = createHash('sha256').update(hash).update(text).digest('hex');
-      tokens += Math.ceil(text.length / 4);
+      tokens += own;
       return { hash, tokens, ...(mark ? { ttl: (mark.ttl ?? '5m') as Ttl } : {}) };
     });
   }

@@ -1,6 +1,7 @@
 /**
  * A loopback fake of the Anthropic Messages API for tests: the real
  * @anthropic-ai/sdk talks to it over HTTP. It answers `POST /v1/messages`
+ * (and the token-counting endpoint, `POST /v1/messages/count_tokens`)
  * with the SSE frames the real API sends (or plain JSON when `stream` is
  * false), scripted per request, and records every request body it parsed.
  */
@@ -8,95 +9,17 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CacheUsage, FakePromptCache } from './anthropic-cache.js';
+import { fakeWindow, pausedKey, sign, type ThinkingLedger, validate } from './anthropic-rules.js';
+import {
+  type FakeAnthropic,
+  type FakeUsage,
+  lastUserText,
+  type RecordedRequest,
+  type ScriptedResponse,
+} from './anthropic-script.js';
+import { fakeInputTokens } from './anthropic-tokens.js';
 
-/** Usage figures, as the API names them. */
-export interface FakeUsage {
-  input_tokens?: number;
-  output_tokens?: number;
-  cache_read_input_tokens?: number;
-  cache_creation_input_tokens?: number;
-}
-
-/** What the fake answers to one request. */
-export interface ScriptedResponse {
-  /** Reply text; an array is sent as one text_delta per chunk. */
-  text?: string | string[];
-  /** Real-time pause before each chunk (keep it short). */
-  chunkDelayMs?: number;
-  /** Tool calls after the text; their input is streamed as input_json_delta pieces. */
-  toolUse?: Array<{ name: string; input: Record<string, unknown>; id?: string }>;
-  /** Usage reported in message_start (input) and message_delta (output). */
-  usage?: FakeUsage;
-  /** Answer with an HTTP error instead of a stream. */
-  error?: { status: number; type: string; message: string; retryAfter?: number };
-  /** Send an SSE `event: error` after the text chunks (the SDK does not retry it). */
-  midStreamError?: { type: string; message: string };
-  /** Destroy the connection after this many text chunks (a dropped connection). */
-  dropAfterChunks?: number;
-  /** Stop sending after this many text chunks and hold the connection open. */
-  stallAfterChunks?: number;
-  /** The reply is held open after its text until this settles (lets a test keep a turn running). */
-  release?: Promise<unknown>;
-  /** stop_reason; default `tool_use` when toolUse is given, else `end_turn`. */
-  stopReason?: string;
-}
-
-/** A request as the fake saw it. */
-export interface RecordedRequest {
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies are inspected freely in tests.
-  body: any;
-  headers: IncomingMessage['headers'];
-  /** True when the client closed the connection before the response ended. */
-  closedEarly: boolean;
-  /** Text chunks written so far. */
-  chunksSent: number;
-  finished: boolean;
-  /** The usage the fake reported for this request (cache accounting included), once it answered. */
-  usage?: Record<string, unknown>;
-}
-
-/** The running fake. */
-export interface FakeAnthropic {
-  /** Base URL for `new Anthropic({ baseURL })`. */
-  url: string;
-  /** Parsed bodies of every request, in arrival order (retries included). */
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
-  requests: any[];
-  /** Every request with its connection state. */
-  log: RecordedRequest[];
-  /** The prompt cache, on the clock given to {@link startFakeAnthropic} (see anthropic-cache.ts). */
-  cache: FakePromptCache;
-  /** Scripts the next requests, one response each. */
-  enqueue(...responses: ScriptedResponse[]): void;
-  /** What to answer when nothing is queued; default echoes "You said: <last user text>". */
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
-  setDefault(fn: (body: any) => ScriptedResponse): void;
-  /** Forgets queued scripts, recorded requests and a custom default. */
-  reset(): void;
-  /** Resolves once `predicate` holds, checked after every request, chunk and close. */
-  waitFor(predicate: () => boolean): Promise<void>;
-  close(): Promise<void>;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
-function lastUserText(body: any): string {
-  const messages = Array.isArray(body?.messages) ? body.messages : [];
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i];
-    if (m.role !== 'user') continue;
-    if (typeof m.content === 'string') return m.content;
-    const texts = (m.content as Array<{ type: string; text?: string }>)
-      .filter((b) => b.type === 'text')
-      .map((b) => b.text ?? '');
-    if (texts.length > 0) return texts[texts.length - 1] ?? '';
-  }
-  return '';
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
-function estimateInputTokens(body: any): number {
-  return Math.max(1, Math.ceil(JSON.stringify(body?.messages ?? []).length / 4));
-}
+export type { FakeAnthropic, FakeUsage, RecordedRequest, ScriptedResponse } from './anthropic-script.js';
 
 const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -121,11 +44,15 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
     }
   };
   let toolSeq = 0;
+  let thinkingSeq = 0;
+  const ledger: ThinkingLedger = { issued: new Map(), beforeTool: new Map(), paused: new Set() };
 
   const fake: FakeAnthropic = {
     url: '',
     cache,
     requests: [],
+    countRequests: [],
+    contextWindow: undefined,
     log: [],
     enqueue: (...responses) => queue.push(...responses),
     setDefault: (fn) => {
@@ -135,6 +62,8 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
       queue.length = 0;
       fake.requests.length = 0;
       fake.log.length = 0;
+      fake.countRequests.length = 0;
+      fake.contextWindow = undefined;
       fallback = echo;
       cache.clear();
     },
@@ -173,6 +102,20 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
       sendError(res, 400, 'invalid_request_error', 'Body is not JSON');
       return;
     }
+    const betas = String(req.headers['anthropic-beta'] ?? '');
+    if (req.url.startsWith('/v1/messages/count_tokens')) {
+      // Token counting page: the same checks as a request, and the input tokens it would use.
+      fake.countRequests.push(body);
+      const problem = validate(
+        { ...body, max_tokens: 1 },
+        betas,
+        ledger,
+        fake.contextWindow ?? Number.MAX_SAFE_INTEGER,
+      );
+      if (problem) sendError(res, 400, 'invalid_request_error', problem);
+      else sendJsonBody(res, { input_tokens: fakeInputTokens(body) });
+      return;
+    }
     const entry: RecordedRequest = {
       body,
       headers: req.headers,
@@ -187,6 +130,15 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
       notify();
     });
     notify();
+    // A scripted error answers first; a request the API would reject consumes no scripted reply.
+    const validation = queue[0]?.error
+      ? undefined
+      : validate(body, betas, ledger, fake.contextWindow ?? fakeWindow(body.model));
+    if (validation) {
+      sendError(res, 400, 'invalid_request_error', validation);
+      entry.finished = true;
+      return;
+    }
     const script = queue.shift() ?? fallback(body);
     if (script.error) {
       const retry = script.error.retryAfter ?? 0.01;
@@ -194,12 +146,6 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
         'retry-after': String(retry),
         'retry-after-ms': String(Math.round(retry * 1000)),
       });
-      entry.finished = true;
-      return;
-    }
-    const validation = validate(body);
-    if (validation) {
-      sendError(res, 400, 'invalid_request_error', validation);
       entry.finished = true;
       return;
     }
@@ -229,7 +175,7 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
     // A script that states input usage speaks for the whole prompt; otherwise the cache accounts for it.
     if (script.usage?.input_tokens === undefined) return { ...cached, output_tokens };
     const scripted = {
-      input_tokens: script.usage.input_tokens ?? estimateInputTokens(body),
+      input_tokens: script.usage.input_tokens ?? fakeInputTokens(body),
       cache_read_input_tokens: script.usage.cache_read_input_tokens ?? 0,
       cache_creation_input_tokens: script.usage.cache_creation_input_tokens ?? 0,
     };
@@ -276,6 +222,33 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
       },
     });
     let index = 0;
+    const content: unknown[] = [];
+    const signatures: string[] = [];
+    // Thinking page: the current models default to display `omitted` (empty text, the signature carries it).
+    const shown = body.thinking?.display === 'summarized' || body.thinking?.display === 'updates';
+    // One whole block: its start, its deltas, its stop.
+    const block = (start: unknown, deltas: unknown[]) => {
+      send('content_block_start', { type: 'content_block_start', index, content_block: start });
+      for (const delta of deltas) send('content_block_delta', { type: 'content_block_delta', index, delta });
+      send('content_block_stop', { type: 'content_block_stop', index });
+      index++;
+    };
+    for (const thought of script.thinking ?? []) {
+      const signature = sign(body.model, thought, ++thinkingSeq);
+      const visible = shown ? thought : '';
+      ledger.issued.set(signature, { model: body.model, thinking: visible });
+      signatures.push(signature);
+      content.push({ type: 'thinking', thinking: visible, signature });
+      block({ type: 'thinking', thinking: '', signature: '' }, [
+        ...(visible ? [{ type: 'thinking_delta', thinking: visible }] : []),
+        { type: 'signature_delta', signature },
+      ]);
+    }
+    if (script.redactedThinking) {
+      const data = `redacted-${++thinkingSeq}`;
+      content.push({ type: 'redacted_thinking', data });
+      block({ type: 'redacted_thinking', data }, []);
+    }
     if (texts.length > 0) {
       send('content_block_start', {
         type: 'content_block_start',
@@ -309,6 +282,7 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
         return;
       }
       send('content_block_stop', { type: 'content_block_stop', index });
+      content.push({ type: 'text', text: texts.join('') });
       index++;
     }
     if (script.release) {
@@ -321,7 +295,8 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
       res.end();
       return;
     }
-    for (const tool of tools) {
+    for (const [n, tool] of tools.entries()) {
+      ledger.beforeTool.set(tool.id, signatures);
       send('content_block_start', {
         type: 'content_block_start',
         index,
@@ -329,7 +304,8 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
       });
       const json = JSON.stringify(tool.input);
       const half = Math.ceil(json.length / 2);
-      for (const piece of [json.slice(0, half), json.slice(half)]) {
+      const cut = script.cutToolInput && n === tools.length - 1;
+      for (const piece of cut ? [json.slice(0, half)] : [json.slice(0, half), json.slice(half)]) {
         if (script.chunkDelayMs) await wait(script.chunkDelayMs);
         if (res.destroyed) return;
         send('content_block_delta', {
@@ -338,14 +314,20 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
           delta: { type: 'input_json_delta', partial_json: piece },
         });
       }
+      if (cut) break; // the output limit struck inside the input: the block never closes
+      content.push({ type: 'tool_use', id: tool.id, name: tool.name, input: tool.input });
       send('content_block_stop', { type: 'content_block_stop', index });
       index++;
     }
+    const stopReason =
+      script.stopReason ?? (script.cutToolInput ? 'max_tokens' : tools.length > 0 ? 'tool_use' : 'end_turn');
+    if (stopReason === 'pause_turn') ledger.paused.add(pausedKey(content));
     send('message_delta', {
       type: 'message_delta',
       delta: {
-        stop_reason: script.stopReason ?? (tools.length > 0 ? 'tool_use' : 'end_turn'),
+        stop_reason: stopReason,
         stop_sequence: null,
+        ...(script.refusal ? { stop_details: { type: 'refusal', ...script.refusal } } : {}),
       },
       usage: { output_tokens: usage.output_tokens },
     });
@@ -387,6 +369,11 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
     notify();
   }
 
+  function sendJsonBody(res: ServerResponse, value: unknown): void {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  }
+
   function sendError(
     res: ServerResponse,
     status: number,
@@ -402,53 +389,4 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
   await once(server, 'listening');
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fake;
-}
-
-/**
- * The checks the real API makes that a session could get wrong: roles
- * alternate, the first message is from the user, no empty text, every
- * tool_use is answered by a tool_result in the next message (results first),
- * and tool blocks require tool definitions.
- */
-// biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
-function validate(body: any): string | undefined {
-  if (typeof body.model !== 'string' || !body.model) return 'model: field required';
-  if (typeof body.max_tokens !== 'number') return 'max_tokens: field required';
-  const messages = body.messages;
-  if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
-  if (messages[0].role !== 'user') return 'messages: first message must use the "user" role';
-  let usesTools = false;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (i > 0 && messages[i - 1].role === m.role) return `messages.${i}: roles must alternate`;
-    const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-    if (!Array.isArray(blocks) || blocks.length === 0) return `messages.${i}: content must not be empty`;
-    for (const b of blocks) {
-      if (b.type === 'text' && !b.text) return `messages.${i}: text content blocks must be non-empty`;
-      if (b.type === 'tool_use' || b.type === 'tool_result') usesTools = true;
-    }
-    const uses = blocks
-      .filter((b: { type: string }) => b.type === 'tool_use')
-      .map((b: { id: string }) => b.id);
-    if (uses.length > 0) {
-      const next = messages[i + 1];
-      if (!next) {
-        if (i === messages.length - 1)
-          return `messages.${i}: tool_use ids were found without tool_result blocks`;
-        continue;
-      }
-      const nextBlocks: Array<{ type: string; tool_use_id?: string }> =
-        typeof next.content === 'string' ? [] : next.content;
-      const results = nextBlocks.filter((b) => b.type === 'tool_result');
-      if (nextBlocks.slice(0, results.length).some((b) => b.type !== 'tool_result'))
-        return `messages.${i + 1}: tool_result blocks must come first`;
-      for (const id of uses) {
-        if (!results.some((r) => r.tool_use_id === id))
-          return `messages.${i}: tool_use ids were found without tool_result blocks immediately after: ${id}`;
-      }
-    }
-  }
-  if (usesTools && !(Array.isArray(body.tools) && body.tools.length > 0))
-    return 'Requests which include tool_use or tool_result blocks must define tools.';
-  return undefined;
 }

@@ -4,6 +4,7 @@ import { SwitchboardError } from '../../src/errors.js';
 import { AnthropicProvider } from '../../src/provider/index.js';
 import type { ProviderEvent, ProviderRequest } from '../../src/provider/types.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
+import { PNG_1X1 } from '../fakes/images.js';
 
 const KEY = 'sk-ant-test-key-0123456789';
 let fake: FakeAnthropic;
@@ -107,7 +108,7 @@ describe('AnthropicProvider', () => {
             role: 'user',
             content: [
               { type: 'text', text: 'look' },
-              { type: 'image', mediaType: 'image/png', data: 'aGk=' },
+              { type: 'image', mediaType: 'image/png', data: PNG_1X1 },
             ],
           },
           {
@@ -129,7 +130,7 @@ describe('AnthropicProvider', () => {
     expect(sent).toHaveLength(3);
     expect(sent[0].content[1]).toEqual({
       type: 'image',
-      source: { type: 'base64', media_type: 'image/png', data: 'aGk=' },
+      source: { type: 'base64', media_type: 'image/png', data: PNG_1X1 },
       // Two messages back from the newest: where the previous request ended, a cache breakpoint.
       cache_control: { type: 'ephemeral' },
     });
@@ -147,7 +148,7 @@ describe('AnthropicProvider', () => {
       { text: 'finally' },
     );
     const events = await collect(provider(), request());
-    expect(events[0]).toEqual({ type: 'text_delta', text: 'finally' });
+    expect(events[0]).toEqual({ type: 'text_delta', text: 'finally', index: 0 });
     expect(fake.requests).toHaveLength(3);
   });
 
@@ -226,7 +227,7 @@ describe('AnthropicProvider', () => {
       }
     })();
     await expect(run).rejects.toMatchObject({ code: 'ABORTED' });
-    expect(seen).toEqual([{ type: 'text_delta', text: 'one ' }]);
+    expect(seen).toEqual([{ type: 'text_delta', text: 'one ', index: 0 }]);
     await fake.waitFor(() => fake.log[0]?.closedEarly === true);
   });
 

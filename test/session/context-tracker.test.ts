@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { ContextWindowTracker, estimateTokens, getModelInfo } from '../../src/session/index.js';
+import { ContextWindowTracker, estimateTokens } from '../../src/session/index.js';
 import type { HistoryMessage } from '../../src/session/types.js';
 
 function msg(role: 'user' | 'assistant', text: string): HistoryMessage {
@@ -12,38 +11,15 @@ function msg(role: 'user' | 'assistant', text: string): HistoryMessage {
   };
 }
 
-describe('model registry', () => {
-  it('matches by prefix, so dated ids resolve', () => {
-    expect(getModelInfo('claude-opus-4-6').contextWindow).toBe(1_000_000);
-    expect(getModelInfo('claude-sonnet-4-6-20260101').contextWindow).toBe(1_000_000);
-    expect(getModelInfo('claude-opus-4-5-20251101').contextWindow).toBe(200_000);
-    expect(getModelInfo('claude-sonnet-4-5-20250929').contextWindow).toBe(200_000);
-    expect(getModelInfo('claude-haiku-4-5').contextWindow).toBe(200_000);
-    expect(getModelInfo('claude-haiku-4-5').known).toBe(true);
-  });
-
-  it('gives unknown models 200K and warns once per model', () => {
-    const lines: string[] = [];
-    const logger = createLogger({ destination: { write: (l: string) => lines.push(l) } });
-    const name = `mystery-model-${Date.now()}`;
-    expect(getModelInfo(name, logger)).toMatchObject({ contextWindow: 200_000, known: false });
-    getModelInfo(name, logger);
-    getModelInfo(name, logger);
-    expect(lines.filter((l) => l.includes(name))).toHaveLength(1);
-    getModelInfo(`${name}-other`, logger);
-    expect(lines).toHaveLength(2);
-  });
-});
-
 describe('ContextWindowTracker', () => {
-  it('estimates from message content only (chars / 4), not ids or metadata', () => {
-    const m = msg('user', 'x'.repeat(400));
+  it('estimates from message content only, not ids or metadata', () => {
+    const m = msg('user', 'x'.repeat(600));
     expect(estimateTokens([m])).toBe(100);
     const withMeta = { ...m, id: 'y'.repeat(4000), author: 'z'.repeat(4000) };
     expect(estimateTokens([withMeta])).toBe(100);
     const tool: HistoryMessage = {
       ...m,
-      content: [{ type: 'tool_result', toolUseId: 'q'.repeat(400), content: 'r'.repeat(40) }],
+      content: [{ type: 'tool_result', toolUseId: 'q'.repeat(400), content: 'r'.repeat(60) }],
     };
     expect(estimateTokens([tool])).toBe(10);
   });
@@ -85,7 +61,7 @@ describe('ContextWindowTracker', () => {
   it('reset forgets the report and re-estimates; restores from saved figures', () => {
     const tracker = new ContextWindowTracker({ maxTokens: 1_000 });
     tracker.reportUsage({ inputTokens: 900, outputTokens: 0 }, 2);
-    expect(tracker.reset([msg('user', 'x'.repeat(400))]).usedTokens).toBe(100);
+    expect(tracker.reset([msg('user', 'x'.repeat(600))]).usedTokens).toBe(100);
     expect(tracker.reportedTokens).toBeUndefined();
     const restored = new ContextWindowTracker({ maxTokens: 1_000, reportedTokens: 500, reportedAtLength: 1 });
     expect(restored.getState().usedPercentage).toBe(50);

@@ -104,6 +104,7 @@ export function recordEvents(session: InteractiveSession, options: { answerPermi
     'error',
     'save_error',
     'notice',
+    'progress_note',
   ];
   for (const name of names) {
     // Listening to permission_request means someone may answer: only when asked to.

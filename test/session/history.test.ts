@@ -6,28 +6,29 @@ import {
   extractCompactInstructions,
   INTERRUPTED_TOOL_RESULT,
 } from '../../src/session/index.js';
+import { PNG_1X1 } from '../fakes/images.js';
 
 const clock = new VirtualClock(Date.UTC(2026, 0, 1));
 
 describe('history for the provider', () => {
   it('prefixes the author in shared chats and keeps it on the message; images become image blocks', () => {
     const m = userMessage(
-      { text: 'hello', author: 'Alice', images: [{ mediaType: 'image/png', data: 'aGk=' }] },
+      { text: 'hello', author: 'Alice', images: [{ mediaType: 'image/png', data: PNG_1X1 }] },
       clock,
-    );
+    ).message;
     expect(m.author).toBe('Alice');
     expect(m.content).toEqual([
       { type: 'text', text: '[Alice] hello' },
-      { type: 'image', mediaType: 'image/png', data: 'aGk=' },
+      { type: 'image', mediaType: 'image/png', data: PNG_1X1 },
     ]);
     expect(m.createdAt).toBe('2026-01-01T00:00:00.000Z');
   });
 
   it('tells the model, in the next user message, that an interrupted reply was cut off', () => {
     const history = [
-      userMessage('write a poem', clock),
+      userMessage('write a poem', clock).message,
       createMessage('assistant', [{ type: 'text', text: 'Roses are' }], clock, { state: 'interrupted' }),
-      userMessage('never mind', clock),
+      userMessage('never mind', clock).message,
     ];
     const out = toProviderMessages(history);
     expect(out).toHaveLength(3);
@@ -39,7 +40,7 @@ describe('history for the provider', () => {
 
   it('answers tool calls that never ran as interrupted, results first, and skips notices', () => {
     const history = [
-      userMessage('list files', clock),
+      userMessage('list files', clock).message,
       createMessage(
         'assistant',
         [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } }],
@@ -49,7 +50,7 @@ describe('history for the provider', () => {
         },
       ),
       createMessage('assistant', [{ type: 'text', text: 'context is full' }], clock, { kind: 'notice' }),
-      userMessage('go on', clock),
+      userMessage('go on', clock).message,
     ];
     const out = toProviderMessages(history);
     expect(out.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
@@ -62,9 +63,9 @@ describe('history for the provider', () => {
 
   it('drops an empty interrupted reply but still sends the cut-off notice', () => {
     const history = [
-      userMessage('hi', clock),
+      userMessage('hi', clock).message,
       createMessage('assistant', [], clock, { state: 'interrupted' }),
-      userMessage('again', clock),
+      userMessage('again', clock).message,
     ];
     const out = toProviderMessages(history);
     expect(out).toHaveLength(1);

@@ -29,7 +29,8 @@ describe('automatic compaction', () => {
     await (await s.submit('third')).completed;
     const [event] = rec.of('compact')[0] ?? [];
     expect(event).toMatchObject({ trigger: 'auto', before: { usedTokens: 167_100 } });
-    expect(event?.after.usedTokens).toBeLessThan(100);
+    // After compaction: the summary plus what every request carries (system prompt, tool definitions).
+    expect(event?.after.usedTokens).toBeLessThan(3_000);
     expect(lastText(fx.fake.requests[2])).toContain('Summarize the conversation');
     const turn = fx.fake.requests[3];
     expect(turn.messages).toHaveLength(1);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SwitchboardError } from '../../src/errors.js';
 import { CUT_OFF_NOTICE, INTERRUPTED_TOOL_RESULT, InteractiveSession } from '../../src/session/index.js';
+import { PNG_1X1 } from '../fakes/images.js';
 import { fakeProvider, lastUserBlocks, nextEvent, recordEvents, useSessionFixture } from './helpers.js';
 
 const fx = useSessionFixture();
@@ -148,13 +149,13 @@ describe('InteractiveSession turns', () => {
   it('sends images as image blocks; open() awaits ready; history is handed out as a copy', async () => {
     const s = await InteractiveSession.open({ cwd: fx.cwd, provider: fakeProvider(fx.fake), toolEnv: {} });
     fx.track(s);
-    await (await s.submit({ text: 'what is this?', images: [{ mediaType: 'image/jpeg', data: 'AAAA' }] }))
+    await (await s.submit({ text: 'what is this?', images: [{ mediaType: 'image/png', data: PNG_1X1 }] }))
       .completed;
     expect(fx.fake.requests[0].messages[0].content).toEqual([
       { type: 'text', text: 'what is this?' },
       {
         type: 'image',
-        source: { type: 'base64', media_type: 'image/jpeg', data: 'AAAA' },
+        source: { type: 'base64', media_type: 'image/png', data: PNG_1X1 },
         cache_control: { type: 'ephemeral' },
       },
     ]);

@@ -1,0 +1,126 @@
+/**
+ * What switchboard knows about each Claude model: its context window, its
+ * output limit, and which thinking settings it accepts. Looked up by prefix,
+ * so dated ids (`claude-sonnet-4-5-20250929`) resolve too. Figures from the
+ * model pages of platform.claude.com/docs (models overview, each model's
+ * overview, the Sonnet 5.5 migration guide), as of 2026-12-01.
+ */
+import type { Logger } from '../logger.js';
+
+/** How a model thinks when the request leaves `thinking` out. */
+export type ThinkingStyle =
+  /** Adaptive thinking is on by default and cannot be turned off (Fable, Opus 5.5). */
+  | 'adaptive-always'
+  /** Adaptive by default; `between_tools` turns off the thinking before the first answer (Sonnet 5.5, Haiku 5.5). */
+  | 'adaptive'
+  /** Adaptive by default; `disabled` is accepted (Sonnet 5, Opus 5, Opus 4.6–4.8, Sonnet 4.6). */
+  | 'adaptive-optional'
+  /** Thinks only when asked (manual extended thinking: Haiku 4.5, the 4.5 models). */
+  | 'off-by-default';
+
+/** What the session and the provider need to know about a model. */
+export interface ModelInfo {
+  /** The registry entry that matched, or the model id itself when unknown. */
+  id: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  /** False when the model is not in the registry and defaults (or settings) were used. */
+  known: boolean;
+  thinking: ThinkingStyle;
+  /**
+   * The model takes `thinking.display: "updates"` (the
+   * `thinking-display-updates-2026-08-18` beta), which returns the progress
+   * notes it writes between tool calls as thinking text.
+   */
+  displayUpdates: boolean;
+  /** The model takes `output_config.effort`. */
+  effort: boolean;
+}
+
+type Entry = Omit<ModelInfo, 'id' | 'known'> & { prefix: string };
+
+const M = 1_000_000;
+const CURRENT = { contextWindow: M, maxOutputTokens: 128_000, effort: true } as const;
+
+// Longer prefixes first, so a more specific entry wins (`claude-opus-5-5` before `claude-opus-5`).
+const REGISTRY: readonly Entry[] = [
+  { prefix: 'claude-fable-5-2', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
+  { prefix: 'claude-fable-5-1', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
+  { prefix: 'claude-fable-5', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
+  { prefix: 'claude-mythos-5-2', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
+  { prefix: 'claude-mythos-5-1', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
+  { prefix: 'claude-mythos-5', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
+  { prefix: 'claude-opus-5-5', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
+  { prefix: 'claude-opus-5', ...CURRENT, thinking: 'adaptive-optional', displayUpdates: false },
+  { prefix: 'claude-sonnet-5-5', ...CURRENT, thinking: 'adaptive', displayUpdates: true },
+  { prefix: 'claude-sonnet-5', ...CURRENT, thinking: 'adaptive-optional', displayUpdates: false },
+  { prefix: 'claude-haiku-5-5', ...CURRENT, thinking: 'adaptive', displayUpdates: false },
+  { prefix: 'claude-opus-4-8', ...CURRENT, thinking: 'adaptive-optional', displayUpdates: false },
+  { prefix: 'claude-opus-4-7', ...CURRENT, thinking: 'adaptive-optional', displayUpdates: false },
+  { prefix: 'claude-opus-4-6', ...CURRENT, thinking: 'adaptive-optional', displayUpdates: false },
+  { prefix: 'claude-sonnet-4-6', ...CURRENT, thinking: 'adaptive-optional', displayUpdates: false },
+  // The 4.5 models: 200K (Sonnet 4.5 reaches 1M only with the context-1m beta,
+  // which switchboard does not send, so 200K is the window its requests get).
+  ...(['claude-opus-4-5', 'claude-sonnet-4-5', 'claude-haiku-4-5'] as const).map((prefix) => ({
+    prefix,
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+    thinking: 'off-by-default' as const,
+    displayUpdates: false,
+    effort: prefix === 'claude-opus-4-5',
+  })),
+];
+
+/** Window assumed for a model the registry does not know (SWITCHBOARD_CONTEXT_WINDOW overrides). */
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+/** Output limit assumed for a model the registry does not know (SWITCHBOARD_MAX_OUTPUT_TOKENS overrides). */
+export const DEFAULT_MAX_OUTPUT = 8_192;
+
+/** Settings that describe a model the registry does not know, or override what it knows. */
+export interface ModelOverrides {
+  contextWindow?: number;
+  maxOutputTokens?: number;
+}
+
+const warned = new Set<string>();
+
+/**
+ * Looks a model up by prefix. An unknown model gets a 200K window and an
+ * 8,192-token output limit unless `overrides` say otherwise, and one warning
+ * per model id for the life of the process (not one per turn).
+ *
+ * @example
+ * getModelInfo('claude-sonnet-5-5').contextWindow; // 1000000
+ */
+export function getModelInfo(model: string, overrides: ModelOverrides = {}, logger?: Logger): ModelInfo {
+  const entry = REGISTRY.find((e) => model.startsWith(e.prefix));
+  if (entry) {
+    const { prefix, ...rest } = entry;
+    return { id: prefix, known: true, ...rest, ...definedOnly(overrides) };
+  }
+  if (!warned.has(model) && overrides.contextWindow === undefined) {
+    warned.add(model);
+    logger?.warn(
+      { model, assumedContextWindow: DEFAULT_CONTEXT_WINDOW },
+      `Unknown model "${model}": assuming a ${DEFAULT_CONTEXT_WINDOW}-token context window; set SWITCHBOARD_CONTEXT_WINDOW and SWITCHBOARD_MAX_OUTPUT_TOKENS to describe it`,
+    );
+  }
+  return {
+    id: model,
+    known: false,
+    contextWindow: DEFAULT_CONTEXT_WINDOW,
+    maxOutputTokens: DEFAULT_MAX_OUTPUT,
+    // An unknown model gets no thinking or effort settings: the API's defaults apply.
+    thinking: 'off-by-default',
+    displayUpdates: false,
+    effort: false,
+    ...definedOnly(overrides),
+  };
+}
+
+function definedOnly(overrides: ModelOverrides): ModelOverrides {
+  return {
+    ...(overrides.contextWindow === undefined ? {} : { contextWindow: overrides.contextWindow }),
+    ...(overrides.maxOutputTokens === undefined ? {} : { maxOutputTokens: overrides.maxOutputTokens }),
+  };
+}

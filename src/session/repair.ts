@@ -1,0 +1,127 @@
+/**
+ * Repairs a history the API refused, so one bad block never locks a session
+ * until /new: an image over the limits or a block the API names is replaced
+ * by a short note, thinking the API will not take back is dropped, and old
+ * tool output is trimmed when the request is too long. Each repair says, in
+ * a sentence for the chat, what it dropped.
+ */
+import type { SwitchboardError } from '../errors.js';
+import type { BadContentDetail } from '../provider/errors.js';
+import { toProviderMessages } from './history.js';
+import { imageProblem } from './images.js';
+import type { ContentBlock, HistoryMessage } from './types.js';
+
+/** Tool output longer than this, outside the newest exchanges, is trimmed first when a request is too long. */
+export const TRIM_TOOL_RESULT_CHARS = 2_000;
+/** The newest messages are left whole: the model is working on them. */
+const KEEP_NEWEST = 4;
+
+type Block = ContentBlock;
+
+function replaceBlock(history: HistoryMessage[], block: Block, replacement: Block): boolean {
+  for (const message of history) {
+    const at = message.content.indexOf(block);
+    if (at >= 0) {
+      message.content = message.content.map((b, i) => (i === at ? replacement : b));
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The history block a 400 points at (`messages.N.content.M` of the request that was sent). */
+function located(
+  history: readonly HistoryMessage[],
+  model: string,
+  detail: BadContentDetail,
+): Block | undefined {
+  if (detail.messageIndex === undefined || detail.blockIndex === undefined) return undefined;
+  // The request's blocks are the history's own objects, so the one the API names can be found again.
+  return toProviderMessages(history, model)[detail.messageIndex]?.content[detail.blockIndex];
+}
+
+function note(block: Block, why: string): Block {
+  if (block.type === 'tool_result') return { ...block, content: `[${why}]`, isError: true };
+  if (block.type === 'tool_use') return { ...block, input: {} };
+  return { type: 'text', text: `[${why}]` };
+}
+
+function dropImages(history: HistoryMessage[], target: Block | undefined): number {
+  const images = history.flatMap((m) => m.content.filter((b) => b.type === 'image'));
+  const bad =
+    target?.type === 'image'
+      ? [target]
+      : images.filter((b) => b.type === 'image' && imageProblem(b.mediaType, b.data) !== undefined);
+  // The API named no image and every one looks fine here: drop them all rather than fail again.
+  const chosen = bad.length > 0 ? bad : images;
+  for (const image of chosen)
+    replaceBlock(history, image, note(image, 'an image the API refused was removed'));
+  return chosen.length;
+}
+
+function dropThinking(history: HistoryMessage[], target: Block | undefined): number {
+  let dropped = 0;
+  for (const message of history) {
+    if (message.role !== 'assistant') continue;
+    if (target && !message.content.includes(target)) continue;
+    const kept = message.content.filter((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking');
+    dropped += message.content.length - kept.length;
+    message.content = kept;
+  }
+  return dropped;
+}
+
+/** Trims long tool output outside the newest messages; returns how many results and characters. */
+export function trimOldToolResults(history: HistoryMessage[]): { results: number; chars: number } {
+  let results = 0;
+  let chars = 0;
+  for (const message of history.slice(0, Math.max(0, history.length - KEEP_NEWEST))) {
+    for (const block of message.content) {
+      if (block.type !== 'tool_result' || block.content.length <= TRIM_TOOL_RESULT_CHARS) continue;
+      const cut = block.content.length - TRIM_TOOL_RESULT_CHARS;
+      const trimmed: Block = {
+        ...block,
+        content: `${block.content.slice(0, TRIM_TOOL_RESULT_CHARS)}\n[… ${cut.toLocaleString('en-US')} more characters of old tool output were trimmed to fit the context window]`,
+      };
+      replaceBlock(history, block, trimmed);
+      results++;
+      chars += cut;
+    }
+  }
+  return { results, chars };
+}
+
+/**
+ * Repairs `history` in place after `error`; returns what was dropped, for
+ * the chat, or undefined when there was nothing this can repair (a request
+ * too long with no old tool output left: the caller compacts instead).
+ */
+export function repairHistory(
+  history: HistoryMessage[],
+  error: SwitchboardError,
+  model: string,
+): string | undefined {
+  if (error.code === 'PROVIDER_CONTEXT_TOO_LONG') {
+    const { results, chars } = trimOldToolResults(history);
+    if (results === 0) return undefined;
+    return `The request was too long for the model, so ${chars.toLocaleString('en-US')} characters of old tool output (${results} result${results === 1 ? '' : 's'}) were trimmed.`;
+  }
+  if (error.code !== 'PROVIDER_BAD_CONTENT') return undefined;
+  const detail = error.detail as unknown as BadContentDetail;
+  const target = located(history, model, detail);
+  if (detail.problem === 'image') {
+    const n = dropImages(history, target);
+    return n > 0
+      ? `The API refused ${n === 1 ? 'an image' : `${n} images`} in this conversation; ${n === 1 ? 'it was' : 'they were'} replaced by a note.`
+      : undefined;
+  }
+  if (detail.problem === 'thinking') {
+    const n = dropThinking(history, target);
+    return n > 0
+      ? `The API would not take back ${n} earlier thinking block${n === 1 ? '' : 's'}; they were dropped (the replies themselves are kept).`
+      : undefined;
+  }
+  if (!target) return undefined;
+  replaceBlock(history, target, note(target, 'a block the API refused was removed'));
+  return `The API refused one ${target.type.replace('_', ' ')} block of this conversation; it was replaced by a note.`;
+}
