@@ -5,7 +5,7 @@
  *
  * Parts: streaming (virtual clock, deterministic), concurrency (real core,
  * real clock), persistence (lowdb files in a temp dir), e2e (grammy against
- * the fake Bot API).
+ * the fake Bot API), rendering (hostile Markdown, real clock).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -13,10 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { concurrencyTable, runConcurrency } from './concurrency.js';
 import { e2eTable, runE2eTelegram } from './e2e-telegram.js';
 import { persistenceTable, runPersistence } from './persistence.js';
+import { renderingTable, runRendering } from './rendering.js';
 import { type Cell, round, type TargetCheck, table } from './stats.js';
 import { runStreaming, streamingTables } from './streaming.js';
 
-const PARTS = ['streaming', 'concurrency', 'persistence', 'e2e'] as const;
+const PARTS = ['streaming', 'concurrency', 'persistence', 'e2e', 'rendering'] as const;
 type Part = (typeof PARTS)[number];
 
 /** Parsed command line. */
@@ -89,6 +90,12 @@ export async function runBench(args: BenchArgs, log: (line: string) => void = co
       log(persistenceTable(f));
       parts.persistence = { quick, measuredAt: new Date().toISOString(), ...f };
       checks.push(...targetRows('persistence', f.targets));
+    } else if (part === 'rendering') {
+      const f = runRendering(quick ? { runs: 5 } : {});
+      log('Telegram HTML, whole and partial renders alternating, after one warm-up render.');
+      log(renderingTable(f));
+      parts.rendering = { quick, measuredAt: new Date().toISOString(), ...f };
+      checks.push(...targetRows('rendering', f.targets));
     } else {
       const f = await runE2eTelegram(quick ? { chats: 40, turnsPerChat: 2 } : {});
       log("Fake Bot API limits and the declared paces are Telegram's real numbers (not scaled).");

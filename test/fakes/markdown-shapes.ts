@@ -9,10 +9,10 @@
 function table(bytes: number): string {
   let md = '| name | kind | size | note |\n|---|:---:|---:|---|';
   for (let i = 0; md.length < bytes; i++) md += `\n| file-${i}.ts | module | ${i * 7} B | a \`note\` here |`;
-  return md;
+  return `${md}\n| last-row | end | 0 B | tabled |`;
 }
 
-/** The hostile shapes by name. */
+/** The hostile shapes by name; each but the brackets ends in a word ending in `ed`. */
 export function hostileShapes(): Record<string, string> {
   return {
     quotes3000: `${'>'.repeat(3000)} quoted`,

@@ -12,11 +12,14 @@ import { tokensToTree } from './tokens-to-tree.js';
 
 /**
  * Raw HTML is read as text (the dialects escape it anyway); `linkify` makes
- * bare URLs links as GFM does. `maxNesting` stays above what capNesting lets
- * through (8 containers per line, 32 columns of indentation), because past
- * it markdown-it drops the rest of the text instead of keeping it flat.
+ * URLs with a scheme links as GFM does. Schemeless `www.` and e-mail guesses
+ * are left to the chat clients, which link them anyway: guessing them here
+ * doubled the cost of a long table. `maxNesting` stays above what capNesting
+ * lets through (8 containers per line, 32 columns of indentation), because
+ * past it markdown-it drops the rest of the text instead of keeping it flat.
  */
 const parser = new MarkdownItCallable('default', { html: false, linkify: true, maxNesting: 200 });
+parser.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
 skipHopelessLinks(parser);
 
 /**

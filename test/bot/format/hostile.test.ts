@@ -43,9 +43,8 @@ describe('hostile Markdown', () => {
     const out = renderMarkdown(table, 'telegram-html');
     // Header, drawn rule, rows: one output line per source line.
     expect(out.split('\n')).toHaveLength(table.split('\n').length);
-    const lastName = table.slice(table.lastIndexOf('\n') + 3).split(' ')[0]!;
-    expect(lastName).toMatch(/^file-\d+\.ts$/);
-    expect(out).toContain(lastName);
+    expect(out).toContain('last-row');
+    expect(out).toContain('file-800.ts');
   });
 
   it('keeps 1,000 unmatched brackets as text, partial or not', () => {
