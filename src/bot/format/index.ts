@@ -6,6 +6,7 @@
 import type { Dialect } from '../adapter-contract.js';
 import { renderSource } from './render-source.js';
 
+export { isSafeLinkTarget, markdownLiteral } from './links.js';
 export { healPartialMarkdown, parseMarkdown } from './parse.js';
 export {
   type FenceState,
