@@ -20,6 +20,7 @@ import { intake } from './intake.js';
 import type { Bot, BotOptions } from './options.js';
 import { applyRemoteControl } from './remote-control.js';
 import { ReplicaLink } from './replicas.js';
+import { SaveHealth } from './save-health.js';
 import { SessionRegistry } from './sessions-registry.js';
 import { createOutbox } from './stream/index.js';
 import { MAX_INPUT_CHARS, say } from './text.js';
@@ -100,6 +101,7 @@ export function createBot(options: BotOptions): Bot {
     forget: (chat) => registry.forget(chat),
     announce,
   });
+  const saveHealth = new SaveHealth();
   const runtimes = new Map<string, ChatRuntime>();
   const runtime = (chat: string) => {
     let r = runtimes.get(chat);
@@ -113,6 +115,7 @@ export function createBot(options: BotOptions): Bot {
         logger,
         queueLimit: options.queueLimit ?? DEFAULTS.queueLimit,
         onIdle: prune,
+        saveHealth,
         ...(lease ? { lease } : {}),
       });
       runtimes.set(chat, r);
@@ -294,6 +297,7 @@ export function createBot(options: BotOptions): Bot {
 
   const bot: Bot = {
     outbox,
+    saveHealth,
     idle,
     dispatch: async (event) => {
       if (state === 'stopping' || state === 'stopped') {

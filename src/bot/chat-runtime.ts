@@ -10,6 +10,7 @@ import type { BotStateStore } from '../store/types.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { shortId, stopButtons } from './buttons.js';
 import { ChatLeaseHolder, type RuntimeLease } from './chat-lease.js';
+import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
@@ -41,6 +42,8 @@ export interface RuntimeDeps {
   onIdle?: (runtime: ChatRuntime) => void;
   /** Several replicas: turns and tasks run only under the chat's lease. */
   lease?: RuntimeLease;
+  /** Failed and recovered saves, said in the chat. */
+  saveHealth?: SaveHealth;
 }
 
 /** The state of one chat key. */
@@ -242,6 +245,7 @@ export class ChatRuntime {
           logger,
           isCurrent: () => this.#running === turn,
           say: (text) => this.#say(text),
+          ...(this.#d.saveHealth ? { saveHealth: this.#d.saveHealth, now: () => clock.now() } : {}),
         });
       } finally {
         await stateStore.endTurn(this.chat).catch((err: unknown) => {

@@ -9,6 +9,7 @@ import type { PermissionMode, ProjectAccess } from '../session/types.js';
 import type { BotStateStore, SessionStore } from '../store/types.js';
 import type { Tool } from '../tools/types.js';
 import type { ChatAdapter, EventSink } from './adapter-contract.js';
+import type { SaveHealthView } from './save-health.js';
 import type { Outbox } from './stream/types.js';
 
 /** Everything {@link createBot} needs; only the first five are required. */
@@ -84,4 +85,6 @@ export interface Bot {
   readonly outbox: Outbox;
   /** Resolves when no chat has a running or queued turn, and no background answer is pending. */
   idle(): Promise<void>;
+  /** Whether chats' histories are being saved (for a readiness check; read-only). */
+  readonly saveHealth: SaveHealthView;
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import type { InteractiveSession } from '../session/index.js';
 import type { PermissionRequest, ToolEndEvent, ToolStartEvent, TurnResult } from '../session/types.js';
 import type { ApprovalRegistry, Requester } from './approvals.js';
+import type { SaveHealth } from './save-health.js';
 import type { Outbox, ReplyStream } from './stream/types.js';
 import { say } from './text.js';
 
@@ -47,6 +48,10 @@ export interface TurnContext {
   isCurrent: () => boolean;
   /** Sends a one-off line to the chat without waiting for it. */
   say: (text: string) => void;
+  /** Tracks failed and recovered saves, said once each in the chat. */
+  saveHealth?: SaveHealth;
+  /** Now, for the time a chat's saves started failing. */
+  now?: () => number;
 }
 
 const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
@@ -85,12 +90,17 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
   const onPermission = (request: PermissionRequest) => {
     void ask(ctx, request);
   };
+  let saveError: Error | undefined;
+  const onSaveError = (err: Error) => {
+    saveError ??= err;
+  };
   session.on('text_delta', onDelta);
   session.on('tool_start', onToolStart);
   session.on('tool_end', onToolEnd);
   session.on('error', onError);
   session.on('notice', onNotice);
   session.on('permission_request', onPermission);
+  session.on('save_error', onSaveError);
   outbox.startTyping(ctx.chat);
   let result: TurnResult | undefined;
   try {
@@ -112,6 +122,7 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
     session.off('error', onError);
     session.off('notice', onNotice);
     session.off('permission_request', onPermission);
+    session.off('save_error', onSaveError);
   }
   // Before the final text: no typing after the reply, no prompt left with live buttons.
   outbox.stopTyping(ctx.chat);
@@ -127,7 +138,20 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
     logger.warn({ chat: ctx.chat, turn: turn.turnId, err: describeError(failure) }, 'turn failed');
     ctx.say(say.turnError(describeError(failure)));
   }
+  reportSave(ctx, saveError, result !== undefined);
   logger.info({ chat: ctx.chat, turn: turn.turnId, state: result?.state ?? 'failed' }, 'turn ended');
+}
+
+/** Says a chat's first failed save, and its first good one after. A turn that never ran saved nothing. */
+function reportSave(ctx: TurnContext, error: Error | undefined, completed: boolean): void {
+  const health = ctx.saveHealth;
+  if (!health) return;
+  const line = error
+    ? health.failed(ctx.chat, error, ctx.now?.() ?? 0)
+    : completed
+      ? health.saved(ctx.chat)
+      : undefined;
+  if (line) ctx.say(line);
 }
 
 /** Makes the text so far permanent, then posts the approval prompt under it. */
