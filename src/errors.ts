@@ -31,7 +31,9 @@ export type ErrorCode =
   | 'PLATFORM_ERROR'
   | 'COMPACTION_FAILED'
   | 'CAPABILITY_CHANGED'
-  | 'STORE_UNAVAILABLE';
+  | 'STORE_UNAVAILABLE'
+  | 'DOWNLOAD_TOO_LARGE'
+  | 'DOWNLOAD_FAILED';
 
 /** Options for {@link SwitchboardError}. */
 export interface SwitchboardErrorOptions {
