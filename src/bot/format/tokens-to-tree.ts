@@ -1,8 +1,8 @@
 /**
  * markdown-it's flat token stream turned into the mdast tree the renderer
- * walks. markdown-it is the parser because it is linear on hostile input and
- * about twenty times faster than micromark on ordinary replies (bench/
- * rendering.ts measures both shapes); mdast stays the tree because it is the
+ * walks. markdown-it is the parser because it stays linear on the hostile
+ * shapes that made micromark superlinear (bench/rendering.ts measures them);
+ * mdast stays the tree because it is the
  * well-documented shape the renderer was written against. The walk is
  * iterative (an explicit stack), so no input can overflow the call stack here.
  */
