@@ -11,6 +11,7 @@
  */
 import { webApi } from '@slack/bolt';
 import type {
+  AccessGate,
   ChatAdapter,
   ChatCapabilities,
   EventSink,
@@ -104,6 +105,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     users,
     logger,
     files: new SlackFiles(options.botToken, apiUrl, logger),
+    tellOnly: (channel, threadTs, user, text) => outbound.ephemeral(channel, threadTs, user, text),
     botInThread: async (channel, threadTs) => {
       try {
         const res = await callSlack(sendClient, 'conversations.replies', {
@@ -158,7 +160,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     capabilities(_chat: string): ChatCapabilities {
       return slackCapabilities(paces, streams.available !== false);
     },
-    async start(sink: EventSink): Promise<void> {
+    async start(sink: EventSink, gate?: AccessGate): Promise<void> {
       if (transport) throw new SwitchboardError('PLATFORM_ERROR', 'The Slack adapter is already started.');
       let auth: Record<string, unknown>;
       try {
@@ -178,6 +180,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       identity = { userId: String(auth.user_id), botId: String(auth.bot_id), teamId: String(auth.team_id) };
       inbound.bot = identity;
       inbound.sink = sink;
+      inbound.gate = gate;
+      interactions.gate = gate;
       interactions.bot = identity;
       interactions.sink = sink;
       transport = await startTransport({

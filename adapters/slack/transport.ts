@@ -11,6 +11,7 @@ import { type Clock, sleep } from '../../src/clock.js';
 import { SwitchboardError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { ACTION_ID_PATTERN } from './buttons.js';
+import { acknowledgeAlways, acknowledgeUnhandled, guardSocketMessages } from './dispatch.js';
 import type { SlackInbound, SlackMessageEvent } from './inbound.js';
 import type {
   BlockActionsPayload,
@@ -68,6 +69,8 @@ export interface Transport {
 }
 
 function register(app: App, o: TransportOptions): void {
+  acknowledgeUnhandled(app, o.logger);
+  acknowledgeAlways(app, o.logger);
   const onEvent = async ({ body, event }: { body: { event_id?: string }; event: unknown }) => {
     await o.inbound.onEvent(body.event_id, event as SlackMessageEvent);
   };
@@ -105,6 +108,7 @@ export async function startTransport(o: TransportOptions): Promise<Transport> {
       ...(o.socketPingTimeoutMs ? { clientPingTimeout: o.socketPingTimeoutMs } : {}),
       installerOptions: { clientOptions: { ...o.clientOptions } },
     });
+    guardSocketMessages(receiver.client, o.logger);
     const app = new App({ ...common, receiver });
     register(app, o);
     try {

@@ -89,6 +89,17 @@ export type ChatEvent = MessageEvent | EditEvent | CommandEvent | ButtonEvent | 
  */
 export type EventSink = (event: ChatEvent) => Promise<void>;
 
+/**
+ * The core's access decision, asked by an adapter before it creates anything
+ * for a person (a Discord thread for a mention or `/ask`, a Slack thread for
+ * a slash command), so a stranger is refused without anything public made
+ * for them.
+ */
+export interface AccessGate {
+  /** Undefined when the platform user `userId` may use the bot; otherwise the one-line refusal to show them privately. */
+  refusal(userId: string): string | undefined;
+}
+
 /** How the core renders Markdown for a chat. */
 export type Dialect = 'telegram-html' | 'slack-mrkdwn' | 'discord-markdown' | 'markdown' | 'plain';
 
@@ -173,8 +184,12 @@ export interface ChatAdapter extends Partial<NativeStreaming> {
   /** Budget across all chats (Telegram ~30 per second). */
   readonly globalBudget?: RateBudget;
   capabilities(chat: string): ChatCapabilities;
-  /** Starts receiving; events go to `sink`. Rejects with a clear message on bad credentials. */
-  start(sink: EventSink): Promise<void>;
+  /**
+   * Starts receiving; events go to `sink`. Rejects with a clear message on
+   * bad credentials. `gate` (given by the core) answers strangers before the
+   * adapter opens a thread for them.
+   */
+  start(sink: EventSink, gate?: AccessGate): Promise<void>;
   /** Stops receiving and closes connections. */
   stop(): Promise<void>;
   send(chat: string, message: OutboundMessage): Promise<SentMessage>;
