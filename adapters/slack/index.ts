@@ -15,6 +15,7 @@ import type {
   ChatAdapter,
   ChatCapabilities,
   EventSink,
+  HttpRoutes,
   NativeStreaming,
   OutboundMessage,
   SentMessage,
@@ -51,6 +52,8 @@ export interface SlackAdapterOptions {
   port?: number;
   /** HTTP mode listen address (default all interfaces). */
   host?: string;
+  /** HTTP mode: extra routes served on the same port before Slack's (the ready bot's health and metrics). */
+  routes?: HttpRoutes;
   /** Web API base ending in `/api/` (SLACK_API_URL); default Slack's. */
   apiUrl?: string;
   /** The one slash command the manifest declares (default `switchboard`). */
@@ -192,6 +195,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
         ...(options.signingSecret ? { signingSecret: options.signingSecret } : {}),
         port: options.port ?? 3000,
         ...(options.host ? { host: options.host } : {}),
+        ...(options.routes ? { routes: options.routes } : {}),
         commandName,
         ...(options.socketPingTimeoutMs ? { socketPingTimeoutMs: options.socketPingTimeoutMs } : {}),
         clientOptions: {

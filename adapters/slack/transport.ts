@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import type { HttpRoutes } from '../../src/bot/adapter-contract.js';
 import { type Clock, sleep } from '../../src/clock.js';
 import { SwitchboardError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
@@ -49,6 +50,8 @@ export interface TransportOptions {
   signingSecret?: string;
   port: number;
   host?: string;
+  /** HTTP mode: served before Slack's handler (health and metrics), without a signature. */
+  routes?: HttpRoutes;
   commandName: string;
   /** Socket Mode: how long to wait for a pong, and the base delay before reconnecting (Bolt's default 5000 ms). */
   socketPingTimeoutMs?: number;
@@ -139,6 +142,7 @@ export async function startTransport(o: TransportOptions): Promise<Transport> {
   register(app, o);
   const door = { signingSecret: o.signingSecret, guard: new ReplayGuard(o.clock), logger: o.logger };
   const server: Server = createServer((req, res) => {
+    if (o.routes?.handle(req, res)) return;
     admitSlackRequest(req, res, door).then(
       (admission) => {
         if (admission === 'pass') receiver.requestListener(req, res);

@@ -200,6 +200,17 @@ export interface ChatAdapter extends Partial<NativeStreaming> {
   describeChat?(chat: string): string;
 }
 
+/**
+ * Extra routes served by an adapter's own HTTP server (a Telegram webhook,
+ * Slack's HTTP mode) before the platform's handler: the ready bot mounts
+ * /healthz, /readyz and /metrics this way, so a load balancer can probe the
+ * same port the platform posts to, without the platform's secret. `handle`
+ * answers true when it served the request.
+ */
+export interface HttpRoutes {
+  handle(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): boolean;
+}
+
 /** The platform prefix of a chat key (`telegram:42:7` -> `telegram`). */
 export function chatPlatform(chat: string): string {
   const i = chat.indexOf(':');

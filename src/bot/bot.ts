@@ -75,6 +75,7 @@ export function createBot(options: BotOptions): Bot {
     const why = cluster ? 'a replica that stopped responding' : 'a restart';
     logger.warn({ chat: turn.chat, sessionId: turn.sessionId }, `reply was cut off by ${why}`);
     notify(turn.chat, cluster ? say.replicaCut : say.crashNotice);
+    if (cluster) options.observer?.chatTakenOver?.(turn.chat);
   };
   const replicaOptions = cluster && {
     lease: cluster.lease,
@@ -100,6 +101,7 @@ export function createBot(options: BotOptions): Bot {
     queueLimit,
     clock,
     logger,
+    ...(options.observer ? { observer: options.observer } : {}),
     ...(replicaOptions
       ? { gate: replicaGates(replicaOptions, (chat) => registry.forget(chat), announce) }
       : {}),
@@ -119,6 +121,11 @@ export function createBot(options: BotOptions): Bot {
     outbox,
     saveHealth,
     idle: () => router.idle(),
+    stats: () => ({
+      ...router.activity(),
+      loadedSessions: registry.openCount,
+      pendingApprovals: approvals.size,
+    }),
     dispatch: async (event) => {
       if (state === 'stopping' || state === 'stopped') {
         const respond = event.type === 'button' || event.type === 'command' ? event.respond : undefined;

@@ -17,6 +17,7 @@ import { decodeButton } from './buttons.js';
 import type { ChatGateFactory } from './chat-lease.js';
 import { ChatRuntime } from './chat-runtime.js';
 import { runCommand } from './commands.js';
+import type { BotObserver } from './options.js';
 import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
@@ -36,6 +37,8 @@ export interface RouterDeps {
   logger: Logger;
   /** How each chat runs its work; default at once (one process). */
   gate?: ChatGateFactory;
+  /** Told when turns start and end. */
+  observer?: BotObserver;
   /** Failed and recovered saves, said in the chat. */
   saveHealth?: SaveHealth;
 }
@@ -106,6 +109,17 @@ export class ChatRouter {
       this.#d.outbox.send(event.chat, text, { plain: true, ...(replyTo ? { replyTo } : {}) }),
       'answer',
     );
+  }
+
+  /** Messages queued and replies running, over every chat of this process. */
+  activity(): { queued: number; running: number } {
+    let queued = 0;
+    let running = 0;
+    for (const r of this.#runtimes.values()) {
+      queued += r.queueLength;
+      if (r.runningTurnId !== undefined) running++;
+    }
+    return { queued, running };
   }
 
   /** Stops every chat's running turn and queue with `note` (shutdown). */
@@ -221,8 +235,18 @@ export class ChatRouter {
   #runtime(chat: string): ChatRuntime {
     let r = this.#runtimes.get(chat);
     if (!r) {
-      const { registry, outbox, approvals, stateStore, clock, logger, queueLimit, gate, saveHealth } =
-        this.#d;
+      const {
+        registry,
+        outbox,
+        approvals,
+        stateStore,
+        clock,
+        logger,
+        queueLimit,
+        gate,
+        observer,
+        saveHealth,
+      } = this.#d;
       r = new ChatRuntime(chat, {
         registry,
         outbox,
@@ -233,6 +257,7 @@ export class ChatRouter {
         queueLimit,
         onIdle: (idle) => this.#prune(idle),
         ...(gate ? { gate } : {}),
+        ...(observer ? { observer } : {}),
         ...(saveHealth ? { saveHealth } : {}),
       });
       this.#runtimes.set(chat, r);
