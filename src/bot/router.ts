@@ -235,30 +235,19 @@ export class ChatRouter {
   #runtime(chat: string): ChatRuntime {
     let r = this.#runtimes.get(chat);
     if (!r) {
-      const {
-        registry,
-        outbox,
-        approvals,
-        stateStore,
-        clock,
-        logger,
-        queueLimit,
-        gate,
-        observer,
-        saveHealth,
-      } = this.#d;
+      const d = this.#d;
       r = new ChatRuntime(chat, {
-        registry,
-        outbox,
-        approvals,
-        stateStore,
-        clock,
-        logger,
-        queueLimit,
+        registry: d.registry,
+        outbox: d.outbox,
+        approvals: d.approvals,
+        stateStore: d.stateStore,
+        clock: d.clock,
+        logger: d.logger,
+        queueLimit: d.queueLimit,
         onIdle: (idle) => this.#prune(idle),
-        ...(gate ? { gate } : {}),
-        ...(observer ? { observer } : {}),
-        ...(saveHealth ? { saveHealth } : {}),
+        ...(d.gate ? { gate: d.gate } : {}),
+        ...(d.observer ? { observer: d.observer } : {}),
+        ...(d.saveHealth ? { saveHealth: d.saveHealth } : {}),
       });
       this.#runtimes.set(chat, r);
     }
