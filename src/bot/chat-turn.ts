@@ -143,7 +143,15 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     ctx.say(say.turnError(describeError(failure)));
   }
   reportSave(ctx, saveError, result !== undefined);
-  logger.info({ chat: ctx.chat, turn: turn.turnId, state: result?.state ?? 'failed' }, 'turn ended');
+  logger.info(
+    {
+      chat: ctx.chat,
+      turn: turn.turnId,
+      state: result?.state ?? 'failed',
+      ...(result ? { usage: result.usage } : {}),
+    },
+    'turn ended',
+  );
   const outcome: TurnOutcome = failure && !aborted ? 'error' : stopped ? 'interrupted' : 'complete';
   return { outcome, ...(result ? { usage: result.usage } : {}) };
 }

@@ -118,7 +118,14 @@ describe('bench: parts on tiny configurations', () => {
 describe('bench: helpers', () => {
   it('parses --only and refuses unknown parts', () => {
     expect(parseArgs(['--only', 'streaming,persistence']).only).toEqual(['streaming', 'persistence']);
-    expect(parseArgs([]).only).toEqual(['streaming', 'concurrency', 'persistence', 'e2e', 'rendering']);
+    expect(parseArgs([]).only).toEqual([
+      'streaming',
+      'concurrency',
+      'persistence',
+      'e2e',
+      'cost',
+      'rendering',
+    ]);
     expect(() => parseArgs(['--only', 'speed'])).toThrow(/unknown part "speed"/);
   });
 
