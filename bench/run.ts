@@ -6,7 +6,8 @@
  * Parts: streaming (virtual clock, deterministic), concurrency (real core,
  * real clock), persistence (lowdb files in a temp dir), e2e (grammy against
  * the fake Bot API), cost (a scripted 30-turn tool session against the fake
- * Messages API's cache accounting, on a virtual clock).
+ * Messages API's cache accounting, on a virtual clock), rendering (hostile
+ * Markdown, real clock).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -15,10 +16,11 @@ import { concurrencyTable, runConcurrency } from './concurrency.js';
 import { costTable, runCost } from './cost.js';
 import { e2eTable, runE2eTelegram } from './e2e-telegram.js';
 import { persistenceTable, runPersistence } from './persistence.js';
+import { renderingTable, runRendering } from './rendering.js';
 import { type Cell, round, type TargetCheck, table } from './stats.js';
 import { runStreaming, streamingTables } from './streaming.js';
 
-const PARTS = ['streaming', 'concurrency', 'persistence', 'e2e', 'cost'] as const;
+const PARTS = ['streaming', 'concurrency', 'persistence', 'e2e', 'cost', 'rendering'] as const;
 type Part = (typeof PARTS)[number];
 
 /** Parsed command line. */
@@ -99,6 +101,12 @@ export async function runBench(args: BenchArgs, log: (line: string) => void = co
       log(costTable(f));
       parts.cost = { quick, measuredAt: new Date().toISOString(), ...f };
       checks.push(...targetRows('cost', f.targets));
+    } else if (part === 'rendering') {
+      const f = runRendering(quick ? { runs: 5 } : {});
+      log('Telegram HTML, whole and partial renders alternating, after one warm-up render.');
+      log(renderingTable(f));
+      parts.rendering = { quick, measuredAt: new Date().toISOString(), ...f };
+      checks.push(...targetRows('rendering', f.targets));
     } else {
       const f = await runE2eTelegram(quick ? { chats: 40, turnsPerChat: 2 } : {});
       log("Fake Bot API limits and the declared paces are Telegram's real numbers (not scaled).");

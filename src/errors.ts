@@ -33,7 +33,9 @@ export type ErrorCode =
   | 'COMPACTION_FAILED'
   | 'CAPABILITY_CHANGED'
   | 'STORE_UNAVAILABLE'
-  | 'STREAM_UNAVAILABLE';
+  | 'STREAM_UNAVAILABLE'
+  | 'DOWNLOAD_TOO_LARGE'
+  | 'DOWNLOAD_FAILED';
 
 /** Options for {@link SwitchboardError}. */
 export interface SwitchboardErrorOptions {

@@ -7,6 +7,7 @@
  */
 import { type Attachment as DiscordAttachment, type Message, MessageReferenceType } from 'discord.js';
 import type { Attachment } from '../../src/bot/adapter-contract.js';
+import { boundedDownload } from '../../src/download.js';
 import type { Logger } from '../../src/logger.js';
 
 /** Largest image handed to the model, in bytes (the Messages API's limit). */
@@ -43,10 +44,11 @@ export async function convertAttachments(
       continue;
     }
     try {
-      const res = await fetch(a.url, { signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const bytes = Buffer.from(await res.arrayBuffer());
-      if (bytes.length > MAX_IMAGE_BYTES) throw new Error(`image of ${bytes.length} bytes is over the limit`);
+      // The declared size is Discord's word; the download itself is cut off at the limit too.
+      const { bytes } = await boundedDownload(a.url, {
+        maxBytes: MAX_IMAGE_BYTES,
+        timeoutMs: DOWNLOAD_TIMEOUT_MS,
+      });
       out.push({ ...base, data: bytes.toString('base64') });
     } catch (err) {
       logger.warn({ err, name: a.name }, 'could not download a Discord image');

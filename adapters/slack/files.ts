@@ -5,6 +5,7 @@
  * so the core can say it cannot read them.
  */
 import type { Attachment } from '../../src/bot/adapter-contract.js';
+import { boundedDownload } from '../../src/download.js';
 import type { Logger } from '../../src/logger.js';
 
 /** The fields of a Slack file object the adapter reads. */
@@ -20,6 +21,8 @@ export interface SlackFile {
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 /** The model's image size limit. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** A stalled download must not hold up the chat's message for long. */
+const DOWNLOAD_TIMEOUT_MS = 30_000;
 
 const SLACK_HOSTS = /(^|\.)(slack\.com|slack-edge\.com|slack-files\.com)$/;
 
@@ -62,12 +65,14 @@ export class SlackFiles {
     if (base.kind !== 'image' || !mediaType || !IMAGE_TYPES.has(mediaType) || !url) return base;
     if ((file.size ?? 0) > MAX_IMAGE_BYTES || !this.trusted(url)) return base;
     try {
-      const res = await fetch(url, { headers: { authorization: `Bearer ${this.token}` }, redirect: 'error' });
+      const { bytes, contentType } = await boundedDownload(url, {
+        maxBytes: MAX_IMAGE_BYTES,
+        timeoutMs: DOWNLOAD_TIMEOUT_MS,
+        headers: { authorization: `Bearer ${this.token}` },
+        redirect: 'error',
+      });
       // Without access Slack answers 200 with its HTML login page, not the file.
-      const type = res.headers.get('content-type') ?? '';
-      if (!res.ok || !type.startsWith('image/')) return base;
-      const bytes = Buffer.from(await res.arrayBuffer());
-      if (bytes.length > MAX_IMAGE_BYTES) return base;
+      if (!contentType.startsWith('image/')) return base;
       return { ...base, data: bytes.toString('base64') };
     } catch (err) {
       this.logger.warn({ err, file: file.name }, 'could not download a Slack image');

@@ -129,7 +129,7 @@ export class SlackInbound {
     this.#serial(chat, async () => {
       if (check && !(await this.#botIn(channel, threadTs))) return;
       if (check && this.#refuse(channel, event.thread_ts, user)) return;
-      tracker.touch(channel, threadTs);
+      tracker.touch(channel, threadTs, user);
       tracker.setRecipient(channel, threadTs, { userId: user, teamId: event.team ?? bot.teamId });
       const name = await this.deps.users.name(user);
       const text = decodeSlackText(event.text ?? '', bot.userId);

@@ -76,6 +76,8 @@ export interface SlackAdapter extends Omit<ChatAdapter, keyof NativeStreaming>, 
   readonly identity: BotIdentity | undefined;
   /** HTTP mode: the events URL, once started. */
   readonly url: string | undefined;
+  /** HTTP mode: request signatures remembered against replays (only verified ones; bounded). */
+  readonly rememberedSignatures: number;
 }
 
 /** Creates the Slack adapter; nothing connects until `start`. */
@@ -154,6 +156,9 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     },
     get url() {
       return transport?.url;
+    },
+    get rememberedSignatures() {
+      return transport?.rememberedSignatures?.() ?? 0;
     },
     capabilities(_chat: string): ChatCapabilities {
       return slackCapabilities(paces, streams.available !== false);

@@ -101,7 +101,8 @@ export class SlackInteractions {
     let threadTs = command.thread_ts;
     let note = '';
     if (!threadTs) {
-      threadTs = tracker.recent(channel);
+      // The person's own session in this channel, never whichever thread was busiest last.
+      threadTs = tracker.recentOf(channel, userId);
       if (threadTs) note = `In thread of ${await this.deps.threadLink(channel, threadTs)}: `;
     }
     if (!threadTs) {
@@ -116,7 +117,7 @@ export class SlackInteractions {
       }
     }
     tracker.join(channel, threadTs);
-    tracker.touch(channel, threadTs);
+    tracker.touch(channel, threadTs, userId);
     tracker.setRecipient(channel, threadTs, { userId, teamId: command.team_id ?? this.bot?.teamId ?? '' });
     if (note) await respondUrl(`${note}running \`${name}\`.`).catch(() => {});
     const chat = slackChatKey(channel, threadTs);

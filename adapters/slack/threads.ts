@@ -67,6 +67,8 @@ export class ThreadTracker {
   /** Threads checked with conversations.replies and found without the bot. */
   readonly #notJoined = new BoundedSet(20_000);
   readonly #recentByChannel = new BoundedMap<string>(5_000);
+  /** Per person and channel: the thread where that person last talked to the bot. */
+  readonly #recentByPerson = new BoundedMap<string>(20_000);
   readonly #recipients = new BoundedMap<Recipient>(20_000);
   /** Event ids already handled, so Slack's redeliveries start nothing twice. */
   readonly events = new BoundedSet(10_000);
@@ -91,13 +93,22 @@ export class ThreadTracker {
     this.#notJoined.add(`${channel}:${threadTs}`);
   }
 
-  /** Records activity in a thread: the channel's most recent session thread. */
-  touch(channel: string, threadTs: string): void {
+  /**
+   * Records activity in a thread: the channel's most recent session thread,
+   * and, when a person caused it, that person's most recent one.
+   */
+  touch(channel: string, threadTs: string, user?: string): void {
     this.#recentByChannel.set(channel, threadTs);
+    if (user) this.#recentByPerson.set(`${channel}:${user}`, threadTs);
   }
 
   recent(channel: string): string | undefined {
     return this.#recentByChannel.get(channel);
+  }
+
+  /** The thread of `channel` where `user` last talked to the bot, if any. */
+  recentOf(channel: string, user: string): string | undefined {
+    return this.#recentByPerson.get(`${channel}:${user}`);
   }
 
   setRecipient(channel: string, threadTs: string, recipient: Recipient): void {

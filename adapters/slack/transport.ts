@@ -1,12 +1,10 @@
 /**
  * How Slack reaches the bot, through Bolt: Socket Mode (an app token; no
  * public URL needed) or HTTP (Slack posts signed requests to
- * `/slack/events`). Bolt checks signatures and rejects requests older than
- * five minutes; it does not remember signatures, so a request captured and
- * sent again within those five minutes would run twice. The HTTP server here
- * refuses a signature it has already seen.
+ * `/slack/events`, through the door of signed-requests.ts, which refuses a
+ * verified signature it has already seen).
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { HttpRoutes } from '../../src/bot/adapter-contract.js';
@@ -22,6 +20,7 @@ import type {
   SlackInteractions,
   SlashCommandPayload,
 } from './interactions.js';
+import { admitSlackRequest, ReplayGuard } from './signed-requests.js';
 
 /** Bolt's logger interface over pino. */
 export function boltLogger(log: Logger): BoltLogger {
@@ -40,30 +39,7 @@ export function boltLogger(log: Logger): BoltLogger {
   };
 }
 
-const REPLAY_WINDOW_MS = 5 * 60_000 + 30_000;
 const STOP_WAIT_MS = 5000;
-
-/** Remembers request signatures for five minutes and refuses repeats. */
-export class ReplayGuard {
-  readonly #seen = new Map<string, number>();
-  constructor(private readonly clock: Clock) {}
-
-  /** `fresh` the first time a signature is seen, `replay` after. */
-  check(req: IncomingMessage): 'fresh' | 'replay' | 'unsigned' {
-    const signature = req.headers['x-slack-signature'];
-    const timestamp = req.headers['x-slack-request-timestamp'];
-    if (typeof signature !== 'string' || typeof timestamp !== 'string') return 'unsigned';
-    const now = this.clock.now();
-    for (const [key, expires] of this.#seen) {
-      if (expires > now) break;
-      this.#seen.delete(key);
-    }
-    const key = `${timestamp}:${signature}`;
-    if (this.#seen.has(key)) return 'replay';
-    this.#seen.set(key, now + REPLAY_WINDOW_MS);
-    return 'fresh';
-  }
-}
 
 /** Options of {@link startTransport}. */
 export interface TransportOptions {
@@ -90,6 +66,8 @@ export interface TransportOptions {
 export interface Transport {
   /** HTTP mode: where Slack must post (`http://host:port/slack/events`). */
   url?: string;
+  /** HTTP mode: how many verified signatures the replay guard holds now. */
+  rememberedSignatures?: () => number;
   stop(): Promise<void>;
 }
 
@@ -162,19 +140,18 @@ export async function startTransport(o: TransportOptions): Promise<Transport> {
   const receiver = new HTTPReceiver({ signingSecret: o.signingSecret, logger });
   const app = new App({ ...common, receiver });
   register(app, o);
-  const guard = new ReplayGuard(o.clock);
+  const door = { signingSecret: o.signingSecret, guard: new ReplayGuard(o.clock), logger: o.logger };
   const server: Server = createServer((req, res) => {
     if (o.routes?.handle(req, res)) return;
-    const seen = guard.check(req);
-    if (seen === 'replay') {
-      // A genuine Slack retry of a request already taken needs no second run, only a 200 to stop retrying.
-      const retry = req.headers['x-slack-retry-num'] !== undefined;
-      o.logger.warn({ retry }, 'refused a Slack request whose signature was already used');
-      res.writeHead(retry ? 200 : 401).end();
-      req.resume();
-      return;
-    }
-    receiver.requestListener(req, res);
+    admitSlackRequest(req, res, door).then(
+      (admission) => {
+        if (admission === 'pass') receiver.requestListener(req, res);
+      },
+      (err: unknown) => {
+        o.logger.error({ err }, 'Slack request could not be read');
+        if (!res.headersSent) res.writeHead(500).end();
+      },
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -183,6 +160,7 @@ export async function startTransport(o: TransportOptions): Promise<Transport> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${o.host ?? '127.0.0.1'}:${port}/slack/events`,
+    rememberedSignatures: () => door.guard.size,
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

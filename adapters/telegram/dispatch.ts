@@ -9,6 +9,7 @@ import type { Api } from 'grammy';
 import type { Update, UserFromGetMe } from 'grammy/types';
 import type { Attachment, ChatEvent, EventSink, Responder } from '../../src/bot/adapter-contract.js';
 import type { Clock } from '../../src/clock.js';
+import { boundedDownload } from '../../src/download.js';
 import type { Logger } from '../../src/logger.js';
 import { translateUpdate } from './inbound.js';
 
@@ -117,11 +118,13 @@ export class TelegramDispatcher {
       const file = await this.deps.api.raw.getFile({ file_id: fileId });
       if (!file.file_path || (file.file_size ?? 0) > this.deps.maxImageBytes) return undefined;
       const url = `${this.deps.apiRoot}/file/bot${this.deps.token}/${file.file_path}`;
-      // A stalled download must not hold up the chat's later messages for long.
-      const response = await fetch(url, { signal: AbortSignal.timeout(this.deps.downloadTimeoutMs) });
-      if (!response.ok) throw new Error(`file download answered ${response.status}`);
-      const data = Buffer.from(await response.arrayBuffer());
-      if (data.length > this.deps.maxImageBytes) return undefined;
+      // Streamed and cut off at the limit (file_size may be absent), and given up when stalled so
+      // the chat's later messages are not held up for long.
+      const { bytes: data } = await boundedDownload(url, {
+        maxBytes: this.deps.maxImageBytes,
+        timeoutMs: this.deps.downloadTimeoutMs,
+        clock: this.deps.clock,
+      });
       const mediaType = /\.png$/i.test(file.file_path)
         ? 'image/png'
         : /\.webp$/i.test(file.file_path)

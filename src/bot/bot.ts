@@ -18,6 +18,7 @@ import { intake } from './intake.js';
 import type { Bot, BotOptions } from './options.js';
 import { ReplicaRouter, replicaGates } from './replicas.js';
 import { ChatRouter } from './router.js';
+import { SaveHealth } from './save-health.js';
 import { SessionRegistry } from './sessions-registry.js';
 import { createOutbox } from './stream/index.js';
 import { say } from './text.js';
@@ -88,8 +89,10 @@ export function createBot(options: BotOptions): Bot {
     clock,
     logger,
   };
+  const saveHealth = new SaveHealth();
   const router = new ChatRouter({
     registry,
+    saveHealth,
     sessionStore: sessions.sessionStore,
     stateStore,
     outbox,
@@ -118,6 +121,7 @@ export function createBot(options: BotOptions): Bot {
 
   const bot: Bot = {
     outbox,
+    saveHealth,
     idle: () => router.idle(),
     stats: () => ({
       ...router.activity(),

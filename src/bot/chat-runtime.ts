@@ -12,6 +12,7 @@ import { shortId, stopButtons } from './buttons.js';
 import { type ChatGate, type ChatGateFactory, OPEN_GATE } from './chat-lease.js';
 import { type QueuedMessage, type RunningTurn, streamTurn } from './chat-turn.js';
 import type { BotObserver } from './options.js';
+import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
@@ -44,6 +45,8 @@ export interface RuntimeDeps {
   gate?: ChatGateFactory;
   /** Told when turns start and end. */
   observer?: BotObserver;
+  /** Failed and recovered saves, said in the chat. */
+  saveHealth?: SaveHealth;
 }
 
 /** The state of one chat key. */
@@ -244,6 +247,7 @@ export class ChatRuntime {
           logger,
           isCurrent: () => this.#running === turn,
           say: (text) => this.#say(text),
+          ...(this.#d.saveHealth ? { saveHealth: this.#d.saveHealth, now: () => clock.now() } : {}),
         });
         this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...ended });
       } finally {

@@ -17,6 +17,7 @@ import type {
 import type { TokenUsage } from '../vocabulary.js';
 import type { ApprovalRegistry, Requester } from './approvals.js';
 import type { TurnOutcome } from './options.js';
+import type { SaveHealth } from './save-health.js';
 import type { Outbox, ReplyStream } from './stream/types.js';
 import { say } from './text.js';
 
@@ -55,6 +56,10 @@ export interface TurnContext {
   isCurrent: () => boolean;
   /** Sends a one-off line to the chat without waiting for it. */
   say: (text: string) => void;
+  /** Tracks failed and recovered saves, said once each in the chat. */
+  saveHealth?: SaveHealth;
+  /** Now, for the time a chat's saves started failing. */
+  now?: () => number;
 }
 
 const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
@@ -100,6 +105,10 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
   const onPermission = (request: PermissionRequest) => {
     void ask(ctx, request);
   };
+  let saveError: Error | undefined;
+  const onSaveError = (err: Error) => {
+    saveError ??= err;
+  };
   const unlisten = listen(session, {
     text_delta: onDelta,
     tool_start: onToolStart,
@@ -108,6 +117,7 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     error: onError,
     notice: onNotice,
     permission_request: onPermission,
+    save_error: onSaveError,
   });
   outbox.startTyping(ctx.chat);
   let result: TurnResult | undefined;
@@ -140,6 +150,7 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     logger.warn({ chat: ctx.chat, turn: turn.turnId, err: describeError(failure) }, 'turn failed');
     ctx.say(say.turnError(describeError(failure)));
   }
+  reportSave(ctx, saveError, result !== undefined);
   logger.info(
     {
       chat: ctx.chat,
@@ -151,6 +162,18 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
   );
   const outcome: TurnOutcome = failure && !aborted ? 'error' : stopped ? 'interrupted' : 'complete';
   return { outcome, ...(result ? { usage: result.usage } : {}) };
+}
+
+/** Says a chat's first failed save, and its first good one after. A turn that never ran saved nothing. */
+function reportSave(ctx: TurnContext, error: Error | undefined, completed: boolean): void {
+  const health = ctx.saveHealth;
+  if (!health) return;
+  const line = error
+    ? health.failed(ctx.chat, error, ctx.now?.() ?? 0)
+    : completed
+      ? health.saved(ctx.chat)
+      : undefined;
+  if (line) ctx.say(line);
 }
 
 /** Listeners by session event. */

@@ -13,6 +13,7 @@ import type { BotStateStore } from '../store/types.js';
 import type { TokenUsage } from '../vocabulary.js';
 import type { AccessOptions } from './access.js';
 import type { ChatAdapter, EventSink } from './adapter-contract.js';
+import type { SaveHealthView } from './save-health.js';
 import type { Outbox } from './stream/types.js';
 
 /** What the bot keeps between messages besides the sessions (those are the factory's). */
@@ -112,4 +113,6 @@ export interface Bot {
   idle(): Promise<void>;
   /** Queue depth, running replies, loaded sessions and pending approvals now. */
   stats(): BotStats;
+  /** Whether chats' histories are being saved (for a readiness check; read-only). */
+  readonly saveHealth: SaveHealthView;
 }

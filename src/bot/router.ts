@@ -19,6 +19,7 @@ import type { ChatGateFactory } from './chat-lease.js';
 import { ChatRuntime } from './chat-runtime.js';
 import { runCommand } from './commands.js';
 import type { BotObserver } from './options.js';
+import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { MAX_INPUT_CHARS, say } from './text.js';
@@ -41,6 +42,8 @@ export interface RouterDeps {
   gate?: ChatGateFactory;
   /** Told when turns start and end. */
   observer?: BotObserver;
+  /** Failed and recovered saves, said in the chat. */
+  saveHealth?: SaveHealth;
 }
 
 /** Routes admitted events to the chats of this process. */
@@ -236,18 +239,19 @@ export class ChatRouter {
   #runtime(chat: string): ChatRuntime {
     let r = this.#runtimes.get(chat);
     if (!r) {
-      const { registry, outbox, approvals, stateStore, clock, logger, queueLimit, gate, observer } = this.#d;
+      const d = this.#d;
       r = new ChatRuntime(chat, {
-        registry,
-        outbox,
-        approvals,
-        stateStore,
-        clock,
-        logger,
-        queueLimit,
+        registry: d.registry,
+        outbox: d.outbox,
+        approvals: d.approvals,
+        stateStore: d.stateStore,
+        clock: d.clock,
+        logger: d.logger,
+        queueLimit: d.queueLimit,
         onIdle: (idle) => this.#prune(idle),
-        ...(gate ? { gate } : {}),
-        ...(observer ? { observer } : {}),
+        ...(d.gate ? { gate: d.gate } : {}),
+        ...(d.observer ? { observer: d.observer } : {}),
+        ...(d.saveHealth ? { saveHealth: d.saveHealth } : {}),
       });
       this.#runtimes.set(chat, r);
     }

@@ -4,6 +4,7 @@
  */
 import type { PermissionRequest, ToolClass } from '../session/types.js';
 import type { Attachment } from './adapter-contract.js';
+import { markdownLiteral } from './format/index.js';
 
 /** Longest user message the core hands to a session, in characters. */
 export const MAX_INPUT_CHARS = 32_000;
@@ -48,9 +49,10 @@ export const say = {
   approvalPrompt,
   approvalOnlyFor: (name: string) => `Only ${name} or an admin can answer this.`,
   expired: 'This request has expired; please ask again.',
-  allowed: (name: string) => `✅ Allowed by ${name}`,
-  allowedSession: (name: string) => `✅ Allowed for this session by ${name}`,
-  denied: (name: string) => `🚫 Denied by ${name}`,
+  // Names are people's own text inside a Markdown message: quoted literally.
+  allowed: (name: string) => `✅ Allowed by ${markdownLiteral(name)}`,
+  allowedSession: (name: string) => `✅ Allowed for this session by ${markdownLiteral(name)}`,
+  denied: (name: string) => `🚫 Denied by ${markdownLiteral(name)}`,
   deniedTimeout: '🚫 Denied (timed out)',
   deniedStopped: '🚫 Denied (reply stopped)',
   answered: { allow: 'Allowed.', 'allow-session': 'Allowed for this session.', deny: 'Denied.' },

@@ -10,6 +10,7 @@ import { runE2eTelegram } from '../../bench/e2e-telegram.js';
 import { runPersistence } from '../../bench/persistence.js';
 import { platformCases } from '../../bench/platforms.js';
 import { shortAnswer } from '../../bench/profiles.js';
+import { runRendering } from '../../bench/rendering.js';
 import { parseArgs } from '../../bench/run.js';
 import { quantile, table } from '../../bench/stats.js';
 import { runStreaming } from '../../bench/streaming.js';
@@ -117,8 +118,22 @@ describe('bench: parts on tiny configurations', () => {
 describe('bench: helpers', () => {
   it('parses --only and refuses unknown parts', () => {
     expect(parseArgs(['--only', 'streaming,persistence']).only).toEqual(['streaming', 'persistence']);
-    expect(parseArgs([]).only).toEqual(['streaming', 'concurrency', 'persistence', 'e2e']);
+    expect(parseArgs([]).only).toEqual([
+      'streaming',
+      'concurrency',
+      'persistence',
+      'e2e',
+      'cost',
+      'rendering',
+    ]);
     expect(() => parseArgs(['--only', 'speed'])).toThrow(/unknown part "speed"/);
+  });
+
+  it('rendering: every hostile shape is measured, and checked against its target', () => {
+    const f = runRendering({ runs: 3 });
+    expect(f.shapes.map((s) => s.shape)).toEqual(['quotes3000', 'lists2000', 'table44k', 'brackets1000']);
+    for (const s of f.shapes) expect(s.cpuMedianMs).toBeGreaterThanOrEqual(0);
+    expect(f.targets).toHaveLength(4);
   });
 
   it('quantiles by nearest rank and aligned tables', () => {

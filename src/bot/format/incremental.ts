@@ -6,9 +6,7 @@
  * cached, and only the last, growing group is parsed again.
  */
 import type { Dialect } from '../adapter-contract.js';
-import { healPartialMarkdown, parseMarkdown } from './parse.js';
-import { renderPlainProse } from './plain.js';
-import { renderTree } from './render.js';
+import { renderSource } from './render-source.js';
 import { stepFence } from './split.js';
 
 /** Rendered block groups by dialect and source; bounded. */
@@ -24,7 +22,7 @@ export class RenderCache {
     const key = `${dialect}\u0000${source}`;
     let out = this.#map.get(key);
     if (out === undefined) {
-      out = renderPlainProse(source, dialect) ?? renderTree(parseMarkdown(source), dialect);
+      out = renderSource(source, dialect, false);
       if (this.#map.size >= this.#limit) this.#map.delete(this.#map.keys().next().value!);
       this.#map.set(key, out);
     }
@@ -74,10 +72,7 @@ export function renderIncremental(
   for (let i = 0; i < groups.length; i++) {
     const group = groups[i]!;
     const last = i === groups.length - 1;
-    const rendered =
-      last && partial
-        ? (renderPlainProse(group, dialect) ?? renderTree(parseMarkdown(healPartialMarkdown(group)), dialect))
-        : cache.render(group, dialect);
+    const rendered = last && partial ? renderSource(group, dialect, true) : cache.render(group, dialect);
     if (rendered !== '') out.push(rendered);
   }
   return out.join('\n\n');

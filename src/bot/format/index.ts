@@ -4,9 +4,9 @@
  * readable boundaries without breaking code fences.
  */
 import type { Dialect } from '../adapter-contract.js';
-import { healPartialMarkdown, parseMarkdown } from './parse.js';
-import { renderTree } from './render.js';
+import { renderSource } from './render-source.js';
 
+export { isSafeLinkTarget, markdownLiteral } from './links.js';
 export { healPartialMarkdown, parseMarkdown } from './parse.js';
 export {
   type FenceState,
@@ -29,19 +29,19 @@ export interface RenderOptions {
 
 /**
  * Renders Markdown in a platform dialect. Streaming-safe: any prefix of a
- * reply renders to balanced markup.
+ * reply renders to balanced markup. Linear in the length of `md`; never
+ * throws (text that cannot be formatted comes back as escaped plain text).
  *
  * @example
  * renderMarkdown('**hi** <you>', 'telegram-html'); // '<b>hi</b> &lt;you&gt;'
  */
 export function renderMarkdown(md: string, dialect: Dialect, options: RenderOptions = {}): string {
-  const source = options.partial ? healPartialMarkdown(md) : md;
-  return renderTree(parseMarkdown(source), dialect);
+  return renderSource(md, dialect, options.partial === true);
 }
 
 /** The text of `md` without any markup (what a user would read). */
 export function toPlainText(md: string): string {
-  return renderTree(parseMarkdown(md), 'plain');
+  return renderSource(md, 'plain', false);
 }
 export { blockGroups, RenderCache, renderIncremental } from './incremental.js';
 export { type LayoutOptions, layoutMarkdown, type RenderedPart, renderPart } from './layout.js';

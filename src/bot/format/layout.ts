@@ -5,9 +5,7 @@
  */
 import type { Dialect } from '../adapter-contract.js';
 import { type RenderCache, renderIncremental } from './incremental.js';
-import { healPartialMarkdown, parseMarkdown } from './parse.js';
-import { renderPlainProse } from './plain.js';
-import { renderTree } from './render.js';
+import { renderSource } from './render-source.js';
 import { type FenceState, nextSplit, type SplitPart } from './split.js';
 
 /** A split part with its rendered text. */
@@ -34,9 +32,7 @@ const MIN_LIMIT = 32;
 /** Renders one part's text in `dialect` (block by block through `cache` when given). */
 export function renderPart(text: string, dialect: Dialect, partial: boolean, cache?: RenderCache): string {
   if (cache) return renderIncremental(text, dialect, partial, cache);
-  const prose = renderPlainProse(text, dialect);
-  if (prose !== undefined) return prose;
-  return renderTree(parseMarkdown(partial ? healPartialMarkdown(text) : text), dialect);
+  return renderSource(text, dialect, partial);
 }
 
 /**

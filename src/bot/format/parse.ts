@@ -1,19 +1,53 @@
 /**
- * Parsing the model's Markdown into one mdast tree (CommonMark + GFM), and
- * healing a partial reply so a half-written construct renders as what it
- * will become instead of as stray markers.
+ * Parsing the model's Markdown into one mdast tree (CommonMark + GFM tables,
+ * strikethrough, task lists and bare-URL links), and healing a partial reply
+ * so a half-written construct renders as what it will become instead of as
+ * stray markers. Parsing costs time and stack linear in the text: nesting is
+ * capped first (depth.ts), then markdown-it (linear by design) tokenizes.
  */
+import MarkdownItCallable, { type MarkdownIt, type StateInline } from 'markdown-it';
 import type { Root } from 'mdast';
-import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
-import { gfm } from 'micromark-extension-gfm';
+import { capNesting } from './depth.js';
+import { tokensToTree } from './tokens-to-tree.js';
 
-const micromarkExtensions = [gfm()];
-const mdastExtensions = [gfmFromMarkdown()];
+/**
+ * Raw HTML is read as text (the dialects escape it anyway); `linkify` makes
+ * URLs with a scheme links as GFM does. Schemeless `www.` and e-mail guesses
+ * are left to the chat clients, which link them anyway: guessing them here
+ * doubled the cost of a long table. `maxNesting` stays above what capNesting
+ * lets through (8 containers per line, 32 columns of indentation), because
+ * past it markdown-it drops the rest of the text instead of keeping it flat.
+ */
+const parser = new MarkdownItCallable('default', { html: false, linkify: true, maxNesting: 200 });
+parser.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
+skipHopelessLinks(parser);
 
-/** Parses Markdown (with GFM tables, strikethrough, task lists, autolinks) into an mdast tree. */
+/**
+ * markdown-it scans from every `[` to the end of the paragraph looking for
+ * its `]`, so a paragraph of thousands of `[` with no `]` costs time squared
+ * in its length. A `[` with no `]` anywhere after it can open no link or
+ * image: answer "not a link" at once for it.
+ */
+function skipHopelessLinks(md: MarkdownIt): void {
+  for (const name of ['link', 'image']) {
+    const rule = md.inline.ruler.__rules__[md.inline.ruler.__find__(name)]?.fn;
+    if (!rule) throw new Error(`markdown-it has no inline rule "${name}"`);
+    // One inline state per paragraph: the last `]` of its source, found once.
+    const lastClose = new WeakMap<StateInline, number>();
+    md.inline.ruler.at(name, (state, silent) => {
+      let close = lastClose.get(state);
+      if (close === undefined) {
+        close = state.src.lastIndexOf(']');
+        lastClose.set(state, close);
+      }
+      return close > state.pos && rule(state, silent);
+    });
+  }
+}
+
+/** Parses Markdown into an mdast tree; linear in the length of `md`. */
 export function parseMarkdown(md: string): Root {
-  return fromMarkdown(md, { extensions: micromarkExtensions, mdastExtensions });
+  return tokensToTree(parser.parse(capNesting(md), {}));
 }
 
 const FENCE_LINE = /^[ \t]*(`{3,}|~{3,})/;
@@ -79,13 +113,38 @@ export function healPartialMarkdown(md: string): string {
 
 function dropHalfLink(tail: string): string {
   // `[text](http://exa` -> `text`; `[text` -> `text` (only when on the last line).
+  // Scanned by hand, not with a backtracking regex: a line of 40,000 `[`
+  // would cost a regex time quadratic in its length.
   const lineStart = tail.lastIndexOf('\n') + 1;
   const line = tail.slice(lineStart);
-  const halfTarget = /!?\[([^\]]*)\]\([^)]*$/.exec(line);
-  if (halfTarget) return tail.slice(0, lineStart + halfTarget.index) + halfTarget[1];
-  const halfLabel = /!?\[([^\]]*)$/.exec(line);
-  if (halfLabel) return tail.slice(0, lineStart + halfLabel.index) + halfLabel[1];
-  return tail;
+  const half = halfLinkStart(line);
+  if (half === undefined) return tail;
+  const labelEnd = line.indexOf(']', half.label);
+  const label = line.slice(half.label, labelEnd < 0 ? line.length : labelEnd);
+  return tail.slice(0, lineStart + half.at) + label;
+}
+
+/**
+ * Where the leftmost unfinished link of `line` starts: `[label](target` with
+ * no `)` after, else `[label` with no `]` after. `at` includes a leading `!`.
+ */
+function halfLinkStart(line: string): { at: number; label: number } | undefined {
+  const lastParen = line.lastIndexOf(')');
+  let from = 0;
+  for (;;) {
+    const j = line.indexOf('](', Math.max(from, lastParen + 1));
+    if (j < 0) break;
+    // The label cannot hold `]`: its `[` comes after the `]` before this one.
+    const open = line.indexOf('[', Math.max(from, line.lastIndexOf(']', j - 1) + 1));
+    if (open >= 0 && open < j) return withBang(line, open);
+    from = j + 1;
+  }
+  const open = line.indexOf('[', line.lastIndexOf(']') + 1);
+  return open < 0 ? undefined : withBang(line, open);
+}
+
+function withBang(line: string, open: number): { at: number; label: number } {
+  return { at: open > 0 && line[open - 1] === '!' ? open - 1 : open, label: open + 1 };
 }
 
 function insideOpenFence(md: string): boolean {

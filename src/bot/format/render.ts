@@ -6,6 +6,7 @@
  */
 import type { Nodes, Parents, PhrasingContent, Root, RootContent, Table } from 'mdast';
 import type { Dialect } from '../adapter-contract.js';
+import { isSafeLinkTarget } from './links.js';
 import { type Syntax, syntaxFor } from './syntax.js';
 
 /** Renders a parsed tree in `dialect`. */
@@ -119,10 +120,13 @@ function phrase(node: PhrasingContent, s: Syntax): string {
       return '\n';
     case 'link': {
       const inner = inline(node.children, s);
+      if (!isSafeLinkTarget(node.url)) return unlinked(inner, node.url, s);
       return s.link(node.url, inner === '' ? s.text(node.url) : inner);
     }
     case 'image':
-      return node.url ? s.link(node.url, s.text(node.alt || node.url)) : s.text(node.alt ?? '');
+      if (!node.url) return s.text(node.alt ?? '');
+      if (!isSafeLinkTarget(node.url)) return unlinked(s.text(node.alt ?? ''), node.url, s);
+      return s.link(node.url, s.text(node.alt || node.url));
     case 'linkReference':
     case 'imageReference':
       return 'children' in node ? inline(node.children, s) : s.text(node.alt ?? '');
@@ -133,6 +137,11 @@ function phrase(node: PhrasingContent, s: Syntax): string {
     default:
       return text(node, s);
   }
+}
+
+/** A link whose target may not become a link: its label, then the target as text. */
+function unlinked(inner: string, url: string, s: Syntax): string {
+  return inner === '' ? s.text(url) : `${inner}${s.text(` (${url})`)}`;
 }
 
 /** Empty emphasis would be a bare pair of markers: leave it out. */

@@ -100,9 +100,22 @@ const slackMrkdwn: Syntax = {
   keepsTables: false,
 };
 
-function markdownLike(headingMax: number, extraEscapes: RegExp, keepsTables: boolean): Syntax {
+/**
+ * Discord pings everyone for `@everyone` and `@here` in plain text (mentions
+ * in `<@…>` form are already escaped with their `<`). A zero-width space
+ * after the `@` keeps the words and loses the ping; the adapter's
+ * `allowed_mentions: { parse: [] }` is the second lock.
+ */
+const defuseMassMentions = (s: string) => s.replace(/@(everyone|here)\b/gi, '@\u200b$1');
+
+function markdownLike(
+  headingMax: number,
+  extraEscapes: RegExp,
+  keepsTables: boolean,
+  defuse: (s: string) => string = (s) => s,
+): Syntax {
   return {
-    text: (s) => escapeMarkdown(s, extraEscapes),
+    text: (s) => defuse(escapeMarkdown(s, extraEscapes)),
     strong: (s) => `**${s}**`,
     emphasis: (s) => `*${s}*`,
     strike: (s) => `~~${s}~~`,
@@ -148,7 +161,7 @@ const plain: Syntax = {
 const syntaxes: Record<Dialect, Syntax> = {
   'telegram-html': telegramHtml,
   'slack-mrkdwn': slackMrkdwn,
-  'discord-markdown': markdownLike(3, /\|/g, false),
+  'discord-markdown': markdownLike(3, /\|/g, false, defuseMassMentions),
   markdown: markdownLike(6, /\|/g, true),
   plain,
 };

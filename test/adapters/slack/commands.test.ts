@@ -64,6 +64,21 @@ describe('Slack slash commands', () => {
     expect(fake.state.ephemerals.at(-1)?.threadTs).toBe(ts);
   });
 
+  it("goes to the person's own thread, never to a thread someone else used since", async () => {
+    const own = await fake.userMessage({ channel: 'C1', user: 'U1', text: '<@UBOT> mine' });
+    await log.next();
+    const other = await fake.userMessage({ channel: 'C1', user: 'U2', text: '<@UBOT> theirs' });
+    await log.next((e) => e.type === 'message' && e.text.includes('theirs'));
+    await fake.slashCommand({ channel: 'C1', user: 'U1', text: 'stop' });
+    const cmd = await log.next<CommandEvent>((e) => e.type === 'command');
+    expect(cmd.chat).toBe(`slack:C1:${own.ts}`);
+    expect(cmd.chat).not.toBe(`slack:C1:${other.ts}`);
+    // Someone with no thread of their own in the channel gets a new one, not U1's or U2's.
+    await fake.slashCommand({ channel: 'C1', user: 'U3', text: 'status' });
+    const fresh = await log.next<CommandEvent>((e) => e.type === 'command' && e.name === 'status');
+    expect([`slack:C1:${own.ts}`, `slack:C1:${other.ts}`]).not.toContain(fresh.chat);
+  });
+
   it('with no session in the channel, starts a thread at the top level', async () => {
     await fake.slashCommand({ channel: 'C2', user: 'U1', text: 'status' });
     const cmd = await log.next<CommandEvent>((e) => e.type === 'command');

@@ -54,6 +54,18 @@ describe('Telegram end to end: webhook mode, media, faults', () => {
     expect(world.anthropic.requests).toHaveLength(1);
   });
 
+  it('a photo over the limit whose file_size is absent is refused, and the person is told', async () => {
+    world = await createAppWorld();
+    await world.start();
+    // 6 MB, over the 5 MB image limit; getFile does not say how big it is.
+    const fileId = world.telegram.addFile(Buffer.alloc(6 * 1024 * 1024, 1), 'photos/huge.jpg', {
+      withoutSize: true,
+    });
+    world.telegram.pushUpdate(photoUpdate(dm, fileId, 'look at this'));
+    await world.telegram.waitFor(hasText(/couldn't download that image/), 10_000);
+    expect(world.anthropic.requests).toHaveLength(0);
+  });
+
   it('delivers the exact reply once while the Bot API answers 429, 5xx and drops connections', async () => {
     world = await createAppWorld({ seed: 3 });
     await world.start();

@@ -226,7 +226,7 @@ export const METHODS: Record<string, Handler> = {
     return {
       file_id: p.file_id,
       file_unique_id: `u${p.file_id}`,
-      file_size: file.data.length,
+      ...(file.withoutSize ? {} : { file_size: file.data.length }),
       file_path: file.path,
     };
   },

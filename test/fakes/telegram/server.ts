@@ -51,8 +51,13 @@ export interface FakeTelegram {
   pushUpdate(update: Omit<Update, 'update_id'>): number;
   /** Posts an update to the registered webhook with a chosen secret; returns the HTTP status. */
   deliverWebhook(update: Omit<Update, 'update_id'>, secret?: string): Promise<number>;
-  /** Adds a file that getFile and `/file/bot<token>/<path>` serve; returns its file_id. */
-  addFile(data: Buffer, path?: string): string;
+  /**
+   * Adds a file that getFile and `/file/bot<token>/<path>` serve; returns its
+   * file_id. `withoutSize` leaves `file_size` out of getFile's answer, which
+   * the Bot API allows ("Optional. File size in bytes",
+   * https://core.telegram.org/bots/api#file).
+   */
+  addFile(data: Buffer, path?: string, options?: { withoutSize?: boolean }): string;
   /** Adds a fault rule (429, 5xx, slow, dropped connection, any error). */
   fault(rule: FaultRule): void;
   clearFaults(): void;
@@ -273,9 +278,13 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     deliverWebhook(partial, secret) {
       return postWebhook({ update_id: state.nextUpdateId(), ...partial } as Update, secret);
     },
-    addFile(data, path) {
+    addFile(data, path, options) {
       const id = `file${state.files.size + 1}`;
-      state.files.set(id, { path: path ?? `photos/${id}.jpg`, data });
+      state.files.set(id, {
+        path: path ?? `photos/${id}.jpg`,
+        data,
+        withoutSize: options?.withoutSize === true,
+      });
       return id;
     },
     fault: (rule) => faults.add(rule),

@@ -1,0 +1,23 @@
+/**
+ * The one way a piece of the model's Markdown becomes a dialect's text:
+ * the plain-prose fast path, healing when the reply is still being written,
+ * then parse and render. Whatever happens inside, a reply is never lost to
+ * its formatting: if parsing or rendering throws, the same text goes out as
+ * the dialect's escaped literal text.
+ */
+import type { Dialect } from '../adapter-contract.js';
+import { healPartialMarkdown, parseMarkdown } from './parse.js';
+import { renderPlainProse } from './plain.js';
+import { renderTree } from './render.js';
+import { syntaxFor } from './syntax.js';
+
+/** Renders `md` in `dialect`; `partial` heals a reply still being written. Never throws. */
+export function renderSource(md: string, dialect: Dialect, partial: boolean): string {
+  const prose = renderPlainProse(md, dialect);
+  if (prose !== undefined) return prose;
+  try {
+    return renderTree(parseMarkdown(partial ? healPartialMarkdown(md) : md), dialect);
+  } catch {
+    return syntaxFor(dialect).text(md).trim();
+  }
+}
