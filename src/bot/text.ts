@@ -2,7 +2,6 @@
  * Every sentence the bot core says to people, in one place, so wording stays
  * consistent across platforms and tests can match it exactly.
  */
-import type { PermissionRequest, ToolClass } from '../session/types.js';
 import type { Attachment } from './adapter-contract.js';
 
 /** Longest user message the core hands to a session, in characters. */
@@ -45,7 +44,6 @@ export const say = {
   corruptSession: (id: string, status: string, reason: string) =>
     `⚠️ This chat's session ${id} could not be read (${status}${reason ? `: ${reason}` : ''}). ` +
     'Its files were moved aside intact; starting a fresh session.',
-  approvalPrompt,
   approvalOnlyFor: (name: string) => `Only ${name} or an admin can answer this.`,
   expired: 'This request has expired; please ask again.',
   allowed: (name: string) => `✅ Allowed by ${name}`,
@@ -62,27 +60,6 @@ export const say = {
     '⚠️ Another replica was still answering in this chat for too long; send your message again.',
   leaseLost: '⚠️ stopped: this replica lost the chat to another one',
 } as const;
-
-const VERBS: Record<ToolClass, string> = { execute: 'run', modify: 'change', inspect: 'read' };
-const MAX_DETAIL = 1_000;
-
-/** `🔐 Bash wants to run: \`npm test\`` from a permission request. */
-function approvalPrompt(request: Pick<PermissionRequest, 'toolName' | 'summary' | 'toolClass'>): string {
-  const prefix = `${request.toolName}: `;
-  let detail = request.summary.startsWith(prefix) ? request.summary.slice(prefix.length) : request.summary;
-  if (detail.length > MAX_DETAIL) detail = `${detail.slice(0, MAX_DETAIL)}…`;
-  const verb = VERBS[request.toolClass] ?? 'use';
-  if (!detail.trim()) return `🔐 ${request.toolName} wants to ${verb}.`;
-  return `🔐 ${request.toolName} wants to ${verb}: ${codeSpan(detail)}`;
-}
-
-/** A Markdown code span that survives backticks inside the text. */
-function codeSpan(text: string): string {
-  const runs = text.match(/`+/g) ?? [];
-  const fence = '`'.repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
-  const pad = runs.length ? ' ' : '';
-  return `${fence}${pad}${text}${pad}${fence}`;
-}
 
 const KIND_NAMES: Record<Attachment['kind'], string> = {
   audio: 'voice messages',
