@@ -6,7 +6,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { consoleLogs } from '../adapters/console/log-destination.js';
 import type { DiscordAdapterOptions } from '../adapters/discord/index.js';
 import type { SlackAdapterOptions } from '../adapters/slack/index.js';
 import type { TelegramAdapterOptions } from '../adapters/telegram/index.js';
@@ -58,13 +58,14 @@ export const CONSOLE_OPERATOR = 'console:operator';
  * started) when an adapter cannot start, e.g. a token the platform rejects.
  */
 export async function startSwitchboard(config: Config, deps: AppDeps = {}): Promise<RunningApp> {
-  // In console mode stdout is the chat; logs go to stderr so they do not interleave with replies.
+  // In console mode the terminal is the chat; logs go where they do not interleave with replies.
+  const consoleLog = config.console && !deps.logger ? consoleLogs(config.dataDir) : undefined;
   const logger =
     deps.logger ??
     createLogger({
       level: config.logLevel,
       secrets: config.secrets,
-      ...(config.console ? { destination: pino.destination({ dest: 2, sync: false }) } : {}),
+      ...(consoleLog ? { destination: consoleLog.destination } : {}),
     });
   const clock = deps.clock ?? systemClock;
   await mkdir(config.dataDir, { recursive: true });
@@ -73,7 +74,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   const shared = await openSharedState(config, logger, clock);
   let adapters: ChatAdapter[];
   try {
-    adapters = await createAdapters(config, logger, clock, deps);
+    adapters = await createAdapters(config, logger, clock, deps, consoleLog?.file);
   } catch (err) {
     await shared.close();
     throw err;
@@ -202,6 +203,7 @@ async function createAdapters(
   logger: Logger,
   clock: Clock,
   deps: AppDeps,
+  consoleLogFile?: string,
 ): Promise<ChatAdapter[]> {
   const adapters: ChatAdapter[] = [];
   if (config.telegram) {
@@ -246,7 +248,8 @@ async function createAdapters(
   }
   if (config.console) {
     const { createConsoleAdapter } = await import('../adapters/console/index.js');
-    adapters.push(createConsoleAdapter(deps.consoleIO ?? { input: process.stdin, output: process.stdout }));
+    const io = deps.consoleIO ?? { input: process.stdin, output: process.stdout };
+    adapters.push(createConsoleAdapter({ ...io, ...(consoleLogFile ? { logFile: consoleLogFile } : {}) }));
   }
   return adapters;
 }

@@ -122,6 +122,12 @@ export interface Button {
   label: string;
   payload: string;
   style?: 'primary' | 'danger';
+  /**
+   * Set on the Stop button of a streaming reply. It also marks that message
+   * as the live reply, for an adapter that offers buttons another way and
+   * has a stop control of its own (the terminal's Ctrl-C).
+   */
+  stopsReply?: boolean;
 }
 
 /** The rendered form of a message. */

@@ -60,7 +60,9 @@ describe('Slack slash commands', () => {
       /^In <http:\/\/127\.0\.0\.1:\d+\/archives\/C1\/p\d+\|the latest thread>: running \/switchboard rename\./,
     );
     await cmd.respond?.({ text: 'Renamed to my project.', ephemeral: true });
-    expect(fake.state.ephemerals.at(-1)?.text).toMatch(/^In <.*\|the latest thread>: Renamed to my project\.$/);
+    expect(fake.state.ephemerals.at(-1)?.text).toMatch(
+      /^In <.*\|the latest thread>: Renamed to my project\.$/,
+    );
     expect(fake.state.ephemerals.at(-1)?.threadTs).toBe(ts);
   });
 

@@ -157,7 +157,9 @@ describe('Slack end to end (npm start wiring)', () => {
     await fake.pressButton({ user: 'U1', channel: 'C1', messageTs: prompt.ts, value: allow.value });
     await finalReply('C1', ts, 'Wrote note.txt.');
     await fake.until(() => !visibleText(prompt).includes('[Allow]'), 10_000, 'outcome');
-    expect(visibleText(prompt)).toMatch(/^🔐 Write wants to write `.*note\.txt.*` \(1 line\):\n\n```\nhi\n```\s+✅ Allowed by Alice$/);
+    expect(visibleText(prompt)).toMatch(
+      /^🔐 Write wants to write `.*note\.txt.*` \(1 line\):\n\n```\nhi\n```\s+✅ Allowed by Alice$/,
+    );
     expect(fake.state.ephemerals.find((e) => e.user === 'U1')?.text).toBe('Allowed.');
     expect(fake.botTexts('C1', ts)).toEqual([visibleText(prompt), 'Wrote note.txt.']);
   });
