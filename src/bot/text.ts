@@ -8,7 +8,11 @@ import type { Attachment } from './adapter-contract.js';
 export const MAX_INPUT_CHARS = 32_000;
 
 const fmt = (n: number) => n.toLocaleString('en-US');
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** `1 message`, `2 messages`: a count with its noun in agreement. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${fmt(n)} ${n === 1 ? one : many}`;
+}
 
 /** User-facing strings of the bot core. */
 export const say = {
@@ -19,7 +23,7 @@ export const say = {
   tooLong: (length: number) =>
     `That message is ${fmt(length)} characters; the limit is ${fmt(MAX_INPUT_CHARS)}. Please shorten it or send it in parts.`,
   queueFull: (limit: number) =>
-    `The queue is full (${limit} messages are waiting); send this again once the current replies are done, or /stop them.`,
+    `The queue is full (${plural(limit, 'message')} ${limit === 1 ? 'is' : 'are'} waiting); send this again once the current replies are done, or /stop them.`,
   unreadable: (attachments: readonly Attachment[]) =>
     `I can't read ${describeKinds(attachments)} yet; please send text.`,
   imageMissing: "I couldn't download that image; please send it again.",
@@ -44,6 +48,18 @@ export const say = {
   corruptSession: (id: string, status: string, reason: string) =>
     `⚠️ This chat's session ${id} could not be read (${status}${reason ? `: ${reason}` : ''}). ` +
     'Its files were moved aside intact; starting a fresh session.',
+  /** A session as people read it: its name, or that it has none, then its id. */
+  sessionLabel: (name: string | undefined, id: string) =>
+    name ? `"${name}" (${id})` : `an unnamed session (${id})`,
+  /** /status's first line. */
+  sessionLine: (name: string | undefined, id: string) =>
+    name ? `Session: "${name}" (${id})` : `Session: unnamed, id ${id} (name it with /rename)`,
+  /** A /sessions entry's name. */
+  listedName: (name: string | undefined) => name ?? 'unnamed',
+  alreadyOn: (name: string | undefined, id: string) =>
+    `This chat is already on ${say.sessionLabel(name, id)}.`,
+  resumed: (name: string | undefined, id: string, messages: number, updated: string) =>
+    `Resumed ${say.sessionLabel(name, id)}: ${plural(messages, 'message')}, last updated ${updated}.`,
   approvalOnlyFor: (name: string) => `Only ${name} or an admin can answer this.`,
   expired: 'This request has expired; please ask again.',
   allowed: (name: string) => `✅ Allowed by ${name}`,
