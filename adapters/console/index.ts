@@ -22,7 +22,7 @@ import type {
 } from '../../src/bot/adapter-contract.js';
 import { cleanLine, readLine } from './input.js';
 import { ReplyPrinter } from './reply-printer.js';
-import { Screen } from './screen.js';
+import { dim, Screen } from './screen.js';
 
 /** Options for {@link createConsoleAdapter}. */
 export interface ConsoleAdapterOptions {
@@ -46,9 +46,13 @@ const CAPABILITIES: ChatCapabilities = {
   nativeStream: false,
   buttonPayloadLimit: 200,
   typingIntervalMs: 0,
+  // Where the session stands, after each reply, as CLI agents show it.
+  replyFooter: true,
 };
 
 const PROMPT = '› ';
+/** The core's line after each reply (context used), shown dimmed. */
+const FOOTER = /^◔ /u;
 
 /** A console adapter; `inputEnded` resolves when stdin closes or the operator leaves. */
 export interface ConsoleAdapter extends ChatAdapter {
@@ -189,7 +193,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
         printer.update(message.text);
         return { messageId };
       }
-      screen.line(message.text);
+      screen.line(FOOTER.test(message.text) ? dim(message.text, screen.tty) : message.text);
       setOffer(messageId, message.buttons);
       screen.showPrompt();
       return { messageId };

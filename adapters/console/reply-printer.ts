@@ -8,11 +8,10 @@
  * changed line again below. The core's status lines (tool activity) are
  * printed once each, dimmed, in the flow of the reply where they happened.
  */
-import type { Screen } from './screen.js';
+import { dim, type Screen } from './screen.js';
 
 /** The core's status line: the last line, after a blank line, starting with a tool mark. */
 const STATUS_LINE = /(?:^|\n\n)([⚙✓✗⏹🚫][^\n]*)$/u;
-const DIM = (s: string, tty: boolean) => (tty ? `\x1b[2m${s}\x1b[22m` : s);
 
 /** Splits the status line (tool activity) off a reply's text. */
 export function splitStatus(text: string): { body: string; status: string[] } {
@@ -43,7 +42,7 @@ export class ReplyPrinter {
     for (const line of status) {
       if (this.#statusShown.has(line)) continue;
       this.#statusShown.add(line);
-      this.screen.line(`  ${DIM(line, this.screen.tty)}`);
+      this.screen.line(`  ${dim(line, this.screen.tty)}`);
       // What is above a status line stays as it is; later text continues below it.
       this.#offset += this.#shown.length;
       this.#shown = '';

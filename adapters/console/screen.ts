@@ -29,6 +29,11 @@ const ESC = '\x1b[';
 /** How a line typed during a reply is shown once the reply is done. */
 const PROMPT_ECHO = '› ';
 
+/** `text` dimmed on a terminal (the chat's secondary lines: tool activity, context used). */
+export function dim(text: string, tty: boolean): string {
+  return tty ? `\x1b[2m${text}\x1b[22m` : text;
+}
+
 /** Where the cursor ends after writing `text` from column `col` on a `width`-column terminal. */
 export function advance(from: Position, text: string, width: number): Position {
   let { rows, col } = from;

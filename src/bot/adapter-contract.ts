@@ -115,6 +115,11 @@ export interface ChatCapabilities {
   buttonPayloadLimit: number;
   /** How long a typing indicator lasts; the core re-sends it while the model works. 0: no typing. */
   typingIntervalMs: number;
+  /**
+   * After each reply, send one line on where the session stands (context
+   * used). The terminal shows it; in a chat platform it would be noise.
+   */
+  replyFooter?: boolean;
 }
 
 /** A button the core asks for. `payload` fits the adapter's declared limit. */

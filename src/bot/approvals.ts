@@ -47,17 +47,9 @@ export interface ApprovalOptions {
   clock: Clock;
   timeoutMs: number;
   logger: Logger;
-  /**
-   * Longest message the chat takes (its adapter's `maxMessageLength`), so a
-   * prompt that would not fit is cut with the whole detail sent before it.
-   * Default 2,000, the smallest platform's.
-   */
-  messageLimit?: (chat: string) => number;
 }
 
 type Answer = 'allow' | 'allow-session' | 'deny';
-
-const DEFAULT_LIMIT = 2_000;
 
 /** The open approval prompts of every chat. */
 export class ApprovalRegistry {
@@ -81,9 +73,9 @@ export class ApprovalRegistry {
 
   /** Posts the prompt and starts its timeout; returns the short id on its buttons. */
   open(input: ApprovalInput): string {
-    const { clock, timeoutMs, logger, messageLimit } = this.#options;
+    const { outbox, clock, timeoutMs, logger } = this.#options;
     const id = shortId();
-    const view = approvalView(input.request, messageLimit?.(input.chat) ?? DEFAULT_LIMIT);
+    const view = approvalView(input.request, outbox.capabilities(input.chat).maxMessageLength);
     const prompt = view.prompt;
     const sent = this.#post(input.chat, view, id);
     const timer = clock.setTimeout(() => this.#settle(id, 'deny', say.deniedTimeout, true), timeoutMs);

@@ -54,16 +54,7 @@ export function createBot(options: BotOptions): Bot {
     linkedUsers: options.linkedUsers,
     trustedPlatforms: options.trustedPlatforms,
   });
-  const approvals = new ApprovalRegistry({
-    outbox,
-    access,
-    clock,
-    timeoutMs: approvalTimeoutMs,
-    logger,
-    messageLimit: (chat) =>
-      options.adapters.find((a) => a.platform === chatPlatform(chat))?.capabilities(chat).maxMessageLength ??
-      2_000,
-  });
+  const approvals = new ApprovalRegistry({ outbox, access, clock, timeoutMs: approvalTimeoutMs, logger });
   const background = new Set<Promise<unknown>>();
   const track = (p: Promise<unknown>, what: string) => {
     const tracked = p.catch((err: unknown) => logger.error({ err: describeError(err) }, `${what} failed`));

@@ -2,6 +2,7 @@
  * Every sentence the bot core says to people, in one place, so wording stays
  * consistent across platforms and tests can match it exactly.
  */
+import type { ContextWindowState } from '../vocabulary.js';
 import type { Attachment } from './adapter-contract.js';
 
 /** Longest user message the core hands to a session, in characters. */
@@ -60,6 +61,9 @@ export const say = {
     `This chat is already on ${say.sessionLabel(name, id)}.`,
   resumed: (name: string | undefined, id: string, messages: number, updated: string) =>
     `Resumed ${say.sessionLabel(name, id)}: ${plural(messages, 'message')}, last updated ${updated}.`,
+  /** The terminal's line after each reply: `◔ 12% of the context used (24,600 of 200,000 tokens)`. */
+  replyFooter: (state: Pick<ContextWindowState, 'usedTokens' | 'maxTokens' | 'usedPercentage'>) =>
+    `◔ ${state.usedPercentage < 10 ? state.usedPercentage.toFixed(1) : Math.round(state.usedPercentage)}% of the context used (${fmt(state.usedTokens)} of ${plural(state.maxTokens, 'token')})`,
   approvalOnlyFor: (name: string) => `Only ${name} or an admin can answer this.`,
   expired: 'This request has expired; please ask again.',
   allowed: (name: string) => `✅ Allowed by ${name}`,

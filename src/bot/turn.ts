@@ -127,6 +127,7 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
     logger.warn({ chat: ctx.chat, turn: turn.turnId, err: describeError(failure) }, 'turn failed');
     ctx.say(say.turnError(describeError(failure)));
   }
+  if (outbox.capabilities(ctx.chat).replyFooter) ctx.say(say.replyFooter(session.getContextState()));
   logger.info({ chat: ctx.chat, turn: turn.turnId, state: result?.state ?? 'failed' }, 'turn ended');
 }
 

@@ -38,6 +38,10 @@ const SAMPLES: Record<string, unknown[][]> = {
   listedName: NAMES.map((n) => [n]),
   alreadyOn: NAMES.map((n) => [n, ID]),
   resumed: NAMES.flatMap((n) => COUNTS.map((c) => [n, ID, c, '5 minutes ago'])),
+  replyFooter: [
+    [{ usedTokens: 0, maxTokens: 200_000, usedPercentage: 0 }],
+    [{ usedTokens: 24_600, maxTokens: 200_000, usedPercentage: 12.3 }],
+  ],
   approvalOnlyFor: [['Alice']],
   allowed: [['Alice']],
   allowedSession: [['Alice']],

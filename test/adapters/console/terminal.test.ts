@@ -86,12 +86,16 @@ describe('the terminal chat (npm start on a pseudo-terminal)', SLOW, () => {
     await t.keys([' world'], { literal: true });
     await t.keys(['Enter']);
     const shown = await t.waitFor(
-      (s) => s.includes('Sentence 1 of the end.') && promptBack()(s),
-      'the reply and the prompt after it',
+      (s) => s.includes('Sentence 1 of the end.') && s.includes('context used') && promptBack()(s),
+      'the reply, the context line and the prompt after them',
     );
     expect(occurrences(shown, 'Sentence 1 of the end.')).toBe(1);
     expect(occurrences(shown, 'Look at')).toBe(1);
     expect(occurrences(shown, 'npm test')).toBe(1);
+    // Where the session stands, after the reply.
+    expect(shown).toMatch(
+      /Sentence 1 of the end\.\n◔ [\d.]+% of the context used \([\d,]+ of [\d,]+ tokens\)/,
+    );
     expect(shown).toContain('› hello world');
     expect(lastUserText()).toMatch(/hello world$/);
     expect(JSON.stringify(fake.requests)).not.toMatch(/\\u001b|\[15~/);
