@@ -92,6 +92,9 @@ describe('the terminal chat (npm start on a pseudo-terminal)', SLOW, () => {
     expect(occurrences(shown, 'Sentence 1 of the end.')).toBe(1);
     expect(occurrences(shown, 'Look at')).toBe(1);
     expect(occurrences(shown, 'npm test')).toBe(1);
+    // The table's first row showed as a plain line until its second row arrived; it was corrected in place.
+    expect(shown).not.toContain('| a | b |');
+    expect(occurrences(shown, 'a | b')).toBe(1);
     // Where the session stands, after the reply.
     expect(shown).toMatch(
       /Sentence 1 of the end\.\n◔ [\d.]+% of the context used \([\d,]+ of [\d,]+ tokens\)/,
