@@ -49,17 +49,29 @@ function expectJudgeable(prompts: { write: string; edit: string; bash: string },
   expect(all).toContain('cat ../.env');
 }
 
-describe('approval prompts on Telegram', () => {
-  let world: AppWorld | undefined;
-  afterEach(async () => {
-    await world?.close();
-    world = undefined;
-  });
+/** What each test started, closed after it in reverse order. */
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const close of cleanups.splice(0).reverse()) await close();
+});
 
+/** The fake Messages API with the script, and a data folder, for the Slack and Discord apps. */
+async function modelAndFolder(): Promise<{ anthropic: FakeAnthropic; root: string }> {
+  const anthropic = await startFakeAnthropic();
+  const root = await mkdtemp(join(tmpdir(), 'switchboard-approvals-'));
+  cleanups.push(
+    () => anthropic.close(),
+    () => rm(root, { recursive: true, force: true }),
+  );
+  script(anthropic);
+  return { anthropic, root };
+}
+
+describe('approval prompts on Telegram', () => {
   it('show the content, the diff and the whole command; the outcome keeps them', async () => {
     // Classic messages (4,096 characters), where a long command cannot fit one prompt.
-    world = await createAppWorld({ rich: false });
-    const w = world;
+    const w: AppWorld = await createAppWorld({ rich: false });
+    cleanups.push(() => w.close());
     await w.start();
     script(w.anthropic);
     const dm = { chatId: 11, user: ANN };
@@ -97,26 +109,12 @@ describe('approval prompts on Telegram', () => {
 });
 
 describe('approval prompts on Slack', () => {
-  let fake: FakeSlack | undefined;
-  let anthropic: FakeAnthropic | undefined;
-  let root: string | undefined;
-  let stop: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await stop?.();
-    await fake?.close();
-    await anthropic?.close();
-    if (root) await rm(root, { recursive: true, force: true });
-    stop = undefined;
-  });
-
   it('show the content, the diff and the whole command; the outcome keeps them', async () => {
-    fake = await startFakeSlack();
-    anthropic = await startFakeAnthropic();
-    root = await mkdtemp(join(tmpdir(), 'switchboard-approvals-'));
-    const f = fake;
+    const { anthropic, root } = await modelAndFolder();
+    const f: FakeSlack = await startFakeSlack();
+    cleanups.push(() => f.close());
     const app = await startSlackApp(f, anthropic, root);
-    stop = () => app.stop();
-    script(anthropic);
+    cleanups.push(() => app.stop());
     const { ts } = await f.userMessage({ channel: 'C1', user: 'U1', text: '<@UBOT> step 0' });
     const seen: Record<string, string> = {};
     for (const [i, key] of (['write', 'edit', 'bash'] as const).entries()) {
@@ -138,26 +136,12 @@ describe('approval prompts on Slack', () => {
 });
 
 describe('approval prompts on Discord', () => {
-  let fake: FakeDiscord | undefined;
-  let anthropic: FakeAnthropic | undefined;
-  let root: string | undefined;
-  let stop: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await stop?.();
-    await fake?.close();
-    await anthropic?.close();
-    if (root) await rm(root, { recursive: true, force: true });
-    stop = undefined;
-  });
-
   it('show the content, the diff and the whole command; the outcome keeps them', async () => {
-    fake = await startFakeDiscord();
-    anthropic = await startFakeAnthropic();
-    root = await mkdtemp(join(tmpdir(), 'switchboard-approvals-'));
-    const f = fake;
+    const { anthropic, root } = await modelAndFolder();
+    const f: FakeDiscord = await startFakeDiscord();
+    cleanups.push(() => f.close());
     const app = await startScaledApp(f, anthropic, root);
-    stop = () => app.stop();
-    script(anthropic);
+    cleanups.push(() => app.stop());
     const opening = f.userMessage({
       channelId: f.generalId,
       author: f.user('alice'),

@@ -9,6 +9,13 @@ const bash = (command: string, description?: string): PromptRequest => ({
   toolClass: 'execute',
 });
 
+/** A Write or Edit request with these arguments, shown in a 4,096-character chat. */
+const fileView = (toolName: 'Write' | 'Edit', toolArgs: Record<string, unknown>) =>
+  approvalView(
+    { toolName, toolArgs, summary: `${toolName}: ${toolArgs.file_path}`, toolClass: 'modify' },
+    4096,
+  );
+
 describe('approval prompts show what will happen', () => {
   it('Bash: the command in a code block and the model’s description', () => {
     const view = approvalView(bash('npm test', 'Run the unit tests'), 4096);
@@ -48,51 +55,33 @@ describe('approval prompts show what will happen', () => {
   });
 
   it('Write: the file and its new content', () => {
-    const view = approvalView(
-      {
-        toolName: 'Write',
-        toolArgs: { file_path: 'src/a.ts', content: 'export const a = 1;\nexport const b = 2;\n' },
-        summary: 'Write: src/a.ts',
-        toolClass: 'modify',
-      },
-      4096,
-    );
+    const view = fileView('Write', {
+      file_path: 'src/a.ts',
+      content: 'export const a = 1;\nexport const b = 2;\n',
+    });
     expect(view.prompt).toBe(
       '🔐 Write wants to write `src/a.ts` (2 lines):\n```ts\nexport const a = 1;\nexport const b = 2;\n\n```',
     );
   });
 
   it('Write: long content is previewed; the whole content is sent above, capped', () => {
-    const content = Array.from({ length: 2000 }, (_, i) => `line ${i}`).join('\n');
-    const view = approvalView(
-      {
-        toolName: 'Write',
-        toolArgs: { file_path: 'big.txt', content },
-        summary: 'Write: big.txt',
-        toolClass: 'modify',
-      },
-      4096,
-    );
+    const content = Array.from({ length: 5000 }, (_, i) => `line ${i}`).join('\n');
+    const view = fileView('Write', { file_path: 'big.txt', content });
     expect(view.prompt.length).toBeLessThanOrEqual(4096 * 0.6);
     expect(view.prompt).toContain('line 0\nline 1\n');
     expect(view.prompt).toContain('The whole new content is in the message above.');
-    expect(view.full).toContain('line 1999');
+    expect(view.full).toContain('line 2999');
+    // Beyond 30,000 characters the file itself is the full text: the rest is counted, not sent.
+    expect(view.full).not.toContain('line 4999');
+    expect(view.full).toMatch(/[\d,]+ more characters not shown here/);
   });
 
   it('Edit: a diff of the change', () => {
-    const view = approvalView(
-      {
-        toolName: 'Edit',
-        toolArgs: {
-          file_path: 'a.py',
-          old_string: 'x = 1\ny = 2\nz = 3',
-          new_string: 'x = 1\ny = 20\nz = 3',
-        },
-        summary: 'Edit: a.py',
-        toolClass: 'modify',
-      },
-      4096,
-    );
+    const view = fileView('Edit', {
+      file_path: 'a.py',
+      old_string: 'x = 1\ny = 2\nz = 3',
+      new_string: 'x = 1\ny = 20\nz = 3',
+    });
     expect(view.prompt).toBe(
       '🔐 Edit wants to change `a.py`:\n```diff\n  x = 1\n- y = 2\n+ y = 20\n  z = 3\n```',
     );
