@@ -12,12 +12,11 @@ import type { SlackAdapterOptions } from '../adapters/slack/index.js';
 import type { TelegramAdapterOptions } from '../adapters/telegram/index.js';
 import type { Config } from '../config/index.js';
 import type { ChatAdapter } from './bot/adapter-contract.js';
-import { type Bot, type BotOptions, createBot } from './bot/index.js';
+import { type Bot, type BotLimits, type ClusterOptions, createBot } from './bot/index.js';
 import { type Clock, systemClock } from './clock.js';
-import { createMemoryChatLease, createMemoryControlBus } from './cluster/index.js';
-import type { ChatLease, ControlBus } from './cluster/types.js';
 import { createLogger, type Logger } from './logger.js';
 import { AnthropicProvider } from './provider/index.js';
+import { createSessionFactory, type SessionFactoryOptions } from './session/factory.js';
 import { createBotStateStore, createUserSessionStore } from './store/index.js';
 import type { BotStateStore, SessionStore } from './store/types.js';
 import { scrubbedEnv } from './tools/index.js';
@@ -37,8 +36,10 @@ export interface AppDeps {
     slack?: Partial<SlackAdapterOptions>;
     discord?: Partial<DiscordAdapterOptions>;
   };
-  /** Bot options the config does not carry (tests: shorter stream timeouts, queue bounds). */
-  botOptions?: Partial<Omit<BotOptions, 'adapters' | 'provider' | 'sessionStore' | 'stateStore'>>;
+  /** Limits the config does not carry (tests: queue bounds). */
+  limits?: BotLimits;
+  /** Session options the config does not carry (tests: shorter stream timeouts). */
+  sessionOptions?: Partial<Omit<SessionFactoryOptions, 'sessionStore'>>;
 }
 
 /** A running switchboard. */
@@ -84,31 +85,17 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
 
   const bot = createBot({
     adapters,
-    provider: new AnthropicProvider({
-      apiKey: config.anthropic.apiKey,
-      model: config.model,
-      ...(config.anthropic.baseURL ? { baseURL: config.anthropic.baseURL } : {}),
-    }),
-    sessionStore: shared.sessionStore,
-    stateStore: shared.stateStore,
-    lease: shared.lease,
-    bus: shared.bus,
-    leaseTtlMs: config.leaseTtlMs,
-    workspace: config.workspace,
-    workspacePerChat: config.workspacePerChat,
-    model: config.model,
-    permissionMode: config.permissionMode,
-    projectAccess: config.projectAccess,
-    allowedUsers,
-    admins,
-    linkedUsers: config.linkedUsers,
-    approvalTimeoutMs: config.approvalTimeoutMs,
-    idleReleaseMs: config.idleReleaseMs,
-    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
-    toolEnv: scrubbedEnv(process.env, config.secrets),
+    sessions: createConfiguredSessions(config, shared.sessionStore, clock, logger, deps),
+    stores: { state: shared.stateStore },
+    access: { allowedUsers, admins, linkedUsers: config.linkedUsers },
+    limits: {
+      approvalTimeoutMs: config.approvalTimeoutMs,
+      idleReleaseMs: config.idleReleaseMs,
+      ...deps.limits,
+    },
+    ...(shared.cluster ? { cluster: { ...shared.cluster, leaseTtlMs: config.leaseTtlMs } } : {}),
     clock,
     logger,
-    ...deps.botOptions,
   });
 
   let stopping: Promise<void> | undefined;
@@ -133,7 +120,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       platforms: adapters.map((a) => a.platform),
       model: config.model,
       store: config.database ? 'postgres' : 'files',
-      replica: shared.lease.owner,
+      ...(shared.cluster ? { replica: shared.cluster.lease.owner } : {}),
       // Set by discord.js's ShardingManager for each shard process (`npm run start:sharded`).
       ...(process.env.SHARDS ? { shards: process.env.SHARDS, shardCount: process.env.SHARD_COUNT } : {}),
     },
@@ -142,28 +129,53 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   return { bot, adapters, logger, stop };
 }
 
-/** Stores, lease and bus: PostgreSQL shared by replicas, or files and in-process ones. */
+/**
+ * The session factory of the ready bot: the one place its sessions get the
+ * provider, the tools' workspace and environment, and their settings.
+ */
+function createConfiguredSessions(
+  config: Config,
+  sessionStore: SessionStore,
+  clock: Clock,
+  logger: Logger,
+  deps: AppDeps,
+) {
+  return createSessionFactory({
+    provider: new AnthropicProvider({
+      apiKey: config.anthropic.apiKey,
+      model: config.model,
+      ...(config.anthropic.baseURL ? { baseURL: config.anthropic.baseURL } : {}),
+    }),
+    sessionStore,
+    workspace: config.workspace,
+    workspacePerChat: config.workspacePerChat,
+    model: config.model,
+    permissionMode: config.permissionMode,
+    projectAccess: config.projectAccess,
+    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+    toolEnv: scrubbedEnv(process.env, config.secrets),
+    clock,
+    logger: logger.child({ component: 'bot' }),
+    ...deps.sessionOptions,
+  });
+}
+
+/** Stores, and for replicas the lease and bus: PostgreSQL shared by replicas, or files for one process. */
 interface SharedState {
   sessionStore: SessionStore;
   stateStore: BotStateStore;
-  lease: ChatLease;
-  bus: ControlBus;
+  /** Only with PostgreSQL: one process on files shares nothing. */
+  cluster?: Pick<ClusterOptions, 'lease' | 'bus'>;
   /** Bus and leases first (they use the pool), then the stores. */
   close(): Promise<void>;
 }
 
 async function openSharedState(config: Config, logger: Logger, clock: Clock): Promise<SharedState> {
   if (!config.database) {
-    const lease = createMemoryChatLease({ clock, logger });
-    const bus = createMemoryControlBus({ clock, logger });
     return {
       sessionStore: createUserSessionStore(join(config.dataDir, 'sessions'), { logger }),
       stateStore: createBotStateStore(config.dataDir, { logger }),
-      lease,
-      bus,
-      async close() {
-        await Promise.allSettled([bus.close(), lease.close()]);
-      },
+      async close() {},
     };
   }
   // Loaded only when configured, so the file-store path never imports the driver.
@@ -188,8 +200,7 @@ async function openSharedState(config: Config, logger: Logger, clock: Clock): Pr
   return {
     sessionStore: stores.sessionStore,
     stateStore: stores.stateStore,
-    lease,
-    bus,
+    cluster: { lease, bus },
     async close() {
       await Promise.allSettled([bus.close(), lease.close()]);
       await stores.close();

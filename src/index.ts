@@ -2,16 +2,18 @@
  * switchboard: an AI agent session behind chat platforms.
  *
  * @example
- * import { AnthropicProvider, createBot, createBotStateStore, createUserSessionStore } from 'switchboard';
+ * import { AnthropicProvider, createBot, createBotStateStore, createSessionFactory, createUserSessionStore } from 'switchboard';
  * import { createTelegramAdapter } from 'switchboard/telegram';
  *
  * const bot = createBot({
  *   adapters: [createTelegramAdapter({ token: process.env.TELEGRAM_BOT_TOKEN! })],
- *   provider: new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY! }),
- *   sessionStore: createUserSessionStore('./data/sessions'),
- *   stateStore: createBotStateStore('./data'),
- *   workspace: './workspace',
- *   allowedUsers: ['telegram:123456'],
+ *   sessions: createSessionFactory({
+ *     provider: new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY! }),
+ *     sessionStore: createUserSessionStore('./data/sessions'),
+ *     workspace: './workspace',
+ *   }),
+ *   stores: { state: createBotStateStore('./data') },
+ *   access: { allowedUsers: ['telegram:123456'] },
  * });
  * await bot.start();
  */

@@ -10,6 +10,7 @@ import { type RunningApp, startSwitchboard } from '../../../src/app.js';
 import { createBot } from '../../../src/bot/index.js';
 import { silentLogger } from '../../../src/logger.js';
 import { AnthropicProvider } from '../../../src/provider/index.js';
+import { createSessionFactory } from '../../../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../../../src/store/index.js';
 import type { FakeAnthropic } from '../../fakes/anthropic.js';
 import type { FakeDiscord, FakeMessage } from '../../fakes/discord/index.js';
@@ -62,11 +63,13 @@ export async function startScaledApp(
   });
   const bot = createBot({
     adapters: [adapter],
-    provider: new AnthropicProvider({ apiKey: 'sk-ant-discord-e2e-0123456789', baseURL: anthropic.url }),
-    sessionStore: createUserSessionStore(join(root, 'data', 'sessions')),
-    stateStore: createBotStateStore(join(root, 'data')),
-    workspace,
-    allowedUsers: [`discord:${fake.user('alice').id}`, `discord:${fake.user('bob').id}`],
+    sessions: createSessionFactory({
+      provider: new AnthropicProvider({ apiKey: 'sk-ant-discord-e2e-0123456789', baseURL: anthropic.url }),
+      sessionStore: createUserSessionStore(join(root, 'data', 'sessions')),
+      workspace,
+    }),
+    stores: { state: createBotStateStore(join(root, 'data')) },
+    access: { allowedUsers: [`discord:${fake.user('alice').id}`, `discord:${fake.user('bob').id}`] },
     logger: silentLogger,
   });
   await bot.start();
