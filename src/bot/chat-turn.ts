@@ -52,7 +52,7 @@ export interface TurnContext {
   /** False once the chat has moved on from this turn (stopped, ended). */
   isCurrent: () => boolean;
   /** Sends a one-off line to the chat without waiting for it. */
-  say: (text: string) => void;
+  tell: (text: string) => void;
 }
 
 const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
@@ -87,7 +87,7 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
   const onError = (err: Error) => {
     logger.warn({ chat: ctx.chat, err: describeError(err) }, 'session reported an error');
   };
-  const onNotice = (text: string) => ctx.say(`ℹ️ ${text}`);
+  const onNotice = (text: string) => ctx.tell(`ℹ️ ${text}`);
   const onPermission = (request: PermissionRequest) => {
     void ask(ctx, request);
   };
@@ -128,9 +128,9 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
   const aborted = stopped && (failure === undefined || isErrorCode(failure, 'ABORTED'));
   if (failure && !aborted) {
     logger.warn({ chat: ctx.chat, turn: turn.turnId, err: describeError(failure) }, 'turn failed');
-    ctx.say(say.turnError(describeError(failure)));
+    ctx.tell(say.turnError(describeError(failure)));
   }
-  if (outbox.capabilities(ctx.chat).replyFooter) ctx.say(say.replyFooter(session.getContextState()));
+  if (outbox.capabilities(ctx.chat).replyFooter) ctx.tell(say.replyFooter(session.getContextState()));
   logger.info({ chat: ctx.chat, turn: turn.turnId, state: result?.state ?? 'failed' }, 'turn ended');
 }
 

@@ -1,6 +1,8 @@
 /**
  * Every sentence the bot core says to people, in one place, so wording stays
- * consistent across platforms and tests can match it exactly.
+ * consistent across platforms and tests can match it exactly. `say` is this
+ * catalogue of words only; what sends a line to a chat is called `tell`
+ * (`ctx.tell(say.expired)`: tell the chat what to say).
  */
 import type { ContextWindowState } from '../vocabulary.js';
 import type { Attachment } from './adapter-contract.js';
