@@ -260,7 +260,13 @@ async function createAdapters(
   if (config.console) {
     const { createConsoleAdapter } = await import('../adapters/console/index.js');
     const io = deps.consoleIO ?? { input: process.stdin, output: process.stdout };
-    adapters.push(createConsoleAdapter({ ...io, ...(consoleLogFile ? { logFile: consoleLogFile } : {}) }));
+    adapters.push(
+      createConsoleAdapter({
+        ...io,
+        historyFile: join(config.dataDir, 'console-history'),
+        ...(consoleLogFile ? { logFile: consoleLogFile } : {}),
+      }),
+    );
   }
   return adapters;
 }

@@ -20,6 +20,7 @@ import type {
   OutboundMessage,
   SentMessage,
 } from '../../src/bot/adapter-contract.js';
+import { HISTORY_SIZE, loadHistory, saveHistory } from './history.js';
 import { cleanLine, readLine } from './input.js';
 import { ReplyPrinter } from './reply-printer.js';
 import { dim, Screen } from './screen.js';
@@ -32,6 +33,8 @@ export interface ConsoleAdapterOptions {
   userName?: string;
   /** Where the logs go instead of the terminal, named once at the start. */
   logFile?: string;
+  /** Where typed lines are kept between runs (on a terminal only); none by default. */
+  historyFile?: string;
 }
 
 /** The console chat's only chat key. */
@@ -159,9 +162,11 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
         output: screen.promptOutput,
         terminal,
         prompt: PROMPT,
-        historySize: 500,
+        historySize: HISTORY_SIZE,
         removeHistoryDuplicates: true,
+        ...(terminal ? { history: loadHistory(options.historyFile) } : {}),
       });
+      if (terminal) lines.on('history', (history: string[]) => saveHistory(options.historyFile, history));
       rl = lines;
       screen.attach(lines);
       // One line at a time, in order, as a chat platform delivers messages.

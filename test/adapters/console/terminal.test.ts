@@ -28,9 +28,11 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function start(): Promise<Terminal> {
+/** Runs `npm start` on a fresh terminal; `again` keeps the data of the previous run. */
+async function start(again = false): Promise<Terminal> {
   fake.reset();
-  dir = await mkdtemp(join(tmpdir(), 'sb-console-'));
+  if (!again || !dir) dir = await mkdtemp(join(tmpdir(), 'sb-console-'));
+  await term?.close();
   term = await startTerminal('npm start --silent', {
     cwd: ROOT,
     env: {
@@ -168,5 +170,9 @@ describe('the terminal chat (npm start on a pseudo-terminal)', SLOW, () => {
       if (Date.now() > deadline) throw new Error(`still running:\n${await t.screen()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    // The next run remembers what was typed: Up brings it back.
+    const next = await start(true);
+    await next.keys(['Up']);
+    await next.waitFor(promptBack('a long job'), 'the line from the last run');
   });
 });
