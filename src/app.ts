@@ -4,17 +4,19 @@
  * console when none is), and the bot core. `npm start` runs exactly this, and
  * the adapters' integration tests start it the same way.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { consoleLogs } from '../adapters/console/log-destination.js';
 import type { DiscordAdapterOptions } from '../adapters/discord/index.js';
 import type { SlackAdapterOptions } from '../adapters/slack/index.js';
 import type { TelegramAdapterOptions } from '../adapters/telegram/index.js';
 import type { Config } from '../config/index.js';
-import type { ChatAdapter } from './bot/adapter-contract.js';
+import { type ChatAdapter, chatPlatform } from './bot/adapter-contract.js';
 import { type Bot, type BotLimits, type ClusterOptions, createBot } from './bot/index.js';
 import { type Clock, systemClock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
+import { createOpsRoutes, type OpsRoutes, startOpsServer } from './ops/http.js';
+import { instrumentAdapter } from './ops/instrument-adapter.js';
+import { createMetrics, type SwitchboardMetrics } from './ops/metrics.js';
 import { AnthropicProvider } from './provider/index.js';
 import { createSessionFactory, type SessionFactoryOptions } from './session/factory.js';
 import { createBotStateStore, createUserSessionStore } from './store/index.js';
@@ -47,6 +49,10 @@ export interface RunningApp {
   bot: Bot;
   adapters: ChatAdapter[];
   logger: Logger;
+  /** The bot's Prometheus metrics (served at /metrics). */
+  metrics: SwitchboardMetrics;
+  /** The port of the server of its own for /healthz, /readyz and /metrics, when SWITCHBOARD_HTTP_PORT is set. */
+  opsPort?: number;
   /** Graceful stop: no new messages, running turns aborted with a notice, stores flushed. */
   stop(): Promise<void>;
 }
@@ -59,27 +65,36 @@ export const CONSOLE_OPERATOR = 'console:operator';
  * started) when an adapter cannot start, e.g. a token the platform rejects.
  */
 export async function startSwitchboard(config: Config, deps: AppDeps = {}): Promise<RunningApp> {
-  // In console mode the terminal is the chat; logs go where they do not interleave with replies.
-  const consoleLog = config.console && !deps.logger ? consoleLogs(config.dataDir) : undefined;
-  const logger =
-    deps.logger ??
-    createLogger({
-      level: config.logLevel,
-      secrets: config.secrets,
-      ...(consoleLog ? { destination: consoleLog.destination } : {}),
-    });
+  // The terminal chat owns its terminal: logs that would land between chat lines go to a file.
+  const consoleLogFile =
+    config.console && !config.logFile && !deps.logger && process.stderr.isTTY
+      ? join(config.dataDir, 'switchboard.log')
+      : undefined;
+  const logger = deps.logger ?? createAppLogger(config, consoleLogFile);
   const clock = deps.clock ?? systemClock;
   await mkdir(config.dataDir, { recursive: true });
   await mkdir(config.workspace, { recursive: true });
 
   const shared = await openSharedState(config, logger, clock);
+  const metrics = createMetrics();
   let adapters: ChatAdapter[];
+  let ready = false;
+  const ops = createOpsRoutes({
+    metrics,
+    logger,
+    readiness: () => [
+      { name: 'bot', check: () => (ready ? undefined : 'starting or stopping') },
+      { name: 'store', check: shared.check },
+    ],
+  });
   try {
-    adapters = await createAdapters(config, logger, clock, deps, consoleLog?.file);
+    adapters = await createAdapters(config, logger, clock, deps, ops, consoleLogFile);
   } catch (err) {
     await shared.close();
     throw err;
   }
+  for (const adapter of adapters) instrumentAdapter(adapter, metrics);
+  warnWhenNobodyIsAllowed(config, logger);
   const allowedUsers = config.console ? [...config.allowedUsers, CONSOLE_OPERATOR] : config.allowedUsers;
   const admins = config.console ? [...config.admins, CONSOLE_OPERATOR] : config.admins;
 
@@ -94,27 +109,45 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       ...deps.limits,
     },
     ...(shared.cluster ? { cluster: { ...shared.cluster, leaseTtlMs: config.leaseTtlMs } } : {}),
+    observer: {
+      turnStarted: (chat) => metrics.turnStarted(chatPlatform(chat)),
+      turnFinished: ({ chat, outcome, model, usage }) => {
+        metrics.turnFinished(chatPlatform(chat), outcome);
+        if (usage) metrics.modelUsage(model, usage);
+      },
+      chatTakenOver: () => metrics.leaseTakeover(),
+    },
     clock,
     logger,
   });
+  metrics.observe({
+    queueDepth: () => bot.stats().queued,
+    activeTurns: () => bot.stats().running,
+    loadedSessions: () => bot.stats().loadedSessions,
+    pendingApprovals: () => bot.stats().pendingApprovals,
+  });
 
+  let opsServer: Awaited<ReturnType<typeof startOpsServer>> | undefined;
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      ready = false;
       try {
         await bot.stop();
       } finally {
-        await shared.close();
+        await Promise.allSettled([shared.close(), opsServer?.close()]);
       }
     })();
     return stopping;
   };
   try {
+    if (config.httpPort !== undefined) opsServer = await startOpsServer(ops, { port: config.httpPort });
     await bot.start();
   } catch (err) {
     await stop().catch(() => {});
     throw err;
   }
+  ready = true;
   logger.info(
     {
       platforms: adapters.map((a) => a.platform),
@@ -126,7 +159,33 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     },
     'switchboard started',
   );
-  return { bot, adapters, logger, stop };
+  return { bot, adapters, logger, metrics, ...(opsServer ? { opsPort: opsServer.port } : {}), stop };
+}
+
+/**
+ * The ready bot's logger. In the terminal chat stdout is the conversation, so
+ * logs go to SWITCHBOARD_LOG_FILE when set, else to stderr at warn level and
+ * above: nothing routine appears between the chat's lines.
+ */
+function createAppLogger(config: Config, consoleLogFile: string | undefined): Logger {
+  const base = { secrets: config.secrets, format: config.logFormat } as const;
+  const file = config.logFile ?? consoleLogFile;
+  if (file) return createLogger({ ...base, level: config.logLevel, file });
+  if (!config.console) return createLogger({ ...base, level: config.logLevel });
+  const quiet = LEVELS.indexOf(config.logLevel) < LEVELS.indexOf('warn') ? 'warn' : config.logLevel;
+  return createLogger({ ...base, level: quiet, fd: 2 });
+}
+
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/** A bot nobody may use answers everyone with their id and runs nothing: say so once, at start. */
+function warnWhenNobodyIsAllowed(config: Config, logger: Logger): void {
+  const platforms = [config.telegram && 'telegram', config.slack && 'slack', config.discord && 'discord'];
+  if (config.allowedUsers.length || config.admins.length || !platforms.some(Boolean)) return;
+  logger.warn(
+    'Nobody is allowed to use this bot: SWITCHBOARD_ALLOWED_USERS is empty, so everyone who writes is told ' +
+      'their id and nothing runs. Add ids to SWITCHBOARD_ALLOWED_USERS (e.g. telegram:123456,slack:U0123ABCD).',
+  );
 }
 
 /**
@@ -166,6 +225,8 @@ interface SharedState {
   stateStore: BotStateStore;
   /** Only with PostgreSQL: one process on files shares nothing. */
   cluster?: Pick<ClusterOptions, 'lease' | 'bus'>;
+  /** Resolves to a reason when the stores cannot be reached, else undefined (for /readyz). */
+  check(): Promise<string | undefined>;
   /** Bus and leases first (they use the pool), then the stores. */
   close(): Promise<void>;
 }
@@ -175,6 +236,7 @@ async function openSharedState(config: Config, logger: Logger, clock: Clock): Pr
     return {
       sessionStore: createUserSessionStore(join(config.dataDir, 'sessions'), { logger }),
       stateStore: createBotStateStore(config.dataDir, { logger }),
+      check: () => directoryWritable(config.dataDir),
       async close() {},
     };
   }
@@ -201,11 +263,35 @@ async function openSharedState(config: Config, logger: Logger, clock: Clock): Pr
     sessionStore: stores.sessionStore,
     stateStore: stores.stateStore,
     cluster: { lease, bus },
+    async check() {
+      try {
+        await stores.pool.query('SELECT 1');
+        return undefined;
+      } catch (err) {
+        return `PostgreSQL does not answer (${err instanceof Error ? err.message : String(err)})`;
+      }
+    },
     async close() {
       await Promise.allSettled([bus.close(), lease.close()]);
       await stores.close();
     },
   };
+}
+
+/**
+ * Undefined when the bot can write to `dir`, else why not. A real write (and
+ * removal) of a probe file, not a permission check: root passes every
+ * permission check, and a full disk or a read-only mount only shows on write.
+ */
+async function directoryWritable(dir: string): Promise<string | undefined> {
+  const probe = join(dir, '.readyz-probe');
+  try {
+    await writeFile(probe, '', { mode: 0o600 });
+    await rm(probe, { force: true });
+    return undefined;
+  } catch (err) {
+    return `the data directory ${dir} cannot be written (${(err as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
 }
 
 /** Loads only the adapters that are configured, so an unused SDK is never imported. */
@@ -214,6 +300,7 @@ async function createAdapters(
   logger: Logger,
   clock: Clock,
   deps: AppDeps,
+  ops: OpsRoutes,
   consoleLogFile?: string,
 ): Promise<ChatAdapter[]> {
   const adapters: ChatAdapter[] = [];
@@ -223,7 +310,7 @@ async function createAdapters(
       createTelegramAdapter({
         token: config.telegram.token,
         ...(config.telegram.apiRoot ? { apiRoot: config.telegram.apiRoot } : {}),
-        ...(config.telegram.webhook ? { webhook: config.telegram.webhook } : {}),
+        ...(config.telegram.webhook ? { webhook: { ...config.telegram.webhook, routes: ops } } : {}),
         logger: logger.child({ platform: 'telegram' }),
         clock,
         ...deps.adapterOptions?.telegram,
@@ -240,6 +327,7 @@ async function createAdapters(
         ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
         ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
         ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+        routes: ops,
         logger: logger.child({ platform: 'slack' }),
         ...deps.adapterOptions?.slack,
       }),

@@ -27,11 +27,11 @@ export type { DeliveredReply, Outbox, ReplyStream, SendOptions, StreamOptions } 
 export { type Clock, flushMicrotasks, sleep, systemClock, type TimerHandle, VirtualClock } from './clock.js';
 // Several replicas: the lease and control-bus contracts with their in-process
 // implementations (PostgreSQL ones are in `switchboard/postgres`).
-export {
-  claimOrphanedTurns,
-  createMemoryChatLease,
-  createMemoryControlBus,
-} from './cluster/index.js';
+// Imported module by module: the cluster's index also holds the PostgreSQL
+// implementations, and loading them would load the optional `pg` driver.
+export { createMemoryChatLease } from './cluster/lease.js';
+export { createMemoryControlBus } from './cluster/memory-bus.js';
+export { claimOrphanedTurns } from './cluster/orphans.js';
 export type {
   ChatLease,
   ControlBus,

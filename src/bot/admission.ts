@@ -6,8 +6,8 @@
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { BotStateStore } from '../store/types.js';
-import { type AccessPolicy, userKey } from './access.js';
-import { type ChatEvent, chatPlatform } from './adapter-contract.js';
+import { type AccessDecision, type AccessPolicy, userKey } from './access.js';
+import { type AccessGate, type ChatEvent, chatPlatform } from './adapter-contract.js';
 import { say } from './text.js';
 
 /** Who sent an admitted event, as the router needs them. */
@@ -42,11 +42,31 @@ export async function admit(deps: AdmissionDeps, event: ChatEvent): Promise<Send
   const decision = access.check(key);
   if (decision !== 'allowed') {
     logger.warn({ chat: event.chat, user: key, decision, type: event.type }, 'event from a user not allowed');
-    if (event.type !== 'edit')
-      await deps.answer(event, decision === 'no-allowlist' ? say.noAllowlist(key) : say.notAllowed(key));
+    if (event.type !== 'edit') await deps.answer(event, refusal(decision, key));
     return undefined;
   }
   return { key, owner: access.ownerKey(key) };
+}
+
+function refusal(decision: Exclude<AccessDecision, 'allowed'>, key: string): string {
+  return decision === 'no-allowlist' ? say.noAllowlist(key) : say.notAllowed(key);
+}
+
+/**
+ * The gate an adapter of `platform` asks before it opens anything for a
+ * person (a Discord thread, a Slack thread), so a stranger is refused
+ * privately with the same words {@link admit} would use.
+ */
+export function accessGate(access: AccessPolicy, platform: string, logger: Logger): AccessGate {
+  return {
+    refusal(userId) {
+      const key = userKey(platform, userId);
+      const decision = access.check(key);
+      if (decision === 'allowed') return undefined;
+      logger.warn({ user: key, decision }, 'a user not allowed was refused before anything was opened');
+      return refusal(decision, key);
+    },
+  };
 }
 
 /** False for a redelivery. A state store that cannot record it must not cost the user their message. */

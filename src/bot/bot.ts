@@ -10,7 +10,7 @@ import { silentLogger } from '../logger.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
 import { AccessPolicy } from './access.js';
 import type { ChatEvent } from './adapter-contract.js';
-import { admit, type Sender } from './admission.js';
+import { accessGate, admit, type Sender } from './admission.js';
 import { ApprovalRegistry } from './approvals.js';
 import { Background } from './background.js';
 import { intake } from './intake.js';
@@ -74,6 +74,7 @@ export function createBot(options: BotOptions): Bot {
     const why = cluster ? 'a replica that stopped responding' : 'a restart';
     logger.warn({ chat: turn.chat, sessionId: turn.sessionId }, `reply was cut off by ${why}`);
     notify(turn.chat, cluster ? say.replicaCut : say.crashNotice);
+    if (cluster) options.observer?.chatTakenOver?.(turn.chat);
   };
   const replicaOptions = cluster && {
     lease: cluster.lease,
@@ -97,6 +98,7 @@ export function createBot(options: BotOptions): Bot {
     queueLimit,
     clock,
     logger,
+    ...(options.observer ? { observer: options.observer } : {}),
     ...(replicaOptions
       ? { gate: replicaGates(replicaOptions, (chat) => registry.forget(chat), announce) }
       : {}),
@@ -115,6 +117,11 @@ export function createBot(options: BotOptions): Bot {
   const bot: Bot = {
     outbox,
     idle: () => router.idle(),
+    stats: () => ({
+      ...router.activity(),
+      loadedSessions: registry.openCount,
+      pendingApprovals: approvals.size,
+    }),
     dispatch: async (event) => {
       if (state === 'stopping' || state === 'stopped') {
         const respond = event.type === 'button' || event.type === 'command' ? event.respond : undefined;
@@ -138,7 +145,9 @@ export function createBot(options: BotOptions): Bot {
       // Read and clear the cut-off turns first, so a new turn's record is never cleared by mistake.
       // With several replicas only turns whose chat no live replica holds are cut off.
       const leftover = replicas ? await replicas.start(announce) : await endLeftoverTurns(stateStore);
-      await Promise.all(adapters.map((a) => a.start((event) => bot.dispatch(event))));
+      await Promise.all(
+        adapters.map((a) => a.start((event) => bot.dispatch(event), accessGate(access, a.platform, logger))),
+      );
       leftover.forEach(announce);
     },
     async stop() {

@@ -11,6 +11,7 @@ import type { ApprovalRegistry } from './approvals.js';
 import { shortId, stopButtons } from './buttons.js';
 import { type ChatGate, type ChatGateFactory, OPEN_GATE } from './chat-lease.js';
 import { type QueuedMessage, type RunningTurn, streamTurn } from './chat-turn.js';
+import type { BotObserver } from './options.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
@@ -41,6 +42,8 @@ export interface RuntimeDeps {
   onIdle?: (runtime: ChatRuntime) => void;
   /** Several replicas: turns and tasks run only under the chat's lease. Default: at once. */
   gate?: ChatGateFactory;
+  /** Told when turns start and end. */
+  observer?: BotObserver;
 }
 
 /** The state of one chat key. */
@@ -224,12 +227,13 @@ export class ChatRuntime {
       startedAt = new Date(clock.now()).toISOString();
       await stateStore.beginTurn({ chat: this.chat, sessionId, startedAt });
       logger.info({ chat: this.chat, sessionId, turn: turn.turnId }, 'turn started');
+      this.#d.observer?.turnStarted?.(this.chat);
       const reply = outbox.stream(this.chat, {
         replyTo: item.messageId,
         liveButtons: stopButtons(turn.turnId),
       });
       try {
-        await streamTurn({
+        const ended = await streamTurn({
           chat: this.chat,
           session,
           turn,
@@ -241,6 +245,7 @@ export class ChatRuntime {
           isCurrent: () => this.#running === turn,
           tell: (text) => this.#tell(text),
         });
+        this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...ended });
       } finally {
         if (!recordSettled)
           await stateStore.endTurn(this.chat).catch((err: unknown) => {

@@ -14,7 +14,9 @@ import type {
   ToolStartEvent,
   TurnResult,
 } from '../session/types.js';
+import type { TokenUsage } from '../vocabulary.js';
 import type { ApprovalRegistry, Requester } from './approvals.js';
+import type { TurnOutcome } from './options.js';
 import type { Outbox, ReplyStream } from './stream/types.js';
 import { say } from './text.js';
 
@@ -63,7 +65,7 @@ const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
 };
 
 /** Runs one turn with its events wired to the reply; reports errors in the chat. */
-export async function streamTurn(ctx: TurnContext): Promise<void> {
+export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutcome; usage?: TokenUsage }> {
   const { session, turn, item, reply, outbox, approvals, logger } = ctx;
   let failure: Error | undefined;
   let statusShown = false;
@@ -132,6 +134,8 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
   }
   if (outbox.capabilities(ctx.chat).replyFooter) ctx.tell(say.replyFooter(session.getContextState()));
   logger.info({ chat: ctx.chat, turn: turn.turnId, state: result?.state ?? 'failed' }, 'turn ended');
+  const outcome: TurnOutcome = failure && !aborted ? 'error' : stopped ? 'interrupted' : 'complete';
+  return { outcome, ...(result ? { usage: result.usage } : {}) };
 }
 
 /** Listeners by session event. */

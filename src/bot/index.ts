@@ -7,5 +7,14 @@ export * from './adapter-contract.js';
 export { createBot } from './bot.js';
 export { type ButtonAction, type ButtonPayload, decodeButton, encodeButton } from './buttons.js';
 export { COMMANDS, normalizeCommandName } from './commands.js';
-export type { Bot, BotLimits, BotOptions, BotStores, ClusterOptions } from './options.js';
+export type {
+  Bot,
+  BotLimits,
+  BotObserver,
+  BotOptions,
+  BotStats,
+  BotStores,
+  ClusterOptions,
+  TurnOutcome,
+} from './options.js';
 export { MAX_INPUT_CHARS } from './text.js';

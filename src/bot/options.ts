@@ -9,6 +9,7 @@ import type { ChatLease, ControlBus } from '../cluster/types.js';
 import type { Logger } from '../logger.js';
 import type { SessionFactory } from '../session/factory.js';
 import type { BotStateStore } from '../store/types.js';
+import type { TokenUsage } from '../vocabulary.js';
 import type { AccessOptions } from './access.js';
 import type { ChatAdapter, EventSink } from './adapter-contract.js';
 import type { Outbox } from './stream/types.js';
@@ -46,6 +47,32 @@ export interface ClusterOptions {
   answerTimeoutMs?: number;
 }
 
+/** How a turn ended, for a {@link BotObserver}: a reply, a stopped reply, or a failure. */
+export type TurnOutcome = 'complete' | 'interrupted' | 'error';
+
+/**
+ * Told when turns start and end (the ready bot counts them as metrics).
+ * Called synchronously from the chat's runtime: keep it cheap, never throw.
+ */
+export interface BotObserver {
+  turnStarted?(chat: string): void;
+  turnFinished?(turn: { chat: string; outcome: TurnOutcome; model: string; usage?: TokenUsage }): void;
+  /** Replicas: this replica took over a chat whose reply another replica left cut off. */
+  chatTakenOver?(chat: string): void;
+}
+
+/** The bot's levels at one moment (the ready bot's gauges read them). */
+export interface BotStats {
+  /** Messages waiting behind running replies, all chats together. */
+  queued: number;
+  /** Chats with a reply running. */
+  running: number;
+  /** Sessions held in memory. */
+  loadedSessions: number;
+  /** Approval prompts waiting for an answer. */
+  pendingApprovals: number;
+}
+
 /** Everything {@link createBot} needs; `adapters`, `sessions` and `stores` are required. */
 export interface BotOptions {
   adapters: ChatAdapter[];
@@ -59,6 +86,8 @@ export interface BotOptions {
   cluster?: ClusterOptions;
   /** An outbox to use instead of building one over `adapters`. */
   outbox?: Outbox;
+  /** Told when turns start and end. */
+  observer?: BotObserver;
   clock?: Clock;
   logger?: Logger;
 }
@@ -78,4 +107,6 @@ export interface Bot {
   readonly outbox: Outbox;
   /** Resolves when no chat has a running or queued turn, and no background answer is pending. */
   idle(): Promise<void>;
+  /** Queue depth, running replies, loaded sessions and pending approvals now. */
+  stats(): BotStats;
 }

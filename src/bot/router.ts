@@ -17,6 +17,7 @@ import { decodeButton } from './buttons.js';
 import type { ChatGateFactory } from './chat-lease.js';
 import { ChatRuntime } from './chat-runtime.js';
 import { runCommand } from './commands.js';
+import type { BotObserver } from './options.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { MAX_INPUT_CHARS, say } from './text.js';
@@ -35,6 +36,8 @@ export interface RouterDeps {
   logger: Logger;
   /** How each chat runs its work; default at once (one process). */
   gate?: ChatGateFactory;
+  /** Told when turns start and end. */
+  observer?: BotObserver;
 }
 
 /** Routes admitted events to the chats of this process. */
@@ -103,6 +106,17 @@ export class ChatRouter {
       this.#d.outbox.send(event.chat, text, { plain: true, ...(replyTo ? { replyTo } : {}) }),
       'answer',
     );
+  }
+
+  /** Messages queued and replies running, over every chat of this process. */
+  activity(): { queued: number; running: number } {
+    let queued = 0;
+    let running = 0;
+    for (const r of this.#runtimes.values()) {
+      queued += r.queueLength;
+      if (r.runningTurnId !== undefined) running++;
+    }
+    return { queued, running };
   }
 
   /** Stops every chat's running turn and queue with `note` (shutdown). */
@@ -218,7 +232,7 @@ export class ChatRouter {
   #runtime(chat: string): ChatRuntime {
     let r = this.#runtimes.get(chat);
     if (!r) {
-      const { registry, outbox, approvals, stateStore, clock, logger, queueLimit, gate } = this.#d;
+      const { registry, outbox, approvals, stateStore, clock, logger, queueLimit, gate, observer } = this.#d;
       r = new ChatRuntime(chat, {
         registry,
         outbox,
@@ -229,6 +243,7 @@ export class ChatRouter {
         queueLimit,
         onIdle: (idle) => this.#prune(idle),
         ...(gate ? { gate } : {}),
+        ...(observer ? { observer } : {}),
       });
       this.#runtimes.set(chat, r);
     }

@@ -9,6 +9,7 @@ import { loadConfig } from '../../../config/index.js';
 import { type RunningApp, startSwitchboard } from '../../../src/app.js';
 import { createBot } from '../../../src/bot/index.js';
 import { silentLogger } from '../../../src/logger.js';
+import { createMetrics } from '../../../src/ops/metrics.js';
 import { AnthropicProvider } from '../../../src/provider/index.js';
 import { createSessionFactory } from '../../../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../../../src/store/index.js';
@@ -73,7 +74,7 @@ export async function startScaledApp(
     logger: silentLogger,
   });
   await bot.start();
-  return { bot, adapters: [adapter], logger: silentLogger, stop: () => bot.stop() };
+  return { bot, adapters: [adapter], logger: silentLogger, metrics: createMetrics(), stop: () => bot.stop() };
 }
 
 /** The bot's messages in a channel that have visible text (interaction placeholders left out). */
