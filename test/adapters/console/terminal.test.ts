@@ -3,21 +3,26 @@
  * pseudo-terminal (tmux), keys typed with send-keys, the screen read back
  * with capture-pane, the model served by the fake Messages API.
  */
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
 import { startTerminal, type Terminal } from './tmux.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
+const run = promisify(execFile);
 let fake: FakeAnthropic;
 let term: Terminal | undefined;
 let dir: string | undefined;
 
 beforeAll(async () => {
   fake = await startFakeAnthropic();
-});
+  // `npm start` compiles the bot first when dist/ is stale; do that once here, not inside each test's wait.
+  await run(process.execPath, [join(ROOT, 'scripts/build-if-stale.mjs')], { cwd: ROOT });
+}, 300_000);
 afterAll(async () => {
   await fake.close();
 });
