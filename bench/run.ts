@@ -5,18 +5,20 @@
  *
  * Parts: streaming (virtual clock, deterministic), concurrency (real core,
  * real clock), persistence (lowdb files in a temp dir), e2e (grammy against
- * the fake Bot API).
+ * the fake Bot API), cost (a scripted 30-turn tool session against the fake
+ * Messages API's cache accounting, on a virtual clock).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { concurrencyTable, runConcurrency } from './concurrency.js';
+import { costTable, runCost } from './cost.js';
 import { e2eTable, runE2eTelegram } from './e2e-telegram.js';
 import { persistenceTable, runPersistence } from './persistence.js';
 import { type Cell, round, type TargetCheck, table } from './stats.js';
 import { runStreaming, streamingTables } from './streaming.js';
 
-const PARTS = ['streaming', 'concurrency', 'persistence', 'e2e'] as const;
+const PARTS = ['streaming', 'concurrency', 'persistence', 'e2e', 'cost'] as const;
 type Part = (typeof PARTS)[number];
 
 /** Parsed command line. */
@@ -89,6 +91,14 @@ export async function runBench(args: BenchArgs, log: (line: string) => void = co
       log(persistenceTable(f));
       parts.persistence = { quick, measuredAt: new Date().toISOString(), ...f };
       checks.push(...targetRows('persistence', f.targets));
+    } else if (part === 'cost') {
+      const f = await runCost(quick ? { turns: 10, files: 4 } : {});
+      log(
+        `${f.turns} turns, ${f.toolCalls} tool rounds, ${f.compactions} compaction; model ${'claude-sonnet-5-5'} at list prices; the fake's cache follows the documented rules.`,
+      );
+      log(costTable(f));
+      parts.cost = { quick, measuredAt: new Date().toISOString(), ...f };
+      checks.push(...targetRows('cost', f.targets));
     } else {
       const f = await runE2eTelegram(quick ? { chats: 40, turnsPerChat: 2 } : {});
       log("Fake Bot API limits and the declared paces are Telegram's real numbers (not scaled).");

@@ -8,6 +8,8 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { SwitchboardError } from '../src/errors.js';
+import type { CacheSetting } from '../src/provider/cache.js';
+import { type PriceTable, parsePriceOverrides, priceTable } from '../src/provider/pricing.js';
 import type { PermissionMode, ProjectAccess } from '../src/vocabulary.js';
 import { envSchema, type ParsedEnv } from './schema.js';
 
@@ -74,6 +76,10 @@ export interface Config {
   database?: DatabaseConfig;
   /** How long a chat's lease outlives a replica that died while answering in it. */
   leaseTtlMs: number;
+  /** Prompt caching: `auto` (lifetime per chat), `5m`, `1h` or `off`. */
+  cache: CacheSetting;
+  /** List prices by model id: the built-in table with `SWITCHBOARD_PRICES` laid over it. */
+  prices: PriceTable;
   /** Run the terminal chat (no platform configured, or `--console`). */
   console: boolean;
   /** Every configured secret value, for scrubbing logs and tool environments. */
@@ -212,6 +218,8 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
         }
       : {}),
     leaseTtlMs: e.SWITCHBOARD_LEASE_TTL,
+    cache: e.SWITCHBOARD_CACHE,
+    prices: priceTable(e.SWITCHBOARD_PRICES ? parsePriceOverrides(e.SWITCHBOARD_PRICES) : {}),
     console: argv.includes('--console') || (!telegram && !slack && !discord),
     secrets,
   };

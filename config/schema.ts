@@ -3,6 +3,8 @@
  * validated with zod. Durations are given in seconds and turned into ms.
  */
 import { z } from 'zod';
+import { CACHE_SETTINGS, type CacheSetting } from '../src/provider/cache.js';
+import { parsePriceOverrides } from '../src/provider/pricing.js';
 import { PERMISSION_MODES } from '../src/vocabulary.js';
 
 const PLATFORMS = ['telegram', 'slack', 'discord', 'console'] as const;
@@ -70,6 +72,16 @@ const linkedUsers = optionalString
     return out;
   });
 
+/** `SWITCHBOARD_PRICES`: checked here so a bad entry stops start-up, parsed where it is used. */
+const priceOverrides = optionalString.superRefine((v, ctx) => {
+  if (v === undefined) return;
+  try {
+    parsePriceOverrides(v);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message.replace(/^SWITCHBOARD_PRICES: /, '') });
+  }
+});
+
 const postgresUrl = optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\/[^\s]+$/.test(v), {
   message: 'expected a postgres:// URL, e.g. postgres://user:password@db.internal:5432/switchboard',
 });
@@ -112,6 +124,12 @@ export const envSchema = z.object({
     },
   ),
   SWITCHBOARD_LEASE_TTL: seconds(30, 3_600),
+  SWITCHBOARD_CACHE: optionalString
+    .refine((v) => v === undefined || (CACHE_SETTINGS as readonly string[]).includes(v), {
+      message: `expected one of ${CACHE_SETTINGS.join(', ')}`,
+    })
+    .transform((v) => (v ?? 'auto') as CacheSetting),
+  SWITCHBOARD_PRICES: priceOverrides,
   SWITCHBOARD_LOG_LEVEL: optionalString
     .refine(
       (v) => v === undefined || ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(v),

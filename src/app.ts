@@ -18,10 +18,12 @@ import { createOpsRoutes, type OpsRoutes, startOpsServer } from './ops/http.js';
 import { instrumentAdapter } from './ops/instrument-adapter.js';
 import { createMetrics, type SwitchboardMetrics } from './ops/metrics.js';
 import { AnthropicProvider } from './provider/index.js';
+import { costOf, type PriceTable, priceFor } from './provider/pricing.js';
 import { createSessionFactory, type SessionFactoryOptions } from './session/factory.js';
 import { createBotStateStore, createUserSessionStore } from './store/index.js';
 import type { BotStateStore, SessionStore } from './store/types.js';
 import { scrubbedEnv } from './tools/index.js';
+import type { TokenUsage } from './vocabulary.js';
 
 /** Things the caller may inject (tests pass a capturing logger, a console stream). */
 export interface AppDeps {
@@ -113,10 +115,11 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       turnStarted: (chat) => metrics.turnStarted(chatPlatform(chat)),
       turnFinished: ({ chat, outcome, model, usage }) => {
         metrics.turnFinished(chatPlatform(chat), outcome);
-        if (usage) metrics.modelUsage(model, usage);
+        if (usage) metrics.modelUsage(model, usage, turnCost(model, usage, config.prices));
       },
       chatTakenOver: () => metrics.leaseTakeover(),
     },
+    prices: config.prices,
     clock,
     logger,
   });
@@ -160,6 +163,25 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     'switchboard started',
   );
   return { bot, adapters, logger, metrics, ...(opsServer ? { opsPort: opsServer.port } : {}), stop };
+}
+
+/** A turn's list-price cost in US dollars, or undefined when the model has no price. */
+function turnCost(model: string, usage: TokenUsage, prices: PriceTable): number | undefined {
+  const price = priceFor(model, prices);
+  if (!price) return undefined;
+  const written = usage.cacheCreationInputTokens ?? 0;
+  const split = usage.cacheCreation ?? { ephemeral5mInputTokens: written, ephemeral1hInputTokens: 0 };
+  return costOf(
+    {
+      calls: 1,
+      inputTokens: usage.inputTokens,
+      cacheWrite5mTokens: split.ephemeral5mInputTokens,
+      cacheWrite1hTokens: split.ephemeral1hInputTokens,
+      cacheReadTokens: usage.cacheReadInputTokens ?? 0,
+      outputTokens: usage.outputTokens,
+    },
+    price,
+  );
 }
 
 /**
@@ -212,6 +234,7 @@ function createConfiguredSessions(
     permissionMode: config.permissionMode,
     projectAccess: config.projectAccess,
     streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+    cache: config.cache,
     toolEnv: scrubbedEnv(process.env, config.secrets),
     clock,
     logger: logger.child({ component: 'bot' }),

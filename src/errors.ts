@@ -31,7 +31,8 @@ export type ErrorCode =
   | 'PLATFORM_ERROR'
   | 'COMPACTION_FAILED'
   | 'CAPABILITY_CHANGED'
-  | 'STORE_UNAVAILABLE';
+  | 'STORE_UNAVAILABLE'
+  | 'STREAM_UNAVAILABLE';
 
 /** Options for {@link SwitchboardError}. */
 export interface SwitchboardErrorOptions {
@@ -59,6 +60,42 @@ export class SwitchboardError extends Error {
     this.code = code;
     this.retryAfterMs = options.retryAfterMs;
     this.detail = options.detail ?? {};
+  }
+}
+
+/**
+ * How far a platform's rate limit reaches: `chat` holds back the calls of one
+ * chat; `global` every call of the adapter (Telegram's per-bot limit,
+ * Discord's global bucket).
+ */
+export type RateLimitScope = 'chat' | 'global';
+
+/** Options for {@link RateLimitError}. */
+export interface RateLimitErrorOptions {
+  /** How long the platform asked us to wait. */
+  retryAfterMs: number;
+  scope: RateLimitScope;
+  cause?: unknown;
+  detail?: Record<string, unknown>;
+}
+
+/**
+ * A platform refused a call for its rate limit (`RATE_LIMITED`). The outbox's
+ * scheduler waits `retryAfterMs` before any further call in the `scope`, and
+ * then makes the call again with the newest content.
+ *
+ * @example
+ * throw new RateLimitError('Telegram asked to wait 3 s before calling editMessageText again.', {
+ *   retryAfterMs: 3000, scope: 'chat', cause: err });
+ */
+export class RateLimitError extends SwitchboardError {
+  override readonly retryAfterMs: number;
+  readonly scope: RateLimitScope;
+
+  constructor(message: string, options: RateLimitErrorOptions) {
+    super('RATE_LIMITED', message, options);
+    this.retryAfterMs = options.retryAfterMs;
+    this.scope = options.scope;
   }
 }
 

@@ -44,12 +44,32 @@ export {
   describeError,
   type ErrorCode,
   isErrorCode,
+  RateLimitError,
+  type RateLimitErrorOptions,
+  type RateLimitScope,
   SwitchboardError,
   type SwitchboardErrorOptions,
 } from './errors.js';
 export { createLogger, type Logger, type LoggerOptions, scrubSecrets, silentLogger } from './logger.js';
 // The model provider.
-export { AnthropicProvider, type AnthropicProviderOptions, DEFAULT_MODEL } from './provider/index.js';
+// Prompt caching and prices: the cache setting, the list-price table and what a usage ledger costs.
+export {
+  AnthropicProvider,
+  type AnthropicProviderOptions,
+  CACHE_SETTINGS,
+  type CacheLifetime,
+  type CacheSetting,
+  DEFAULT_MODEL,
+  DEFAULT_PRICES,
+  formatUsd,
+  type LedgerCost,
+  ledgerCost,
+  type ModelPrice,
+  type PriceTable,
+  parsePriceOverrides,
+  priceFor,
+  priceTable,
+} from './provider/index.js';
 export type {
   Provider,
   ProviderEvent,

@@ -38,11 +38,40 @@ export interface ContextWindowState {
 
 /** Token usage reported by the provider for one request. */
 export interface TokenUsage {
+  /** Input tokens billed at the full price (after the last cache hit or write). */
   inputTokens: number;
   outputTokens: number;
   cacheReadInputTokens?: number;
   cacheCreationInputTokens?: number;
+  /** The cache writes split by lifetime, when the provider reports it (the prices differ). */
+  cacheCreation?: { ephemeral5mInputTokens: number; ephemeral1hInputTokens: number };
 }
+
+/** Tokens of one kind of work added up: what a session or a day consumed on one model. */
+export interface UsageTotals {
+  /** Model requests counted. */
+  calls: number;
+  inputTokens: number;
+  /** Written to the 5-minute cache (1.25 x input on most models). */
+  cacheWrite5mTokens: number;
+  /** Written to the 1-hour cache (2 x input). */
+  cacheWrite1hTokens: number;
+  cacheReadTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * What a session has consumed, kept with its record: per UTC day
+ * (`YYYY-MM-DD`), per model. Requests whose prompt exceeded a model's
+ * long-prompt threshold are added up apart (`long`), since some models bill
+ * them at another rate.
+ */
+export interface UsageLedger {
+  days: Record<string, Record<string, ModelUsage>>;
+}
+
+/** One model's totals in a ledger, with the part of them sent in long prompts. */
+export type ModelUsage = UsageTotals & { long?: UsageTotals };
 
 /** One block of a message's content; close to the Messages API, without its ids. */
 export type ContentBlock =

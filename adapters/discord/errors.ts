@@ -1,11 +1,12 @@
 /**
  * Discord failures as the core's error codes: 429s (a RateLimitError when
- * discord.js is told to reject, or a raw 429) become RATE_LIMITED with the
- * wait, a content over 2000 characters MESSAGE_TOO_LONG, unknown messages or
- * channels NOT_FOUND, a bad token PLATFORM_AUTH; the rest PLATFORM_ERROR.
+ * discord.js is told to reject, or a raw 429) become our RateLimitError with
+ * the wait and whether it is global, a content over 2000 characters
+ * MESSAGE_TOO_LONG, unknown messages or channels NOT_FOUND, a bad token
+ * PLATFORM_AUTH; the rest PLATFORM_ERROR.
  */
-import { DiscordAPIError, HTTPError, RateLimitError } from 'discord.js';
-import { SwitchboardError } from '../../src/errors.js';
+import { DiscordAPIError, RateLimitError as DiscordRateLimitError, HTTPError } from 'discord.js';
+import { RateLimitError, SwitchboardError } from '../../src/errors.js';
 
 /** Discord's JSON error codes that mean "the thing is gone". */
 const GONE = new Set([10003, 10008, 10015, 10062]);
@@ -13,24 +14,23 @@ const GONE = new Set([10003, 10008, 10015, 10062]);
 /** Maps anything discord.js threw during `what` ("edit message") to a SwitchboardError. */
 export function toSwitchboardError(err: unknown, what: string): SwitchboardError {
   if (err instanceof SwitchboardError) return err;
-  if (err instanceof RateLimitError) {
-    return new SwitchboardError(
-      'RATE_LIMITED',
-      `Discord rate limit on ${what}; retry in ${err.retryAfter} ms.`,
-      {
-        cause: err,
-        retryAfterMs: Math.max(0, Math.ceil(err.retryAfter)),
-        detail: { route: err.route, global: err.global },
-      },
-    );
+  if (err instanceof DiscordRateLimitError) {
+    return new RateLimitError(`Discord rate limit on ${what}; retry in ${err.retryAfter} ms.`, {
+      cause: err,
+      retryAfterMs: Math.max(0, Math.ceil(err.retryAfter)),
+      scope: err.global ? 'global' : 'chat',
+      detail: { route: err.route },
+    });
   }
   if (err instanceof DiscordAPIError) {
-    const raw = err.rawError as { retry_after?: number };
+    const raw = err.rawError as { retry_after?: number; global?: boolean };
     if (err.status === 429) {
-      const retryAfterMs = Math.ceil((raw.retry_after ?? 1) * 1000);
-      return new SwitchboardError('RATE_LIMITED', `Discord rate limit on ${what}.`, {
+      // https://discord.com/developers/docs/topics/rate-limits: the body's
+      // `global` says whether the whole bot, not one route, must wait.
+      return new RateLimitError(`Discord rate limit on ${what}.`, {
         cause: err,
-        retryAfterMs,
+        retryAfterMs: Math.ceil((raw.retry_after ?? 1) * 1000),
+        scope: raw.global === true ? 'global' : 'chat',
       });
     }
     if (err.status === 401) {

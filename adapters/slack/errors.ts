@@ -1,12 +1,12 @@
 /**
  * Slack Web API failures as switchboard errors, so the core can act on them:
- * 429s become RATE_LIMITED with Slack's Retry-After (the clients are built
- * with `rejectRateLimitedCalls`, so the SDK never waits by itself), length
- * errors MESSAGE_TOO_LONG, block errors FORMAT_REJECTED (the core resends
- * plain), a missing method or message NOT_FOUND.
+ * 429s become a RateLimitError with Slack's Retry-After and its scope (the
+ * clients are built with `rejectRateLimitedCalls`, so the SDK never waits by
+ * itself), length errors MESSAGE_TOO_LONG, block errors FORMAT_REJECTED (the
+ * core resends plain), a missing method or message NOT_FOUND.
  */
 import { webApi } from '@slack/bolt';
-import { SwitchboardError } from '../../src/errors.js';
+import { RateLimitError, type RateLimitScope, SwitchboardError } from '../../src/errors.js';
 
 const { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } = webApi;
 
@@ -22,6 +22,16 @@ const GONE = new Set([
 ]);
 const AUTH = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired']);
 
+/**
+ * Slack limits each method per app per workspace, except chat.postMessage,
+ * which allows about one message per second per channel
+ * (https://docs.slack.dev/apis/web-api/rate-limits). One adapter serves one
+ * workspace, so a 429 on any other method holds back every chat.
+ */
+function rateLimitScope(method: string): RateLimitScope {
+  return method === 'chat.postMessage' ? 'chat' : 'global';
+}
+
 /** The Slack error string of a Web API failure (`msg_too_long`), if there is one. */
 export function slackErrorCode(err: unknown): string | undefined {
   if (err instanceof WebAPIPlatformError) return err.data.error;
@@ -32,21 +42,19 @@ export function slackErrorCode(err: unknown): string | undefined {
 export function toSwitchboardError(err: unknown, method: string): SwitchboardError {
   if (err instanceof SwitchboardError) return err;
   if (err instanceof WebAPIRateLimitedError)
-    return new SwitchboardError(
-      'RATE_LIMITED',
-      `Slack rate-limited ${method}; retry in ${err.retryAfter} s.`,
-      {
-        cause: err,
-        retryAfterMs: Math.max(0, err.retryAfter) * 1000,
-      },
-    );
+    return new RateLimitError(`Slack rate-limited ${method}; retry in ${err.retryAfter} s.`, {
+      cause: err,
+      retryAfterMs: Math.max(0, err.retryAfter) * 1000,
+      scope: rateLimitScope(method),
+    });
   if (err instanceof WebAPIPlatformError) {
     const code = err.data.error;
     const detail = { method, slackError: code };
     if (code === 'ratelimited')
-      return new SwitchboardError('RATE_LIMITED', `Slack rate-limited ${method}.`, {
+      return new RateLimitError(`Slack rate-limited ${method}.`, {
         cause: err,
         retryAfterMs: 1000,
+        scope: rateLimitScope(method),
         detail,
       });
     if (TOO_LONG.has(code))

@@ -4,11 +4,11 @@
  * adapter sends the new suffix. Slack wants text to start a stream, so the
  * stream opens with the first update. When no stream can be opened (the
  * server has no chat streams, or a channel thread has no known recipient),
- * that first update answers NOT_FOUND: nothing is visible yet, so the core
- * sends the text as a message and edits it at chat.update's pace, and later
- * streams are refused at once when the server has none. If the text stops growing as a suffix (an
- * earlier part changed), or the stream expired, the message is finished and
- * kept current with chat.update. A Slack stream cannot carry buttons, so the
+ * that first update answers STREAM_UNAVAILABLE: nothing is visible yet, so
+ * the core sends the text as a message and edits it at chat.update's pace,
+ * and later streams are refused at once when the server has none. If the
+ * text stops growing as a suffix (an earlier part changed), or the stream
+ * expired, the message is finished and kept current with chat.update. A Slack stream cannot carry buttons, so the
  * Stop button shows only on replies that are edited messages.
  */
 import { randomUUID } from 'node:crypto';
@@ -54,7 +54,10 @@ export class SlackStreams implements NativeStreaming {
 
   async startStream(chat: string, _options: { replyTo?: string }): Promise<StreamHandle> {
     if (this.available === false)
-      throw new SwitchboardError('NOT_FOUND', 'This Slack server has no chat streams; use chat.update.');
+      throw new SwitchboardError(
+        'STREAM_UNAVAILABLE',
+        'This Slack server has no chat streams; the reply goes out as an edited message.',
+      );
     const { channel, threadTs } = parseSlackChatKey(chat);
     const id = randomUUID();
     this.#streams.set(id, { chat, channel, threadTs, mode: 'pending', sent: '' });
@@ -69,7 +72,7 @@ export class SlackStreams implements NativeStreaming {
       try {
         await this.#open(state, message);
       } catch (err) {
-        if (isErrorCode(err, 'NOT_FOUND')) this.#streams.delete(handle.id);
+        if (isErrorCode(err, 'STREAM_UNAVAILABLE')) this.#streams.delete(handle.id);
         throw err;
       }
       return;
@@ -159,7 +162,7 @@ export class SlackStreams implements NativeStreaming {
     }
     // Nothing is shown yet: the core's scheduler posts the text and paces its edits.
     throw new SwitchboardError(
-      'NOT_FOUND',
+      'STREAM_UNAVAILABLE',
       'No Slack stream can be opened here; the reply goes out as a message.',
     );
   }

@@ -1,18 +1,31 @@
 /**
  * The grammy client: pointed at `apiRoot`, with auto-retry installed for
- * every method except edits and drafts. Those are paced by the core's one
- * scheduler, which must see their 429s instead of an SDK that silently
- * sleeps; everything else (sends of final text, callback answers, typing,
- * start-up calls) may be retried by the SDK.
+ * every method except the ones the core's outbox makes.
+ *
+ * Design decision (auto-retry and sends): every call the outbox makes
+ * (sends, edits, deletes, typing, drafts) reaches Telegram once per attempt
+ * and its 429 goes back to the outbox's scheduler as a RateLimitError. The
+ * scheduler is the one owner of pacing: it pauses the chat for
+ * `retry_after`, keeps the chat's other calls (which would meet the same
+ * limit) waiting too, and then makes the call again with the newest text,
+ * in message order. Retried inside grammY, a send would sleep up to a minute
+ * while the scheduler counted it as in flight: a budget slot held by a call
+ * that is not happening, and the chat's edits sent into the same limit.
+ * Calls outside the outbox (callback answers, files, start-up) keep grammY's
+ * auto-retry.
  */
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Transformer } from 'grammy';
 import type { UserFromGetMe } from 'grammy/types';
 import type { Logger } from '../../src/logger.js';
 
-/** Methods whose 429s must reach the core's scheduler. */
-export const SCHEDULER_PACED_METHODS: ReadonlySet<string> = new Set([
+/** The methods the outbox makes (adapters/telegram/outbound.ts): their 429s must reach its scheduler. */
+export const OUTBOX_METHODS: ReadonlySet<string> = new Set([
+  'sendMessage',
+  'sendRichMessage',
   'editMessageText',
+  'deleteMessage',
+  'sendChatAction',
   'sendMessageDraft',
   'sendRichMessageDraft',
 ]);
@@ -63,7 +76,7 @@ export function createGrammyBot(options: GrammyBotOptions): Bot {
   // left to the runner, which retries it with its own growing pause.
   const retry = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: options.maxRetryDelaySeconds ?? 60 });
   const selective: Transformer = (prev, method, payload, signal) =>
-    SCHEDULER_PACED_METHODS.has(method) || method === 'getUpdates'
+    OUTBOX_METHODS.has(method) || method === 'getUpdates'
       ? prev(method, payload, signal)
       : retry(prev, method, payload, signal);
   bot.api.config.use(selective);

@@ -4,7 +4,7 @@
  * rejection, split a too-long text, or re-read capabilities.
  */
 import { GrammyError, HttpError } from 'grammy';
-import { SwitchboardError } from '../../src/errors.js';
+import { RateLimitError, SwitchboardError } from '../../src/errors.js';
 
 /** True for Telegram's "message is not modified" answer, which is success. */
 export function isNotModified(err: unknown): boolean {
@@ -25,14 +25,14 @@ export function toSwitchboardError(err: unknown, method: string): SwitchboardErr
     const description = err.description;
     if (err.error_code === 429) {
       const retryAfter = err.parameters.retry_after ?? 1;
-      return new SwitchboardError(
-        'RATE_LIMITED',
-        `Telegram asked to wait ${retryAfter} s before calling ${method} again`,
-        {
-          cause: err,
-          retryAfterMs: retryAfter * 1000,
-        },
-      );
+      // Telegram's answer does not say which limit was hit (per chat, per
+      // group per minute, or the bot's ~30 per second); the core declares
+      // and keeps the global one itself, so a 429 holds back the chat.
+      return new RateLimitError(`Telegram asked to wait ${retryAfter} s before calling ${method} again`, {
+        cause: err,
+        retryAfterMs: retryAfter * 1000,
+        scope: 'chat',
+      });
     }
     if (err.error_code === 401) {
       return new SwitchboardError(

@@ -194,8 +194,8 @@ export class TelegramOutbound {
     const chat = parseChatKey(chatKey);
     if (chat.chatId <= 0 || !this.#features.drafts) {
       throw new SwitchboardError(
-        'NOT_FOUND',
-        'Telegram drafts work in private chats only; edit a message instead',
+        'STREAM_UNAVAILABLE',
+        'Telegram drafts work in private chats only; the reply goes out as an edited message',
       );
     }
     this.#draftSeq = (this.#draftSeq % 2_000_000_000) + 1;
@@ -205,8 +205,11 @@ export class TelegramOutbound {
   async updateStream(handle: StreamHandle, message: OutboundMessage): Promise<void> {
     const chat = parseChatKey(handle.chat);
     if (!this.#features.drafts) {
-      // Drafts went away mid-reply: NOT_FOUND tells the core to carry on in a real message.
-      throw new SwitchboardError('NOT_FOUND', 'This Bot API server has no drafts; continue in a message');
+      // Drafts went away mid-reply: the core carries on in a real message.
+      throw new SwitchboardError(
+        'STREAM_UNAVAILABLE',
+        'This Bot API server has no drafts; the reply continues in a message',
+      );
     }
     const base = { chat_id: chat.chatId, ...threadOf(chat), draft_id: Number(handle.id), can_stop: true };
     const content = toContent(message, this.#features);

@@ -173,7 +173,8 @@ export interface StreamHandle {
  * Native streaming, for chats whose capabilities say `nativeStream: true`.
  * Updates carry the whole text so far; the adapter sends what its platform
  * needs (a draft replaces, a Slack stream appends the new suffix). Throwing
- * `NOT_FOUND` from `startStream` makes the core fall back to edits.
+ * `STREAM_UNAVAILABLE` from `startStream` or an update makes the core carry
+ * the reply on in edited messages; `NOT_FOUND` means the stream is gone.
  */
 export interface NativeStreaming {
   startStream(chat: string, options: { replyTo?: string }): Promise<StreamHandle>;
@@ -184,8 +185,10 @@ export interface NativeStreaming {
 
 /**
  * A chat platform. Errors are `SwitchboardError`s with these codes:
- * `RATE_LIMITED` (with `retryAfterMs`), `FORMAT_REJECTED` (the core resends
- * plain), `MESSAGE_TOO_LONG`, `NOT_FOUND` (message or method gone),
+ * `RATE_LIMITED` (a `RateLimitError`, with `retryAfterMs` and `scope`),
+ * `FORMAT_REJECTED` (the core resends plain), `MESSAGE_TOO_LONG`,
+ * `NOT_FOUND` (the message or stream is gone), `STREAM_UNAVAILABLE` (no
+ * native stream here),
  * `CAPABILITY_CHANGED` (re-read capabilities and retry: e.g. Telegram rich
  * messages answered 404), `PLATFORM_ERROR`. "Not modified" is success.
  */
@@ -271,6 +274,11 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
   },
   { name: 'stop', usage: '/stop', help: 'stop the current reply and drop queued messages' },
   { name: 'status', usage: '/status', help: 'context used, model, permission mode, session name and id' },
+  {
+    name: 'cost',
+    usage: '/cost',
+    help: "tokens and cost of this session (admins: the bot's totals per day)",
+  },
   { name: 'sessions', usage: '/sessions', help: 'list your sessions' },
   {
     name: 'resume',

@@ -7,6 +7,7 @@
 import { systemClock } from '../clock.js';
 import { describeError } from '../errors.js';
 import { silentLogger } from '../logger.js';
+import { DEFAULT_PRICES } from '../provider/pricing.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
 import { AccessPolicy } from './access.js';
 import type { ChatEvent } from './adapter-contract.js';
@@ -96,6 +97,7 @@ export function createBot(options: BotOptions): Bot {
     access,
     background,
     queueLimit,
+    prices: options.prices ?? DEFAULT_PRICES,
     clock,
     logger,
     ...(options.observer ? { observer: options.observer } : {}),

@@ -133,7 +133,15 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     ctx.tell(say.turnError(describeError(failure)));
   }
   if (outbox.capabilities(ctx.chat).replyFooter) ctx.tell(say.replyFooter(session.getContextState()));
-  logger.info({ chat: ctx.chat, turn: turn.turnId, state: result?.state ?? 'failed' }, 'turn ended');
+  logger.info(
+    {
+      chat: ctx.chat,
+      turn: turn.turnId,
+      state: result?.state ?? 'failed',
+      ...(result ? { usage: result.usage } : {}),
+    },
+    'turn ended',
+  );
   const outcome: TurnOutcome = failure && !aborted ? 'error' : stopped ? 'interrupted' : 'complete';
   return { outcome, ...(result ? { usage: result.usage } : {}) };
 }

@@ -4,6 +4,7 @@
  */
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { PriceTable } from '../provider/pricing.js';
 import type { SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
 import type { ChatRuntime } from './chat-runtime.js';
@@ -21,6 +22,8 @@ export interface CommandContext {
   runtime: ChatRuntime;
   registry: SessionRegistry;
   sessionStore: SessionStore;
+  /** List prices for `/cost` and `/status`. */
+  prices: PriceTable;
   access: AccessPolicy;
   logger: Logger;
   answer: (text: string) => Promise<void>;

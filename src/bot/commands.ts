@@ -1,6 +1,6 @@
 /**
  * The chat commands, the same words on every platform. Each answers in one
- * line or a short list. /stop, /status and /help answer at once, even while
+ * line or a short list. /stop, /status, /cost and /help answer at once, even while
  * a reply runs; /mode and /rename act at once (they only touch the session's
  * settings); /new, /resume, /fork and /compact change what the chat talks to
  * or rewrite history, so while a reply runs they ask to wait or /stop it.
@@ -11,6 +11,7 @@ import { validateSessionName } from '../store/index.js';
 import { PERMISSION_MODES, type PermissionMode } from '../vocabulary.js';
 import { COMMAND_CATALOGUE, type CommandInfo } from './adapter-contract.js';
 import { type CommandContext, whenIdle } from './command-context.js';
+import { describeUsage, runCost } from './cost-command.js';
 import { listSessions, resumeSession } from './session-commands.js';
 import { say } from './text.js';
 
@@ -35,6 +36,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   // Stopping must never fail on a stray word ("/stop now"): its arguments are ignored.
   stop: { takesArgs: true, run: runStop },
   status: { takesArgs: false, run: runStatus },
+  cost: { takesArgs: false, run: runCost },
   sessions: { takesArgs: false, run: listSessions },
   resume: { takesArgs: true, run: resumeSession },
   fork: { takesArgs: false, run: runFork },
@@ -154,6 +156,7 @@ async function runStatus(ctx: CommandContext): Promise<void> {
     say.sessionLine(name, session.getSession().getSessionId()),
     `Context: ${pct(state.usedPercentage)} used (${tokens})`,
     `Model: ${session.getModel()}`,
+    `Cost: ${describeUsage(session.getUsage(), ctx.prices)}`,
     `Permission mode: ${session.getSession().getPermissionMode()}`,
     `Activity: ${activity}`,
   ];

@@ -7,6 +7,7 @@
 import type { Clock } from '../clock.js';
 import type { ChatLease, ControlBus } from '../cluster/types.js';
 import type { Logger } from '../logger.js';
+import type { PriceTable } from '../provider/pricing.js';
 import type { SessionFactory } from '../session/factory.js';
 import type { BotStateStore } from '../store/types.js';
 import type { TokenUsage } from '../vocabulary.js';
@@ -88,6 +89,8 @@ export interface BotOptions {
   outbox?: Outbox;
   /** Told when turns start and end. */
   observer?: BotObserver;
+  /** List prices for `/cost` and `/status`; default the built-in table (`DEFAULT_PRICES`). */
+  prices?: PriceTable;
   clock?: Clock;
   logger?: Logger;
 }

@@ -7,6 +7,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import type { PriceTable } from '../provider/pricing.js';
 import type { BotStateStore, SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
 import type { ButtonEvent, ChatEvent, MessageEvent } from './adapter-contract.js';
@@ -32,6 +33,8 @@ export interface RouterDeps {
   access: AccessPolicy;
   background: Background;
   queueLimit: number;
+  /** List prices for `/cost` and `/status`. */
+  prices: PriceTable;
   clock: Clock;
   logger: Logger;
   /** How each chat runs its work; default at once (one process). */
@@ -179,7 +182,7 @@ export class ChatRouter {
   }
 
   #command(event: Extract<ChatEvent, { type: 'command' }>, chat: ChatRuntime, sender: Sender): void {
-    const { registry, sessionStore, access, logger, background } = this.#d;
+    const { registry, sessionStore, access, logger, background, prices } = this.#d;
     const ctx = {
       chat: event.chat,
       user: sender.key,
@@ -188,6 +191,7 @@ export class ChatRouter {
       runtime: chat,
       registry,
       sessionStore,
+      prices,
       access,
       logger,
       answer: (text: string) => this.answer(event, text),

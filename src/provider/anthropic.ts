@@ -5,6 +5,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { SwitchboardError } from '../errors.js';
 import type { TokenUsage } from '../vocabulary.js';
+import { withCacheBreakpoints } from './cache.js';
 import { toApiMessages, toApiTools } from './convert.js';
 import { mapProviderError } from './errors.js';
 import type { Provider, ProviderEvent, ProviderRequest } from './types.js';
@@ -68,14 +69,17 @@ export class AnthropicProvider implements Provider {
     const tools = new Map<number, PendingToolUse>();
     let ended = false;
     try {
+      const params: Anthropic.MessageCreateParamsStreaming = {
+        model: request.model,
+        max_tokens: request.maxTokens,
+        messages: toApiMessages(request.messages),
+        ...(request.system ? { system: request.system } : {}),
+        ...(request.tools.length > 0 ? { tools: toApiTools(request.tools) } : {}),
+        stream: true,
+      };
+      const cache = request.cache ?? '5m';
       const stream = this.#client.messages.stream(
-        {
-          model: request.model,
-          max_tokens: request.maxTokens,
-          messages: toApiMessages(request.messages),
-          ...(request.system ? { system: request.system } : {}),
-          ...(request.tools.length > 0 ? { tools: toApiTools(request.tools) } : {}),
-        },
+        cache === 'off' ? params : withCacheBreakpoints(params, cache),
         { signal },
       );
       for await (const event of stream) {
@@ -86,6 +90,11 @@ export class AnthropicProvider implements Provider {
             usage.outputTokens = u.output_tokens ?? 0;
             if (u.cache_read_input_tokens) usage.cacheReadInputTokens = u.cache_read_input_tokens;
             if (u.cache_creation_input_tokens) usage.cacheCreationInputTokens = u.cache_creation_input_tokens;
+            if (u.cache_creation?.ephemeral_1h_input_tokens || u.cache_creation?.ephemeral_5m_input_tokens)
+              usage.cacheCreation = {
+                ephemeral5mInputTokens: u.cache_creation.ephemeral_5m_input_tokens ?? 0,
+                ephemeral1hInputTokens: u.cache_creation.ephemeral_1h_input_tokens ?? 0,
+              };
             break;
           }
           case 'content_block_start':

@@ -3,6 +3,7 @@
  * agent loop (run tools, send results, ask again); a provider only streams.
  */
 import type { ContentBlock, TokenUsage, ToolDefinition } from '../vocabulary.js';
+import type { CacheLifetime } from './cache.js';
 
 export type { ToolDefinition } from '../vocabulary.js';
 
@@ -19,6 +20,11 @@ export interface ProviderRequest {
   messages: ProviderMessage[];
   tools: ToolDefinition[];
   maxTokens: number;
+  /**
+   * Prompt caching for this request: the lifetime of the cache entries it
+   * writes, or `off`. Default `5m` (caching is on unless turned off).
+   */
+  cache?: CacheLifetime | 'off';
   /** Aborting must reach the HTTP stream. */
   signal: AbortSignal;
 }

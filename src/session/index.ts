@@ -23,3 +23,4 @@ export {
 } from './session-options.js';
 export { CONTEXT_GUARD_FRACTION, DEFAULT_MAX_ITERATIONS } from './turn.js';
 export * from './types.js';
+export { cacheHitRate, ledgerTotals, mergeLedger } from './usage-ledger.js';

@@ -20,6 +20,7 @@ import { DEFAULT_PERMISSION_TIMEOUT_MS, PermissionGate } from './permissions.js'
 import { SessionPersistence } from './persistence.js';
 import { loadProjectContext } from './project-context.js';
 import { loadSessionRecord } from './resume.js';
+import { SessionMeter } from './session-meter.js';
 import {
   checkPermissionMode,
   DEFAULT_AUTO_COMPACT_THRESHOLD,
@@ -41,6 +42,7 @@ import type {
   SessionEvents,
   TokenUsage,
   TurnResult,
+  UsageLedger,
 } from './types.js';
 
 /**
@@ -62,6 +64,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   readonly #persistence: SessionPersistence;
   readonly #history: HistoryMessage[] = [];
   readonly #tracker: ContextWindowTracker;
+  readonly #meter: SessionMeter;
   #id: string;
   #name: string | undefined;
   #owner: string | undefined;
@@ -102,6 +105,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#model = options.model ?? options.provider.defaultModel;
     this.#modelInfo = getModelInfo(this.#model, logger);
     this.#tracker = new ContextWindowTracker({ maxTokens: this.#modelInfo.contextWindow });
+    this.#meter = new SessionMeter(options.cache ?? 'auto', this.#history, this.#clock);
     this.#createdAt = new Date(this.#clock.now()).toISOString();
     const resuming = options.resumeSessionId !== undefined && !options.forkSession;
     this.#id = resuming ? (options.resumeSessionId as string) : newSessionId(this.#clock.now());
@@ -148,6 +152,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       this.#name = this.#name ?? record.name;
       this.#forkedFrom = record.forkedFrom;
       for (const scope of record.allowedScopes ?? []) this.#allowedScopes.add(scope);
+      this.#meter.restore(record.usage); // a fork starts its own bill
       this.#persistence.markExisting(record.messages.length);
       if (this.#options.sessionName !== undefined && this.#name !== record.name) this.#saveMeta();
     } else {
@@ -278,6 +283,11 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#saveMeta();
   }
 
+  /** What this session's model requests used, per day and model (a copy). */
+  getUsage(): UsageLedger {
+    return this.#meter.ledger();
+  }
+
   /** The model this session sends its requests to. */
   getModel(): string {
     return this.#model;
@@ -346,6 +356,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       messageCount: this.#history.length,
       ...(this.#allowedScopes.size > 0 ? { allowedScopes: [...this.#allowedScopes] } : {}),
       ...(this.#forkedFrom === undefined ? {} : { forkedFrom: this.#forkedFrom }),
+      ...this.#meter.recordField(),
     };
   }
 
@@ -353,7 +364,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     const options = this.#options;
     return {
       history: this.#history,
-      provider: options.provider,
+      provider: this.#meter.wrap(options.provider),
       model: this.#model,
       maxTokens: Math.min(REQUEST_MAX_TOKENS, this.#modelInfo.maxOutputTokens),
       system: this.#system,

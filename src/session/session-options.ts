@@ -2,6 +2,7 @@
 import type { Clock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { CacheSetting } from '../provider/cache.js';
 import type { Provider } from '../provider/types.js';
 import type { SessionStore } from '../store/types.js';
 import type { Tool } from '../tools/types.js';
@@ -53,6 +54,12 @@ export interface InteractiveSessionOptions {
   toolEnv?: NodeJS.ProcessEnv;
   /** Most model calls in one turn (default 50). */
   maxIterations?: number;
+  /**
+   * Prompt caching: `auto` (default) picks the 1-hour lifetime for a chat
+   * whose messages come minutes apart and the 5-minute one otherwise; `5m`,
+   * `1h` or `off`.
+   */
+  cache?: CacheSetting;
 }
 
 /** The handle `getSession()` returns. */

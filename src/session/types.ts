@@ -20,6 +20,8 @@ export {
   type TokenUsage,
   type ToolClass,
   type ToolDefinition,
+  type UsageLedger,
+  type UsageTotals,
 } from '../vocabulary.js';
 
 /** What a finished (or interrupted) turn produced. */

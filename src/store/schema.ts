@@ -55,7 +55,6 @@ const contextStateSchema = z.looseObject({
   remainingPercentage: z.number(),
 });
 
-/** A session record (everything but the messages). Unknown extra keys are kept. */
 /** A chat key's binding (bot state), as every store writes it. */
 export const chatBindingSchema = z.looseObject({
   sessionId: z.string(),
@@ -71,6 +70,25 @@ export const activeTurnSchema = z.looseObject({
   replyMessageId: z.string().optional(),
 });
 
+const tokenCount = z.number().int().nonnegative();
+const usageTotalsSchema = z.looseObject({
+  calls: tokenCount,
+  inputTokens: tokenCount,
+  cacheWrite5mTokens: tokenCount,
+  cacheWrite1hTokens: tokenCount,
+  cacheReadTokens: tokenCount,
+  outputTokens: tokenCount,
+});
+
+/** The usage ledger: `days` of `YYYY-MM-DD` -> model -> totals (with the long-prompt part). */
+const usageLedgerSchema = z.looseObject({
+  days: z.record(
+    z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+    z.record(z.string(), usageTotalsSchema.extend({ long: usageTotalsSchema.optional() })),
+  ),
+});
+
+/** A session record (everything but the messages). Unknown extra keys are kept. */
 export const sessionMetaSchema = z.looseObject({
   version: z.number(),
   id: z.string(),
@@ -85,6 +103,7 @@ export const sessionMetaSchema = z.looseObject({
   messageCount: z.number().int().nonnegative(),
   allowedScopes: z.array(z.string()).optional(),
   forkedFrom: z.string().optional(),
+  usage: usageLedgerSchema.optional(),
 });
 
 /** Bookkeeping the file stores keep inside the record file, never shown to callers. */

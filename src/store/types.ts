@@ -2,7 +2,7 @@
  * The store contracts. Both are async so a networked store (PostgreSQL) can
  * replace the lowdb files without touching the session or the bot core.
  */
-import type { ContextWindowState, HistoryMessage, PermissionMode } from '../vocabulary.js';
+import type { ContextWindowState, HistoryMessage, PermissionMode, UsageLedger } from '../vocabulary.js';
 
 /** Schema version written into every record; records of another version are `unsupported`. */
 export const SESSION_SCHEMA_VERSION = 1;
@@ -27,6 +27,8 @@ export interface SessionMeta {
   allowedScopes?: string[];
   /** Id of the session this one was forked from. */
   forkedFrom?: string;
+  /** Tokens every model request of this session used, per UTC day and model (absent until the first). */
+  usage?: UsageLedger;
 }
 
 /** A whole session: the record plus its messages. */

@@ -27,6 +27,7 @@ describe('bot core: commands', () => {
       'rename',
       'stop',
       'status',
+      'cost',
       'sessions',
       'resume',
       'fork',

@@ -55,6 +55,29 @@ describe('loadConfig', () => {
     expect(p.message).toMatch(/SWITCHBOARD_APPROVAL_TIMEOUT expected a number of seconds/);
   });
 
+  it('reads the cache setting and the price overrides, and names them when they are wrong', () => {
+    const c = loadConfig({ env: base, cwd: '/srv/bot' });
+    expect(c.cache).toBe('auto');
+    expect(c.prices['claude-sonnet-5-5']?.input).toBe(2);
+    const set = loadConfig({
+      env: { ...base, SWITCHBOARD_CACHE: '1h', SWITCHBOARD_PRICES: 'claude-sonnet-5-5=1,5,1.25,2,0.05' },
+      cwd: '/srv/bot',
+    });
+    expect(set.cache).toBe('1h');
+    expect(set.prices['claude-sonnet-5-5']?.output).toBe(5);
+    expect(set.prices['claude-opus-5-5']?.input).toBe(4);
+    const p = problems({
+      ...base,
+      SWITCHBOARD_CACHE: 'forever',
+      SWITCHBOARD_PRICES: 'claude-sonnet-5-5=1,5',
+    });
+    expect(p.variables.sort()).toEqual(['SWITCHBOARD_CACHE', 'SWITCHBOARD_PRICES']);
+    expect(p.message).toMatch(/SWITCHBOARD_CACHE expected one of auto, 5m, 1h, off \(got "forever"\)/);
+    expect(p.message).toMatch(
+      /SWITCHBOARD_PRICES "claude-sonnet-5-5=1,5" is not model=input,output,write5m,write1h,read/,
+    );
+  });
+
   it('never echoes a secret value in its message', () => {
     const p = problems({ ...base, TELEGRAM_BOT_TOKEN: 'not-a-token-but-secret' });
     expect(p.variables).toEqual(['TELEGRAM_BOT_TOKEN']);

@@ -7,6 +7,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type CacheUsage, FakePromptCache } from './anthropic-cache.js';
 
 /** Usage figures, as the API names them. */
 export interface FakeUsage {
@@ -50,6 +51,8 @@ export interface RecordedRequest {
   /** Text chunks written so far. */
   chunksSent: number;
   finished: boolean;
+  /** The usage the fake reported for this request (cache accounting included), once it answered. */
+  usage?: Record<string, unknown>;
 }
 
 /** The running fake. */
@@ -61,6 +64,8 @@ export interface FakeAnthropic {
   requests: any[];
   /** Every request with its connection state. */
   log: RecordedRequest[];
+  /** The prompt cache, on the clock given to {@link startFakeAnthropic} (see anthropic-cache.ts). */
+  cache: FakePromptCache;
   /** Scripts the next requests, one response each. */
   enqueue(...responses: ScriptedResponse[]): void;
   /** What to answer when nothing is queued; default echoes "You said: <last user text>". */
@@ -95,8 +100,12 @@ function estimateInputTokens(body: any): number {
 
 const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Starts the fake on 127.0.0.1 with a random port. */
-export async function startFakeAnthropic(): Promise<FakeAnthropic> {
+/**
+ * Starts the fake on 127.0.0.1 with a random port. `now` is the clock the
+ * prompt cache's lifetimes run on (a test's VirtualClock); default real time.
+ */
+export async function startFakeAnthropic(options: { now?: () => number } = {}): Promise<FakeAnthropic> {
+  const cache = new FakePromptCache(options.now ?? Date.now);
   const queue: ScriptedResponse[] = [];
   // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
   const echo = (body: any): ScriptedResponse => ({ text: `You said: ${lastUserText(body)}` });
@@ -115,6 +124,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
 
   const fake: FakeAnthropic = {
     url: '',
+    cache,
     requests: [],
     log: [],
     enqueue: (...responses) => queue.push(...responses),
@@ -126,6 +136,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       fake.requests.length = 0;
       fake.log.length = 0;
       fallback = echo;
+      cache.clear();
     },
     waitFor: (predicate) =>
       predicate()
@@ -192,8 +203,14 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       entry.finished = true;
       return;
     }
-    if (body.stream === true) await streamResponse(res, body, script, entry);
-    else sendJson(res, body, script, entry);
+    const cached = cache.account(body);
+    if ('error' in cached) {
+      sendError(res, 400, 'invalid_request_error', cached.error);
+      entry.finished = true;
+      return;
+    }
+    if (body.stream === true) await streamResponse(res, body, script, entry, cached);
+    else sendJson(res, body, script, entry, cached);
   }
 
   function textChunks(script: ScriptedResponse): string[] {
@@ -201,14 +218,26 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     return Array.isArray(script.text) ? script.text : [script.text];
   }
 
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
-  function usageOf(body: any, script: ScriptedResponse, outputChars: number): Required<FakeUsage> {
-    return {
-      input_tokens: script.usage?.input_tokens ?? estimateInputTokens(body),
-      output_tokens: script.usage?.output_tokens ?? Math.max(1, Math.ceil(outputChars / 4)),
-      cache_read_input_tokens: script.usage?.cache_read_input_tokens ?? 0,
-      cache_creation_input_tokens: script.usage?.cache_creation_input_tokens ?? 0,
+  function usageOf(
+    // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
+    body: any,
+    script: ScriptedResponse,
+    outputChars: number,
+    cached: CacheUsage,
+  ): Required<FakeUsage> & Pick<CacheUsage, 'cache_creation'> {
+    const output_tokens = script.usage?.output_tokens ?? Math.max(1, Math.ceil(outputChars / 4));
+    // A script that states input usage speaks for the whole prompt; otherwise the cache accounts for it.
+    if (script.usage?.input_tokens === undefined) return { ...cached, output_tokens };
+    const scripted = {
+      input_tokens: script.usage.input_tokens ?? estimateInputTokens(body),
+      cache_read_input_tokens: script.usage.cache_read_input_tokens ?? 0,
+      cache_creation_input_tokens: script.usage.cache_creation_input_tokens ?? 0,
     };
+    const cache_creation = {
+      ephemeral_5m_input_tokens: scripted.cache_creation_input_tokens,
+      ephemeral_1h_input_tokens: 0,
+    };
+    return { ...scripted, output_tokens, cache_creation };
   }
 
   async function streamResponse(
@@ -217,10 +246,12 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     body: any,
     script: ScriptedResponse,
     entry: RecordedRequest,
+    cached: CacheUsage,
   ): Promise<void> {
     const texts = textChunks(script);
     const tools = (script.toolUse ?? []).map((t) => ({ ...t, id: t.id ?? `toolu_fake_${++toolSeq}` }));
-    const usage = usageOf(body, script, texts.join('').length);
+    const usage = usageOf(body, script, texts.join('').length, cached);
+    entry.usage = usage;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (event: string, data: unknown) => {
       if (!res.destroyed) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -240,6 +271,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
           output_tokens: 1,
           cache_read_input_tokens: usage.cache_read_input_tokens,
           cache_creation_input_tokens: usage.cache_creation_input_tokens,
+          cache_creation: usage.cache_creation,
         },
       },
     });
@@ -323,14 +355,21 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     notify();
   }
 
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
-  function sendJson(res: ServerResponse, body: any, script: ScriptedResponse, entry: RecordedRequest): void {
+  function sendJson(
+    res: ServerResponse,
+    // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
+    body: any,
+    script: ScriptedResponse,
+    entry: RecordedRequest,
+    cached: CacheUsage,
+  ): void {
     const text = textChunks(script).join('');
     const tools = (script.toolUse ?? []).map((t) => ({ ...t, id: t.id ?? `toolu_fake_${++toolSeq}` }));
     const content = [
       ...(text ? [{ type: 'text', text }] : []),
       ...tools.map((t) => ({ type: 'tool_use', id: t.id, name: t.name, input: t.input })),
     ];
+    entry.usage = usageOf(body, script, text.length, cached);
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
@@ -341,7 +380,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         content,
         stop_reason: script.stopReason ?? (tools.length > 0 ? 'tool_use' : 'end_turn'),
         stop_sequence: null,
-        usage: usageOf(body, script, text.length),
+        usage: entry.usage,
       }),
     );
     entry.finished = true;

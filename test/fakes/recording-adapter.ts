@@ -50,7 +50,7 @@ import type {
   StreamHandle,
 } from '../../src/bot/adapter-contract.js';
 import { sleep, type VirtualClock } from '../../src/clock.js';
-import { type ErrorCode, SwitchboardError } from '../../src/errors.js';
+import { type ErrorCode, RateLimitError, SwitchboardError } from '../../src/errors.js';
 
 /** Kinds of recorded calls. */
 export type OpKind = 'send' | 'edit' | 'delete' | 'typing' | 'startStream' | 'updateStream' | 'finishStream';
@@ -387,9 +387,16 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
       if (inj.ops !== '*' && !inj.ops.includes(call.op)) continue;
       if (inj.match && !inj.match(call)) continue;
       inj.remaining--;
+      if (inj.code === 'RATE_LIMITED') {
+        return new RateLimitError(`injected RATE_LIMITED for ${call.op}`, {
+          retryAfterMs: inj.retryAfterMs ?? 1000,
+          scope: inj.scope ?? 'chat',
+          detail: { injected: true },
+        });
+      }
       return new SwitchboardError(inj.code, `injected ${inj.code} for ${call.op}`, {
         ...(inj.retryAfterMs === undefined ? {} : { retryAfterMs: inj.retryAfterMs }),
-        detail: { scope: inj.scope ?? 'chat', injected: true },
+        detail: { injected: true },
       });
     }
     const caps = this.capabilities(call.chat);
@@ -402,9 +409,9 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
         ...(call.messageId === undefined ? {} : { messageId: call.messageId }),
         rule: violation.rule,
       });
-      return new SwitchboardError('RATE_LIMITED', `Too Many Requests: retry after ${violation.wait} ms`, {
+      return new RateLimitError(`Too Many Requests: retry after ${violation.wait} ms`, {
         retryAfterMs: violation.wait,
-        detail: { scope: violation.rule === 'global' ? 'global' : 'chat' },
+        scope: violation.rule === 'global' ? 'global' : 'chat',
       });
     }
     if (call.messageId !== undefined && (call.op === 'edit' || call.op === 'delete')) {

@@ -26,6 +26,7 @@ import type { Bot, BotLimits, ClusterOptions } from '../../src/bot/options.js';
 import { VirtualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { AnthropicProvider } from '../../src/provider/index.js';
+import type { PriceTable } from '../../src/provider/pricing.js';
 import { createSessionFactory, type SessionFactoryOptions } from '../../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../../src/store/index.js';
 import type { BotStateStore, SessionStore } from '../../src/store/types.js';
@@ -56,6 +57,8 @@ export interface HarnessOptions
   stateStore?: BotStateStore;
   /** Run as one replica among several. */
   cluster?: ClusterOptions;
+  /** List prices for `/cost` and `/status` (the bot's default otherwise). */
+  prices?: PriceTable;
   /** Reuse a data root (restart over the same files). */
   root?: string;
   /** Reuse a running fake (restart); it is then not closed by this harness. */
@@ -188,6 +191,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     approvalTimeoutMs,
     idleReleaseMs,
     queueLimit,
+    prices,
     ...sessionOptions
   } = options;
   const bot = createBot({
@@ -204,6 +208,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     access: { allowedUsers, admins, linkedUsers, trustedPlatforms },
     limits: defined({ approvalTimeoutMs, idleReleaseMs, queueLimit }),
     ...(cluster ? { cluster } : {}),
+    ...(prices ? { prices } : {}),
     clock,
     logger,
   });

@@ -68,6 +68,7 @@ describe('operations endpoints', () => {
     ).toBe(1);
     expect(sample(metrics.body, 'switchboard_model_tokens_total', { kind: 'input' })).toBeGreaterThan(0);
     expect(sample(metrics.body, 'switchboard_model_tokens_total', { kind: 'output' })).toBeGreaterThan(0);
+    expect(sample(metrics.body, 'switchboard_model_cost_usd_total', {})).toBeGreaterThan(0);
     expect(metrics.body).toMatch(/^switchboard_queue_depth 0$/m);
     expect(metrics.body).toMatch(/^switchboard_active_turns 0$/m);
     expect(metrics.body).toMatch(/^switchboard_loaded_sessions 1$/m);

@@ -71,7 +71,7 @@ describe('AnthropicProvider', () => {
       model: 'claude-sonnet-4-6',
       max_tokens: 1024,
       stream: true,
-      system: 'be brief',
+      system: [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }],
     });
   });
 
@@ -92,6 +92,8 @@ describe('AnthropicProvider', () => {
       name: 'Read',
       description: 'read a file',
       input_schema: { type: 'object', properties: { path: { type: 'string' } } },
+      // Caching is on by default: the last tool ends the cached tools prefix.
+      cache_control: { type: 'ephemeral' },
     });
   });
 
@@ -128,11 +130,13 @@ describe('AnthropicProvider', () => {
     expect(sent[0].content[1]).toEqual({
       type: 'image',
       source: { type: 'base64', media_type: 'image/png', data: 'aGk=' },
+      // Two messages back from the newest: where the previous request ended, a cache breakpoint.
+      cache_control: { type: 'ephemeral' },
     });
     expect(sent[1].content).toEqual([{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } }]);
     expect(sent[2].content).toEqual([
       { type: 'tool_result', tool_use_id: 't1', content: 'boom', is_error: true },
-      { type: 'text', text: 'next' },
+      { type: 'text', text: 'next', cache_control: { type: 'ephemeral' } },
     ]);
   });
 

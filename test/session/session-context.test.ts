@@ -122,8 +122,9 @@ describe('manual compaction', () => {
     });
     const rec = recordEvents(s);
     await (await s.submit('hello')).completed;
-    expect(fx.fake.requests[0].system).toContain('Use tabs.');
-    expect(fx.fake.requests[0].system).toContain('Run npm test before you finish.');
+    // The system prompt goes out as one text block carrying a cache breakpoint.
+    expect(fx.fake.requests[0].system[0].text).toContain('Use tabs.');
+    expect(fx.fake.requests[0].system[0].text).toContain('Run npm test before you finish.');
     fx.fake.enqueue({ text: 'We said hello.' });
     const event = await s.compactContext('Focus on the API design');
     const prompt = lastText(fx.fake.requests[1]);

@@ -152,7 +152,11 @@ describe('InteractiveSession turns', () => {
       .completed;
     expect(fx.fake.requests[0].messages[0].content).toEqual([
       { type: 'text', text: 'what is this?' },
-      { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAAA' } },
+      {
+        type: 'image',
+        source: { type: 'base64', media_type: 'image/jpeg', data: 'AAAA' },
+        cache_control: { type: 'ephemeral' },
+      },
     ]);
     const copy = s.getFullHistory();
     copy.pop();

@@ -49,6 +49,28 @@ describe.each(backends)('%s store', (_name, make) => {
     return h;
   };
 
+  it('keeps the usage ledger with the record across a restart; a malformed ledger is corrupt', async () => {
+    const h = await harness();
+    const totals = {
+      calls: 3,
+      inputTokens: 30,
+      cacheWrite5mTokens: 4000,
+      cacheWrite1hTokens: 1200,
+      cacheReadTokens: 8000,
+      outputTokens: 90,
+    };
+    const usage = {
+      days: { '2026-12-01': { 'claude-sonnet-5-5': { ...totals, long: { ...totals, calls: 1 } } } },
+    };
+    await h.sessions.create(record('u1', [message('hello')]));
+    await h.sessions.append('u1', [message('hi', 'assistant')], meta('u1', 2, { usage }));
+    const after = await h.reopen();
+    const loaded = await after.sessions.load('u1');
+    expect(loaded.status === 'valid' && loaded.record.usage).toEqual(usage);
+    await h.plant('u2', { ...meta('u2'), usage: { days: { '2026-12-01': { m: { calls: -1 } } } } });
+    expect((await after.sessions.load('u2')).status).toBe('corrupt');
+  });
+
   it('creates, loads and lists sessions with an outcome for every record', async () => {
     const h = await harness();
     const first = [message('hello'), message('hi there', 'assistant')];

@@ -56,6 +56,29 @@ export function sessionStoreContract(name: string, makeHarness: () => Promise<Ha
       expect(await store.load('nope')).toEqual({ status: 'missing' });
     });
 
+    it('keeps the usage ledger with the record (append, list, reload) and calls a malformed one corrupt', async () => {
+      const { store, plant } = await makeHarness();
+      const totals = {
+        calls: 2,
+        inputTokens: 20,
+        cacheWrite5mTokens: 3000,
+        cacheWrite1hTokens: 0,
+        cacheReadTokens: 2900,
+        outputTokens: 70,
+      };
+      const usage = { days: { '2026-12-01': { 'claude-sonnet-5-5': totals } } };
+      await store.create(record('u1', [message('hello')]));
+      await store.append('u1', [message('hi', 'assistant')], meta('u1', 2, { usage }));
+      const loaded = await store.load('u1');
+      expect(loaded.status === 'valid' && loaded.record.usage).toEqual(usage);
+      const listed = (await store.list()).find((e) => e.id === 'u1');
+      expect(listed?.outcome.status === 'valid' && listed.outcome.record.usage).toEqual(usage);
+
+      const bad = { ...meta('u2', 0), usage: { days: { yesterday: { m: totals } } } };
+      await plant('u2', JSON.stringify(bad));
+      expect((await store.load('u2')).status).toBe('corrupt');
+    });
+
     it('counts messages itself, whatever messageCount the caller passes', async () => {
       const { store } = await makeHarness();
       await store.create({ ...record('s1', [message('a')]), messageCount: 99 });

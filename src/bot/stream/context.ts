@@ -6,15 +6,8 @@ import type { Clock } from '../../clock.js';
 import { SwitchboardError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { type ChatAdapter, type ChatCapabilities, chatPlatform } from '../adapter-contract.js';
+import type { PaceKey } from './pace.js';
 import { Scheduler } from './scheduler.js';
-
-/** Generic failures are retried this many times before a one-off call gives up. */
-export const MAX_ATTEMPTS = 3;
-
-/** Backoff before retry `attempt` (1-based) of a failed call. */
-export function retryDelayMs(attempt: number): number {
-  return Math.min(1000 * 2 ** Math.max(0, attempt - 1), 8000);
-}
 
 /** Shared state of one outbox. */
 export class OutboxContext {
@@ -59,12 +52,12 @@ export class OutboxContext {
   }
 
   /** Pace key of one message. */
-  messageKey(chat: string, messageId: string): string {
-    return `${chat}\u0000m\u0000${messageId}`;
+  messageKey(chat: string, messageId: string): PaceKey {
+    return { platform: this.adapterFor(chat).platform, chat, kind: 'message', id: messageId };
   }
 
   /** Pace key of one native stream. */
-  streamKey(chat: string, streamId: string): string {
-    return `${chat}\u0000s\u0000${streamId}`;
+  streamKey(chat: string, streamId: string): PaceKey {
+    return { platform: this.adapterFor(chat).platform, chat, kind: 'stream', id: streamId };
   }
 }

@@ -3,11 +3,11 @@
  * newest text wins, one call in flight, at the message's pace; an edit that
  * would show what the message already shows is not sent.
  */
-import { isErrorCode } from '../../errors.js';
 import type { Button, ChatAdapter, Dialect, OutboundMessage } from '../adapter-contract.js';
 import { layoutMarkdown, toPlainText } from '../format/index.js';
-import { MAX_ATTEMPTS, type OutboxContext, retryDelayMs } from './context.js';
-import type { Slot } from './scheduler.js';
+import type { OutboxContext } from './context.js';
+import type { FailureAction } from './retry.js';
+import type { Call, PaceView, Slot } from './scheduler.js';
 import type { SendOptions } from './types.js';
 
 /**
@@ -22,11 +22,12 @@ export class ShownTexts {
     this.#limit = limit;
   }
 
-  get(key: string): string | undefined {
-    return this.#map.get(key);
+  get(chat: string, messageId: string): string | undefined {
+    return this.#map.get(`${chat}\u0000${messageId}`);
   }
 
-  set(key: string, sig: string): void {
+  set(chat: string, messageId: string, sig: string): void {
+    const key = `${chat}\u0000${messageId}`;
     this.#map.delete(key);
     this.#map.set(key, sig);
     if (this.#map.size > this.#limit) this.#map.delete(this.#map.keys().next().value!);
@@ -64,7 +65,7 @@ export class EditJob implements Slot {
     this.messageId = messageId;
     this.#adapter = ctx.adapterFor(chat);
     this.#shown = shown;
-    this.#sentSig = shown.get(ctx.messageKey(chat, messageId));
+    this.#sentSig = shown.get(chat, messageId);
     this.#onEmpty = onEmpty;
   }
 
@@ -77,10 +78,9 @@ export class EditJob implements Slot {
     return new Promise((resolve, reject) => this.#waiters.push({ version, resolve, reject }));
   }
 
-  readyAt(now: number): number {
+  readyAt(now: number, pace: PaceView): number {
     if (this.#waiters.length === 0) return now;
-    const key = this.#ctx.messageKey(this.chat, this.messageId);
-    const last = this.#ctx.scheduler.lastCall(key);
+    const last = pace.last(this.#ctx.messageKey(this.chat, this.messageId));
     const interval = this.#ctx.capabilities(this.chat).minEditIntervalMs;
     return Math.max(this.#notBefore, last === undefined ? now : last + interval);
   }
@@ -103,29 +103,36 @@ export class EditJob implements Slot {
     return { text, format, ...(buttons ? { buttons } : {}) };
   }
 
-  next(): (() => Promise<void>) | undefined {
-    if (this.#waiters.length === 0) {
-      this.#onEmpty();
-      return undefined;
+  next(): Call | undefined {
+    for (;;) {
+      if (this.#waiters.length === 0) {
+        this.#onEmpty();
+        return undefined;
+      }
+      const version = this.#version;
+      const message = this.#render();
+      const sig = `${message.format}\u0000${message.text}\u0000${JSON.stringify(message.buttons ?? null)}`;
+      if (sig === this.#sentSig) {
+        this.#settle(version);
+        continue;
+      }
+      return {
+        kind: 'edit',
+        attempt: this.#attempts + 1,
+        plain: message.format === 'plain',
+        paces: this.#ctx.messageKey(this.chat, this.messageId),
+        run: async () => {
+          this.#inFlight = { version, sig };
+          await this.#adapter.edit(this.chat, this.messageId, message);
+          this.#sentSig = sig;
+          this.#shown.set(this.chat, this.messageId, sig);
+          this.#inFlight = undefined;
+          this.#attempts = 0;
+          this.#settle(version);
+          return undefined;
+        },
+      };
     }
-    const version = this.#version;
-    const message = this.#render();
-    const sig = `${message.format}\u0000${message.text}\u0000${JSON.stringify(message.buttons ?? null)}`;
-    if (sig === this.#sentSig) {
-      this.#settle(version);
-      return this.next();
-    }
-    return async () => {
-      this.#inFlight = { version, sig };
-      await this.#ctx.scheduler.pacedCall(this.#ctx.messageKey(this.chat, this.messageId), () =>
-        this.#adapter.edit(this.chat, this.messageId, message),
-      );
-      this.#sentSig = sig;
-      this.#shown.set(this.#ctx.messageKey(this.chat, this.messageId), sig);
-      this.#inFlight = undefined;
-      this.#attempts = 0;
-      this.#settle(version);
-    };
   }
 
   #settle(version: number, err?: unknown): void {
@@ -138,20 +145,17 @@ export class EditJob implements Slot {
     this.#waiters = keep;
   }
 
-  onError(err: unknown): void {
+  failed(action: Exclude<FailureAction, { kind: 'pause' }>, err: unknown): void {
     const version = this.#inFlight?.version ?? this.#version;
     this.#inFlight = undefined;
-    if (isErrorCode(err, 'FORMAT_REJECTED') && this.#plainFor !== version && this.#options.plain !== true) {
+    if (action.kind === 'plain' && this.#plainFor !== version) {
       this.#plainFor = version;
       return;
     }
-    if (isErrorCode(err, 'MESSAGE_TOO_LONG')) this.#ctx.shrink(this.chat);
-    const retryable =
-      isErrorCode(err, 'MESSAGE_TOO_LONG') ||
-      isErrorCode(err, 'CAPABILITY_CHANGED') ||
-      !isErrorCode(err, 'NOT_FOUND');
-    if (retryable && ++this.#attempts < MAX_ATTEMPTS) {
-      this.#notBefore = this.#ctx.clock.now() + retryDelayMs(this.#attempts);
+    this.#attempts++;
+    if (action.kind === 'relayout' || action.kind === 'retry') {
+      if (action.kind === 'relayout' && action.shrink) this.#ctx.shrink(this.chat);
+      this.#notBefore = this.#ctx.clock.now() + action.delayMs;
       return;
     }
     this.#ctx.logger.warn({ err, chat: this.chat, messageId: this.messageId }, 'outbox edit failed');

@@ -66,7 +66,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
       markdown: string,
       sendOptions: SendOptions = {},
     ): Promise<void> {
-      const key = ctx.messageKey(chat, messageId);
+      const key = `${chat}\u0000${messageId}`;
       let job = edits.get(key);
       if (!job) {
         const created = new EditJob(ctx, chat, messageId, shown, () => {
@@ -92,7 +92,7 @@ export function createOutbox(options: OutboxOptions): Outbox {
         typing.set(chat, slot);
       }
       slot.active = true;
-      slot.wake();
+      ctx.scheduler.wake(slot, ctx.adapterFor(chat));
     },
 
     stopTyping(chat: string): void {

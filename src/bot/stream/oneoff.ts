@@ -1,17 +1,20 @@
 /**
- * One-off sends and deletes (a notice, an approval prompt) as
- * scheduler slots: paced and budgeted like streamed replies, with the same
- * retry rules (plain text after FORMAT_REJECTED, smaller parts after
- * MESSAGE_TOO_LONG, re-read capabilities after CAPABILITY_CHANGED).
+ * One-off sends and deletes (a notice, an approval prompt) as scheduler
+ * slots: paced and budgeted like streamed replies, their failures read from
+ * the same retry table (plain text after FORMAT_REJECTED, smaller parts
+ * after MESSAGE_TOO_LONG, re-read capabilities after CAPABILITY_CHANGED).
  */
-import { isErrorCode, SwitchboardError } from '../../errors.js';
+import { SwitchboardError } from '../../errors.js';
 import type { ChatAdapter, Dialect, OutboundMessage } from '../adapter-contract.js';
-import { type FenceState, layoutMarkdown, nextSplit, toPlainText } from '../format/index.js';
-import { MAX_ATTEMPTS, type OutboxContext, retryDelayMs } from './context.js';
-import type { Slot } from './scheduler.js';
+import { type FenceState, toPlainText } from '../format/index.js';
+import type { OutboxContext } from './context.js';
+import { messageParts } from './message-parts.js';
+import type { FailureAction } from './retry.js';
+import type { Call, Slot } from './scheduler.js';
 import type { SendOptions } from './types.js';
 
-interface Part {
+/** One message of a one-off send: where it comes from in the source, and what goes out. */
+interface Outgoing {
   start: number;
   end: number;
   fence: FenceState | undefined;
@@ -19,37 +22,8 @@ interface Part {
   format: Dialect;
 }
 
-/** Lays out `source` from `from` for `chat`: rendered markdown parts, or raw text parts. */
-function layout(
-  ctx: OutboxContext,
-  chat: string,
-  source: string,
-  from: number,
-  fence: FenceState | undefined,
-  raw: boolean,
-): Part[] {
-  const caps = ctx.capabilities(chat);
-  if (raw) {
-    const parts: Part[] = [];
-    let start = from;
-    let f = fence;
-    while (start < source.length) {
-      const p = nextSplit(source, start, f, caps.maxMessageLength);
-      parts.push({ start, end: p.end, fence: f, text: p.text, format: 'plain' });
-      start = p.end;
-      f = p.fenceAtEnd;
-    }
-    return parts;
-  }
-  let f = fence;
-  return layoutMarkdown(source, { dialect: caps.dialect, maxLength: caps.maxMessageLength, from, fence }).map(
-    (p) => {
-      const part = { start: p.start, end: p.end, fence: f, text: p.rendered, format: caps.dialect };
-      f = p.fenceAtEnd;
-      return part;
-    },
-  );
-}
+/** A slot failure the scheduler hands back (never a pause). */
+type Failure = Exclude<FailureAction, { kind: 'pause' }>;
 
 /** Sends a (possibly long) message as consecutive parts; buttons go on the last part. */
 export class SendJob implements Slot {
@@ -58,7 +32,7 @@ export class SendJob implements Slot {
   readonly done: Promise<string[]>;
   #resolve!: (ids: string[]) => void;
   #reject!: (err: unknown) => void;
-  #parts: Part[] | undefined;
+  #parts: Outgoing[] | undefined;
   #index = 0;
   #ids: string[] = [];
   #attempts = 0;
@@ -89,23 +63,31 @@ export class SendJob implements Slot {
     return true;
   }
 
+  /** Lays out the source from `from` again (the parts before the current one are sent). */
   #layout(from: number, fence: FenceState | undefined): void {
-    const rest = layout(this.#ctx, this.chat, this.#source, from, fence, this.#options.plain === true);
+    const caps = this.#ctx.capabilities(this.chat);
+    const raw = this.#options.plain === true;
+    const format: Dialect = raw ? 'plain' : caps.dialect;
+    const options = { caps, dialect: format, raw, final: true, statusRoom: false };
+    const rest = messageParts(this.#source, from, fence, options).map((p) => ({
+      start: p.start,
+      end: p.end,
+      fence: p.fence,
+      text: p.rendered,
+      format,
+    }));
     this.#parts = [...(this.#parts ?? []).slice(0, this.#index), ...rest];
   }
 
-  next(): (() => Promise<void>) | undefined {
+  next(): Call | undefined {
     if (this.#finished) return undefined;
     if (!this.#parts) this.#layout(0, undefined);
     const parts = this.#parts!;
+    while (parts[this.#index]?.text.trim() === '' && this.#index < parts.length - 1) this.#index++;
     const part = parts[this.#index];
-    if (!part || parts.every((p) => p.text.trim() === '')) {
+    if (!part || part.text.trim() === '') {
       this.#finish();
       return undefined;
-    }
-    if (part.text.trim() === '') {
-      this.#index++;
-      return this.next();
     }
     const last = this.#index === parts.length - 1;
     const message: OutboundMessage = {
@@ -114,14 +96,18 @@ export class SendJob implements Slot {
       ...(last && this.#options.buttons ? { buttons: this.#options.buttons } : {}),
       ...(this.#index === 0 && this.#options.replyTo !== undefined ? { replyTo: this.#options.replyTo } : {}),
     };
-    return async () => {
-      const at = this.#ctx.clock.now();
-      const sent = await this.#adapter.send(this.chat, message);
-      this.#ctx.scheduler.callCompleted(this.#ctx.messageKey(this.chat, sent.messageId), at);
-      this.#ids.push(sent.messageId);
-      this.#index++;
-      this.#attempts = 0;
-      if (this.#index >= parts.length) this.#finish();
+    return {
+      kind: 'send',
+      attempt: this.#attempts + 1,
+      plain: part.format === 'plain',
+      run: async () => {
+        const sent = await this.#adapter.send(this.chat, message);
+        this.#ids.push(sent.messageId);
+        this.#index++;
+        this.#attempts = 0;
+        if (this.#index >= parts.length) this.#finish();
+        return this.#ctx.messageKey(this.chat, sent.messageId);
+      },
     };
   }
 
@@ -130,27 +116,32 @@ export class SendJob implements Slot {
     this.#resolve(this.#ids);
   }
 
-  onError(err: unknown): void {
+  failed(action: Failure, err: unknown): void {
     const part = this.#parts?.[this.#index];
     if (!part) return;
-    if (isErrorCode(err, 'FORMAT_REJECTED') && part.format !== 'plain') {
-      const source = this.#source.slice(part.start, part.end);
-      this.#parts![this.#index] = { ...part, text: toPlainText(source), format: 'plain' };
-      return;
-    }
-    if (isErrorCode(err, 'MESSAGE_TOO_LONG') || isErrorCode(err, 'CAPABILITY_CHANGED')) {
-      if (isErrorCode(err, 'MESSAGE_TOO_LONG')) this.#ctx.shrink(this.chat);
-      if (++this.#attempts <= MAX_ATTEMPTS * 2) {
+    // Plain text is a different call, not another attempt at the same one.
+    if (action.kind !== 'plain') this.#attempts++;
+    switch (action.kind) {
+      case 'plain':
+        this.#parts![this.#index] = {
+          ...part,
+          text: toPlainText(this.#source.slice(part.start, part.end)),
+          format: 'plain',
+        };
+        return;
+      case 'relayout':
+        if (action.shrink) this.#ctx.shrink(this.chat);
+        this.#notBefore = this.#ctx.clock.now() + action.delayMs;
         this.#layout(part.start, part.fence);
         return;
-      }
-    } else if (++this.#attempts < MAX_ATTEMPTS) {
-      this.#notBefore = this.#ctx.clock.now() + retryDelayMs(this.#attempts);
-      return;
+      case 'retry':
+        this.#notBefore = this.#ctx.clock.now() + action.delayMs;
+        return;
+      default:
+        this.#finished = true;
+        this.#ctx.logger.warn({ err, chat: this.chat, sent: this.#ids.length }, 'outbox send failed');
+        this.#reject(err);
     }
-    this.#finished = true;
-    this.#ctx.logger.warn({ err, chat: this.chat, sent: this.#ids.length }, 'outbox send failed');
-    this.#reject(err);
   }
 }
 
@@ -183,26 +174,29 @@ export class DeleteJob implements Slot {
     return this.#notBefore;
   }
 
-  next(): (() => Promise<void>) | undefined {
+  next(): Call | undefined {
     if (this.#finished) return undefined;
-    return async () => {
-      await this.#adapter.delete(this.chat, this.#messageId);
-      this.#finished = true;
-      this.#resolve();
+    return {
+      kind: 'delete',
+      attempt: this.#attempts + 1,
+      plain: true,
+      run: async () => {
+        await this.#adapter.delete(this.chat, this.#messageId);
+        this.#finished = true;
+        this.#resolve();
+        return undefined;
+      },
     };
   }
 
-  onError(err: unknown): void {
-    if (isErrorCode(err, 'NOT_FOUND')) {
-      this.#finished = true;
-      this.#resolve();
-      return;
-    }
-    if (++this.#attempts < MAX_ATTEMPTS) {
-      this.#notBefore = this.#ctx.clock.now() + retryDelayMs(this.#attempts);
+  failed(action: Failure, err: unknown): void {
+    this.#attempts++;
+    if (action.kind === 'retry' || action.kind === 'relayout') {
+      this.#notBefore = this.#ctx.clock.now() + action.delayMs;
       return;
     }
     this.#finished = true;
-    this.#reject(err instanceof Error ? err : new SwitchboardError('PLATFORM_ERROR', String(err)));
+    if (action.kind === 'gone') this.#resolve();
+    else this.#reject(err instanceof Error ? err : new SwitchboardError('PLATFORM_ERROR', String(err)));
   }
 }

@@ -7,8 +7,20 @@
  * fast as usual; later by exactly the extra delay, for a slow one.
  */
 import type { Clock } from '../../clock.js';
-import { chatPlatform } from '../adapter-contract.js';
 import { RecentMinimum } from './budget.js';
+
+/** What a pace counts against: one message, or one native stream, of a chat. */
+export interface PaceKey {
+  /** The adapter whose round trips time the calls. */
+  readonly platform: string;
+  readonly chat: string;
+  readonly kind: 'message' | 'stream';
+  /** The message id, or the stream handle's id. */
+  readonly id: string;
+}
+
+/** The map key of a {@link PaceKey}; only ever built, never parsed back. */
+const slotOf = (key: PaceKey) => `${key.kind}\u0000${key.chat}\u0000${key.id}`;
 
 /** Round trips remembered per platform. */
 const RTT_SAMPLES = 32;
@@ -27,13 +39,13 @@ export class PaceBook {
   }
 
   /** When the key last had a call counted. */
-  last(key: string): number | undefined {
-    return this.#pace.get(key);
+  last(key: PaceKey): number | undefined {
+    return this.#pace.get(slotOf(key));
   }
 
   /** Counts a call on `key` at `at`; returns true when old keys were just swept (once per horizon). */
-  mark(key: string, at: number): boolean {
-    this.#pace.set(key, at);
+  mark(key: PaceKey, at: number): boolean {
+    this.#pace.set(slotOf(key), at);
     const now = this.#clock.now();
     if (now < this.#sweepAt) return false;
     this.#sweepAt = now + PACE_HORIZON_MS;
@@ -44,11 +56,6 @@ export class PaceBook {
   /** The latest a call started at `startedAt` and answered now can have reached `platform`. */
   arrivedBy(platform: string, startedAt: number): number {
     return Math.max(startedAt, this.#clock.now() - (this.#rtt.get(platform)?.value ?? 0));
-  }
-
-  /** The platform of a paced key (`<chat>\u0000m\u0000<id>`). */
-  platformOf(key: string): string {
-    return chatPlatform(key.slice(0, key.indexOf('\u0000')));
   }
 
   /** Adds one round trip, ending now, to the platform's recent ones. */

@@ -3,16 +3,41 @@
  * {@link Slot}s (one per message, per one-off operation, per typing
  * indicator); a slot is asked for its next call only when the chat's budget,
  * the adapter's budget, any `retry_after` pause and the slot's own pacing all
- * allow it, so the call always carries the newest state. A `RATE_LIMITED`
- * answer pauses the chat (or, with `detail.scope === 'global'`, the whole
- * adapter) and the slot simply stays queued.
+ * allow it, so the call always carries the newest state. The protocol runs
+ * one way: the scheduler asks a slot for a {@link Call}, makes it, counts it
+ * against the paces it names, and hands a failure back to the slot as the
+ * action the retry table (retry.ts) gives for it. A rate limit never reaches
+ * the slot: it pauses the chat (or, for a `global` {@link RateLimitError},
+ * the whole adapter) and the slot simply stays queued.
  */
 import type { Clock, TimerHandle } from '../../clock.js';
-import { isErrorCode } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { ChatAdapter, RateBudget } from '../adapter-contract.js';
 import { BudgetWindow } from './budget.js';
-import { PaceBook } from './pace.js';
+import { PaceBook, type PaceKey } from './pace.js';
+import { type CallKind, type FailureAction, failureAction } from './retry.js';
+
+/** When each message or stream last had a call counted; what a slot's pacing reads. */
+export interface PaceView {
+  last(key: PaceKey): number | undefined;
+}
+
+/** One platform call, built by a slot from its newest state. */
+export interface Call {
+  readonly kind: CallKind;
+  /** This call's attempt for its target: 1 + its failures since the last success. */
+  readonly attempt: number;
+  /** The call carries plain text (a formatting rejection cannot be helped by resending plain). */
+  readonly plain: boolean;
+  /** The message or stream the call changes: paced from its last call, counted when this one arrives. */
+  readonly paces?: PaceKey;
+  /**
+   * Makes the call and records its success in the slot. Resolves with the
+   * message the call created (a send, a finished stream), whose pace starts
+   * with this call.
+   */
+  run(): Promise<PaceKey | undefined>;
+}
 
 /** A source of calls for one chat. */
 export interface Slot {
@@ -20,15 +45,18 @@ export interface Slot {
   /** Typing yields to text: it only runs when no text slot of the chat is waiting. */
   readonly kind: 'text' | 'typing';
   /** Earliest time this slot's own rules allow a call (message pace, backoff); Infinity when blocked. */
-  readyAt(now: number): number;
+  readyAt(now: number, pace: PaceView): number;
   /**
    * The call to make now, built from the newest state; undefined when nothing
-   * is left to do; `'later'` when the slot changed its mind (it stays queued
-   * and is asked again on a later pass).
+   * is left to do now (the slot leaves the queue until it is woken again).
    */
-  next(): (() => Promise<void>) | 'later' | undefined;
-  /** A call failed with anything but RATE_LIMITED (which the scheduler handles). */
-  onError(err: unknown): void;
+  next(): Call | undefined;
+  /**
+   * The call failed; `action` is what the retry table says to do (never a
+   * rate limit: the scheduler handles those). `give-up` also comes when the
+   * call could not even be built.
+   */
+  failed(action: Exclude<FailureAction, { kind: 'pause' }>, err: unknown, call: Call | undefined): void;
   /**
    * The next call creates a message (send, stream start or finish). New
    * messages of one chat are created one at a time, in queue order, so they
@@ -70,8 +98,6 @@ interface Lane {
   again: boolean;
 }
 
-const DEFAULT_RETRY_AFTER_MS = 1000;
-
 /** Paces and dispatches every call of every adapter. */
 export class Scheduler {
   readonly clock: Clock;
@@ -91,31 +117,10 @@ export class Scheduler {
     }
   }
 
-  /** When the key (chat + message) last had a call counted; see {@link PaceBook}. */
-  lastCall(key: string): number | undefined {
-    return this.#pace.last(key);
-  }
-
-  /** Runs one call on a paced key, counted from its arrival as best known ({@link PaceBook}). */
-  async pacedCall<T>(key: string, call: () => Promise<T>): Promise<T> {
-    const startedAt = this.clock.now();
-    this.markCall(key, startedAt);
-    try {
-      return await call();
-    } finally {
-      this.callCompleted(key, startedAt);
-    }
-  }
-
-  /** Records the answer to a call on a paced key that started at `startedAt`. */
-  callCompleted(key: string, startedAt: number): void {
-    this.markCall(key, this.#pace.arrivedBy(this.#pace.platformOf(key), startedAt));
-  }
-
-  /** Counts a call on a paced key (sends learn their key only when the id comes back). */
-  markCall(key: string, at: number): void {
+  /** Counts a call on a paced key; once per horizon, forgets lanes of chats that went quiet. */
+  #count(key: PaceKey, at: number): void {
     if (!this.#pace.mark(key, at)) return;
-    // Once per horizon, forget lanes of chats that went quiet (their budget windows are long past).
+    // Their budget windows are long past: nothing in them can hold a call back.
     const now = this.clock.now();
     for (const [chat, lane] of this.#lanes) {
       const quiet = lane.queue.length === 0 && lane.inFlight.size === 0 && lane.timer === undefined;
@@ -228,7 +233,7 @@ export class Scheduler {
       if (creates && createHeld) continue;
       if (urgent && slot.deferrable?.()) continue;
       const free = slot.unbudgeted?.() === true;
-      let at = Math.max(slot.readyAt(now), lane.pausedUntil, lane.adapter.pausedUntil);
+      let at = Math.max(slot.readyAt(now, this.#pace), lane.pausedUntil, lane.adapter.pausedUntil);
       if (!free) {
         at = Math.max(
           at,
@@ -254,11 +259,7 @@ export class Scheduler {
       } catch (err) {
         // Building the call failed (a renderer bug): the slot backs off like after a failed call.
         this.#logger.error({ err, chat: lane.chat }, 'outbox could not prepare a call');
-        slot.onError(err);
-        continue;
-      }
-      if (call === 'later') {
-        lane.again = true;
+        slot.failed({ kind: 'give-up' }, err, undefined);
         continue;
       }
       if (!call) {
@@ -285,31 +286,44 @@ export class Scheduler {
     }
   }
 
-  #run(lane: Lane, slot: Slot, call: () => Promise<void>, budgeted: boolean): void {
+  #run(lane: Lane, slot: Slot, call: Call, budgeted: boolean): void {
     const startedAt = this.clock.now();
     const platform = lane.adapter.adapter.platform;
-    let promise: Promise<void>;
+    if (call.paces) this.#count(call.paces, startedAt);
+    let promise: Promise<PaceKey | undefined>;
     try {
-      promise = call();
+      promise = call.run();
     } catch (err) {
       promise = Promise.reject(err);
     }
     promise
-      .catch((err: unknown) => {
-        if (isErrorCode(err, 'RATE_LIMITED')) {
-          const until = this.clock.now() + (err.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS);
-          if (err.detail.scope === 'global') {
-            lane.adapter.pausedUntil = Math.max(lane.adapter.pausedUntil, until);
-          } else lane.pausedUntil = Math.max(lane.pausedUntil, until);
-          this.#logger.debug({ chat: lane.chat, retryAfterMs: err.retryAfterMs }, 'rate limited');
-          return;
-        }
-        try {
-          slot.onError(err);
-        } catch (inner) {
-          this.#logger.error({ err: inner, chat: lane.chat }, 'outbox slot error handler failed');
-        }
-      })
+      .then(
+        (created) => {
+          const arrivedBy = this.#pace.arrivedBy(platform, startedAt);
+          if (call.paces) this.#count(call.paces, arrivedBy);
+          if (created) this.#count(created, arrivedBy);
+        },
+        (err: unknown) => {
+          if (call.paces) this.#count(call.paces, this.#pace.arrivedBy(platform, startedAt));
+          const action = failureAction(err, call);
+          if (action.kind === 'pause') {
+            const until = this.clock.now() + action.ms;
+            if (action.scope === 'global') {
+              lane.adapter.pausedUntil = Math.max(lane.adapter.pausedUntil, until);
+            } else lane.pausedUntil = Math.max(lane.pausedUntil, until);
+            this.#logger.debug(
+              { chat: lane.chat, retryAfterMs: action.ms, scope: action.scope },
+              'rate limited',
+            );
+            return;
+          }
+          try {
+            slot.failed(action, err, call);
+          } catch (inner) {
+            this.#logger.error({ err: inner, chat: lane.chat }, 'outbox slot failure handler failed');
+          }
+        },
+      )
       .finally(() => {
         if (budgeted) {
           const arrivedBy = this.#pace.arrivedBy(platform, startedAt);

@@ -5,7 +5,7 @@
  */
 import type { ChatAdapter } from '../adapter-contract.js';
 import type { OutboxContext } from './context.js';
-import type { Slot } from './scheduler.js';
+import type { Call, Slot } from './scheduler.js';
 
 /** Re-send a little before the platform's indicator fades. */
 const REFRESH_FACTOR = 0.9;
@@ -32,24 +32,25 @@ export class TypingSlot implements Slot {
     return Math.max(due, this.#notBefore);
   }
 
-  next(): (() => Promise<void>) | undefined {
+  next(): Call | undefined {
     if (!this.active || this.#ctx.capabilities(this.chat).typingIntervalMs <= 0) return undefined;
-    return async () => {
-      const at = this.#ctx.clock.now();
-      this.#lastSent = at;
-      await this.#adapter.typing(this.chat);
+    return {
+      kind: 'typing',
+      attempt: 1,
+      plain: true,
+      run: async () => {
+        this.#lastSent = this.#ctx.clock.now();
+        await this.#adapter.typing(this.chat);
+        return undefined;
+      },
     };
   }
 
-  onError(err: unknown): void {
+  /** Whatever the failure, typing is retried: the retry table never gives it up. */
+  failed(_action: unknown, err: unknown): void {
     // Typing is cosmetic: wait one interval and try again, never retry fast.
     this.#notBefore =
       this.#ctx.clock.now() + Math.max(1000, this.#ctx.capabilities(this.chat).typingIntervalMs);
     this.#ctx.logger.debug({ err, chat: this.chat }, 'typing failed');
-  }
-
-  /** Starts (again) sending typing through the scheduler. */
-  wake(): void {
-    this.#ctx.scheduler.wake(this, this.#adapter);
   }
 }

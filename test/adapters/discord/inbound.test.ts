@@ -25,6 +25,7 @@ describe('Discord adapter: inbound messages', () => {
       'rename',
       'stop',
       'status',
+      'cost',
       'sessions',
       'resume',
       'fork',
@@ -50,7 +51,7 @@ describe('Discord adapter: inbound messages', () => {
 
   it('registers globally when no guild is configured', async () => {
     rig = await startRig({}, { guildId: undefined as unknown as string });
-    expect(rig.fake.commands.get('global')?.length).toBe(11);
+    expect(rig.fake.commands.get('global')?.length).toBe(12);
   });
 
   it('opens a thread from a mention in a text channel and emits the message for the thread', async () => {

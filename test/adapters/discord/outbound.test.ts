@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatEvent, MessageEvent } from '../../../src/bot/adapter-contract.js';
-import { SwitchboardError } from '../../../src/errors.js';
+import { RateLimitError, SwitchboardError } from '../../../src/errors.js';
 import { mention, type Rig, startRig } from './helpers.js';
 
 const isMessage = (e: ChatEvent): e is MessageEvent => e.type === 'message';
@@ -178,5 +178,8 @@ describe('Discord adapter: render operations', () => {
     );
     expect(err.code).toBe('RATE_LIMITED');
     expect(err.retryAfterMs).toBeGreaterThanOrEqual(700);
+    // A route's limit, not Discord's global one: only this chat waits.
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as RateLimitError).scope).toBe('chat');
   });
 });

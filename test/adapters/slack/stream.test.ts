@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
-import { SwitchboardError } from '../../../src/errors.js';
+import { RateLimitError, type SwitchboardError } from '../../../src/errors.js';
 import {
   type FakeSlack,
   type FakeSlackOptions,
@@ -62,7 +62,7 @@ describe('Slack native streams', () => {
     expect(fake.callsOf('chat.update')).toHaveLength(0);
   });
 
-  it('a 429 on appendStream reaches the core as RATE_LIMITED and the next update sends the whole gap', async () => {
+  it('a 429 on appendStream reaches the core as a workspace-wide RateLimitError and the next update sends the whole gap', async () => {
     const a = await setup({ limits: { appendIntervalMs: 60_000, updateIntervalMs: 0 } });
     const chat = await mentionThread();
     const handle = await a.startStream(chat, {});
@@ -71,8 +71,10 @@ describe('Slack native streams', () => {
     const err = await a
       .updateStream(handle, { text: 'one two', format: 'markdown' })
       .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(SwitchboardError);
-    expect((err as SwitchboardError).code).toBe('RATE_LIMITED');
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as RateLimitError).code).toBe('RATE_LIMITED');
+    // Slack limits a method per workspace (chat.postMessage alone per channel): every chat waits.
+    expect((err as RateLimitError).scope).toBe('global');
     fake.limits.appendIntervalMs = 0;
     await a.updateStream(handle, { text: 'one two three', format: 'markdown' });
     expect(fake.callsOf('chat.appendStream').at(-1)?.args.markdown_text).toBe(' two three');
@@ -91,7 +93,7 @@ describe('Slack native streams', () => {
     expect(visibleText(fake.state.get('C1', sent.messageId)!)).toBe('Working on it. Done.');
   });
 
-  it('without chat streams (unknown_method) the first update answers NOT_FOUND with nothing posted, and chats switch to mrkdwn edits', async () => {
+  it('without chat streams (unknown_method) the first update answers STREAM_UNAVAILABLE with nothing posted, and chats switch to mrkdwn edits', async () => {
     const a = await setup({ streaming: 'unknown_method' });
     const chat = await mentionThread();
     expect(a.capabilities(chat)).toMatchObject({ nativeStream: true, dialect: 'markdown' });
@@ -101,7 +103,7 @@ describe('Slack native streams', () => {
       .updateStream(handle, { text: 'Hel', format: 'markdown', buttons: stop })
       .catch((e: unknown) => e);
     // Nothing is visible yet: the core posts the text and paces its chat.update edits itself.
-    expect((first as SwitchboardError).code).toBe('NOT_FOUND');
+    expect((first as SwitchboardError).code).toBe('STREAM_UNAVAILABLE');
     expect(fake.callsOf('chat.postMessage')).toHaveLength(0);
     expect(fake.callsOf('chat.update')).toHaveLength(0);
     expect(a.capabilities(chat)).toMatchObject({
@@ -110,7 +112,7 @@ describe('Slack native streams', () => {
       minEditIntervalMs: 3000,
     });
     const err = await a.startStream(chat, {}).catch((e: unknown) => e);
-    expect((err as SwitchboardError).code).toBe('NOT_FOUND');
+    expect((err as SwitchboardError).code).toBe('STREAM_UNAVAILABLE');
   });
 
   it('an HTTP 404 for chat.startStream counts as no streams too', async () => {
@@ -118,7 +120,7 @@ describe('Slack native streams', () => {
     const chat = await mentionThread();
     const handle = await a.startStream(chat, {});
     const first = await a.updateStream(handle, { text: 'Hi', format: 'markdown' }).catch((e: unknown) => e);
-    expect((first as SwitchboardError).code).toBe('NOT_FOUND');
+    expect((first as SwitchboardError).code).toBe('STREAM_UNAVAILABLE');
     expect(fake.callsOf('chat.postMessage')).toHaveLength(0);
     expect(a.capabilities(chat).nativeStream).toBe(false);
   });

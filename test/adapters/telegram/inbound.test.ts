@@ -54,6 +54,7 @@ describe('Telegram inbound', () => {
       'rename',
       'stop',
       'status',
+      'cost',
       'sessions',
       'resume',
       'fork',

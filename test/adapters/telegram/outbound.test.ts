@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTelegramAdapter, type TelegramAdapter } from '../../../adapters/telegram/index.js';
-import { SwitchboardError } from '../../../src/errors.js';
+import { RateLimitError, SwitchboardError } from '../../../src/errors.js';
 import { type FakeTelegram, startFakeTelegram } from '../../fakes/telegram/index.js';
 
 let fake: FakeTelegram;
@@ -69,7 +69,7 @@ describe('Telegram outbound, classic messages', () => {
     expect(fake.botMessages(42)[1]?.text).toBe('<b> is not a tag here');
   });
 
-  it('hands edit and draft 429s to the core without retrying, but lets sends retry', async () => {
+  it("hands every 429 of the outbox's calls (edits, drafts, sends) to the core without retrying", async () => {
     const { messageId } = await adapter.send('telegram:42', html('one'));
     fake.fault({ method: 'editMessageText', kind: 'rate-limit', retryAfter: 2, times: 1 });
     const limited = await rejection(adapter.edit('telegram:42', messageId, html('two')));
@@ -81,7 +81,11 @@ describe('Telegram outbound, classic messages', () => {
     const stream = await adapter.startStream('telegram:42', {});
     expect((await rejection(adapter.updateStream(stream, html('partial')))).code).toBe('RATE_LIMITED');
 
+    // A send too: the scheduler pauses the chat and sends again, instead of grammY sleeping on it.
     fake.fault({ method: 'sendMessage', kind: 'rate-limit', retryAfter: 1, times: 1 });
+    const send = await rejection(adapter.send('telegram:42', html('final text')));
+    expect(send).toBeInstanceOf(RateLimitError);
+    expect(send).toMatchObject({ code: 'RATE_LIMITED', retryAfterMs: 1000, scope: 'chat' });
     await adapter.send('telegram:42', html('final text'));
     expect(fake.state.calls.filter((c) => c.method === 'sendMessage').map((c) => c.outcome)).toEqual([
       'ok',
@@ -107,7 +111,7 @@ describe('Telegram outbound, classic messages', () => {
       [sent.messageId, 'Hello world!'],
     ]);
     expect(fake.draftsIn(42)[0]?.active).toBe(false);
-    expect((await rejection(adapter.startStream('telegram:-100', {}))).code).toBe('NOT_FOUND');
+    expect((await rejection(adapter.startStream('telegram:-100', {}))).code).toBe('STREAM_UNAVAILABLE');
   });
 
   it('puts buttons in callback_data, keeps them across edits, removes them on []', async () => {

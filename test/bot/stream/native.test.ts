@@ -97,9 +97,9 @@ describe('native streaming', () => {
     expect(adapter.violations).toEqual([]);
   });
 
-  it('falls back to edits when startStream answers NOT_FOUND', async () => {
+  it('falls back to edits when startStream answers STREAM_UNAVAILABLE', async () => {
     const { clock, adapter, outbox } = setup({ dialect: 'telegram-html' });
-    adapter.failNext('startStream', 'NOT_FOUND');
+    adapter.failNext('startStream', 'STREAM_UNAVAILABLE');
     const reply = outbox.stream('test:1');
     reply.append('Hello <there>');
     await clock.advance(100);

@@ -80,14 +80,14 @@ describe('outbox one-off calls', () => {
     expect(d.status).toBe('fulfilled');
   });
 
-  it('a failing send is retried with backoff, then rejects', async () => {
+  it('a failing send is retried with backoff (1, 2, 4, 8, 8 s: six attempts, as for a reply), then rejects', async () => {
     const { clock, adapter, outbox } = setup();
     adapter.failNext('send', 'PLATFORM_ERROR', { count: 10 });
     const sent = outbox.send('test:1', 'hello');
     const result = sent.catch((err: unknown) => err);
-    await clock.advance(10_000);
+    await clock.advance(30_000);
     expect(await result).toMatchObject({ code: 'PLATFORM_ERROR' });
-    expect(adapter.ops.map((o) => o.time)).toEqual([30, 1060, 3090]);
+    expect(adapter.ops.map((o) => o.time)).toEqual([30, 1060, 3090, 7120, 15150, 23180]);
   });
 
   it('routes by chat key prefix and refuses an unknown platform', async () => {

@@ -1,7 +1,7 @@
 /**
  * The reply-order invariant under many seeded fault mixes: whatever mix of
  * CAPABILITY_CHANGED (with the platform switching to shorter, classic
- * messages), MESSAGE_TOO_LONG, drafts going away (NOT_FOUND on a stream),
+ * messages), MESSAGE_TOO_LONG, drafts going away (STREAM_UNAVAILABLE on a stream), a stream that is gone (NOT_FOUND),
  * rejected formatting, 429s and plain failures hits a long streamed reply in
  * a private chat (with or without drafts) or a budgeted group, its messages
  * show its paragraphs once each, in order, and no call breaks the declared
@@ -52,8 +52,9 @@ const FAULTS: Fault[] = [
   { op: 'finishStream', code: 'MESSAGE_TOO_LONG' },
   { op: 'send', code: 'MESSAGE_TOO_LONG' },
   { op: 'edit', code: 'MESSAGE_TOO_LONG' },
-  { op: 'updateStream', code: 'NOT_FOUND', declares: NO_DRAFTS },
-  { op: 'startStream', code: 'NOT_FOUND', declares: NO_DRAFTS },
+  { op: 'updateStream', code: 'STREAM_UNAVAILABLE', declares: NO_DRAFTS },
+  { op: 'startStream', code: 'STREAM_UNAVAILABLE', declares: NO_DRAFTS },
+  { op: 'updateStream', code: 'NOT_FOUND' },
   { op: 'send', code: 'PLATFORM_ERROR' },
   { op: 'finishStream', code: 'PLATFORM_ERROR' },
   { op: 'edit', code: 'PLATFORM_ERROR' },

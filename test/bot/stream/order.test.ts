@@ -129,7 +129,7 @@ describe('reply order', () => {
     const reply = outbox.stream('test:1');
     reply.append('Paragraph 0: start.\n\n');
     await clock.advance(100);
-    adapter.failNext('updateStream', 'NOT_FOUND', {
+    adapter.failNext('updateStream', 'STREAM_UNAVAILABLE', {
       match: () => {
         adapter.setCapabilities({ ...CLASSIC, nativeStream: false });
         return true;
@@ -142,7 +142,7 @@ describe('reply order', () => {
     await clock.advance(8000);
     await done;
     expect(adapter.ops.filter((o) => !o.ok).map((o) => [o.op, o.error])).toEqual([
-      ['updateStream', 'NOT_FOUND'],
+      ['updateStream', 'STREAM_UNAVAILABLE'],
     ]);
     expect(paragraphsShown(adapter, 'test:1')).toEqual([0, ...ALL]);
     expect(adapter.violations).toEqual([]);

@@ -39,7 +39,7 @@ describe('RecordingAdapter (the fake the outbox tests trust)', () => {
     await adapter.send('test:2', msg('two'));
     await expect(adapter.send('test:3', msg('x'))).rejects.toMatchObject({
       code: 'RATE_LIMITED',
-      detail: { scope: 'global' },
+      scope: 'global',
     });
     expect(adapter.violations.map((v) => v.rule)).toEqual(['budget', 'global']);
     await clock.advance(1000);

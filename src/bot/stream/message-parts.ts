@@ -1,6 +1,9 @@
 /**
- * Pure layout helpers of a streamed reply: where its text is cut into
- * messages and how each part renders. No state, no calls.
+ * The outbox's layout: a pure function from Markdown text and a chat's
+ * capabilities to the parts that each fit one message, and the helpers a
+ * streamed reply uses to choose where a message ends. No state, no calls:
+ * the reply (reply.ts) and one-off sends (oneoff.ts) decide what to do with
+ * the parts.
  */
 
 import type { ChatCapabilities, Dialect } from '../adapter-contract.js';
@@ -19,8 +22,8 @@ const BUDGET_HEADROOM = 1.1;
 /** Room kept free for the status line in a live message. */
 const STATUS_RESERVE = 120;
 
-/** One message's share of the reply text. */
-export interface Part {
+/** One message's share of a text. */
+export interface MessagePart {
   start: number;
   end: number;
   /** The fence open at `start` (reopened at the top of the part). */
@@ -31,8 +34,8 @@ export interface Part {
   rendered: string;
 }
 
-/** How to lay out one region of the reply. */
-export interface PartOptions {
+/** How to lay out one region of a text. */
+export interface MessagePartOptions {
   caps: ChatCapabilities;
   dialect: Dialect;
   /** Parts carry the model's Markdown as is (Markdown native streams). */
@@ -41,7 +44,8 @@ export interface PartOptions {
   final: boolean;
   /** Keep room for the status line (live edited messages). */
   statusRoom: boolean;
-  cache: RenderCache;
+  /** Renderings of finished block groups, reused while a reply grows. */
+  cache?: RenderCache;
 }
 
 /**
@@ -80,10 +84,15 @@ export function cutNear(text: string, start: number, end: number): number {
 }
 
 /** Lays out `md` from `from` (where `fence` is open) into parts that fit one message each. */
-export function layoutParts(md: string, from: number, fence: FenceState | undefined, o: PartOptions): Part[] {
+export function messageParts(
+  md: string,
+  from: number,
+  fence: FenceState | undefined,
+  o: MessagePartOptions,
+): MessagePart[] {
   const reserve = o.statusRoom ? Math.min(STATUS_RESERVE, Math.floor(o.caps.maxMessageLength / 10)) : 0;
   const maxLength = o.caps.maxMessageLength - reserve;
-  const parts: Part[] = [];
+  const parts: MessagePart[] = [];
   let f = fence;
   if (o.raw) {
     let start = from;
@@ -95,7 +104,14 @@ export function layoutParts(md: string, from: number, fence: FenceState | undefi
     }
     return parts;
   }
-  const options = { dialect: o.dialect, maxLength, from, fence, partial: !o.final, cache: o.cache };
+  const options = {
+    dialect: o.dialect,
+    maxLength,
+    from,
+    fence,
+    partial: !o.final,
+    ...(o.cache ? { cache: o.cache } : {}),
+  };
   for (const p of layoutMarkdown(md, options)) {
     parts.push({
       start: p.start,
@@ -121,7 +137,7 @@ export function partUntil(
   cut: number,
   dialect: Dialect,
   maxLength: number,
-): Part | undefined {
+): MessagePart | undefined {
   const fenceAtCut = fenceStateAt(text, start, fence, cut);
   const prefix = fence ? `${fence.indent}${fence.marker}${fence.info}\n` : '';
   const suffix = fenceAtCut
