@@ -67,7 +67,12 @@ export const CONSOLE_OPERATOR = 'console:operator';
  * started) when an adapter cannot start, e.g. a token the platform rejects.
  */
 export async function startSwitchboard(config: Config, deps: AppDeps = {}): Promise<RunningApp> {
-  const logger = deps.logger ?? createAppLogger(config);
+  // The terminal chat owns its terminal: logs that would land between chat lines go to a file.
+  const consoleLogFile =
+    config.console && !config.logFile && !deps.logger && process.stderr.isTTY
+      ? join(config.dataDir, 'switchboard.log')
+      : undefined;
+  const logger = deps.logger ?? createAppLogger(config, consoleLogFile);
   const clock = deps.clock ?? systemClock;
   await mkdir(config.dataDir, { recursive: true });
   await mkdir(config.workspace, { recursive: true });
@@ -85,7 +90,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     ],
   });
   try {
-    adapters = await createAdapters(config, logger, clock, deps, ops);
+    adapters = await createAdapters(config, logger, clock, deps, ops, consoleLogFile);
   } catch (err) {
     await shared.close();
     throw err;
@@ -184,9 +189,10 @@ function turnCost(model: string, usage: TokenUsage, prices: PriceTable): number 
  * logs go to SWITCHBOARD_LOG_FILE when set, else to stderr at warn level and
  * above: nothing routine appears between the chat's lines.
  */
-function createAppLogger(config: Config): Logger {
+function createAppLogger(config: Config, consoleLogFile: string | undefined): Logger {
   const base = { secrets: config.secrets, format: config.logFormat } as const;
-  if (config.logFile) return createLogger({ ...base, level: config.logLevel, file: config.logFile });
+  const file = config.logFile ?? consoleLogFile;
+  if (file) return createLogger({ ...base, level: config.logLevel, file });
   if (!config.console) return createLogger({ ...base, level: config.logLevel });
   const quiet = LEVELS.indexOf(config.logLevel) < LEVELS.indexOf('warn') ? 'warn' : config.logLevel;
   return createLogger({ ...base, level: quiet, fd: 2 });
@@ -327,6 +333,7 @@ async function createAdapters(
   clock: Clock,
   deps: AppDeps,
   ops: OpsRoutes,
+  consoleLogFile?: string,
 ): Promise<ChatAdapter[]> {
   const adapters: ChatAdapter[] = [];
   if (config.telegram) {
@@ -372,7 +379,14 @@ async function createAdapters(
   }
   if (config.console) {
     const { createConsoleAdapter } = await import('../adapters/console/index.js');
-    adapters.push(createConsoleAdapter(deps.consoleIO ?? { input: process.stdin, output: process.stdout }));
+    const io = deps.consoleIO ?? { input: process.stdin, output: process.stdout };
+    adapters.push(
+      createConsoleAdapter({
+        ...io,
+        historyFile: join(config.dataDir, 'console-history'),
+        ...(consoleLogFile ? { logFile: consoleLogFile } : {}),
+      }),
+    );
   }
   return adapters;
 }

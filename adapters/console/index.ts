@@ -1,8 +1,11 @@
 /**
  * The console adapter: a terminal chat over the same bot core, so
- * switchboard can be tried with only an Anthropic key. Lines starting with
- * `/` are commands; approval buttons appear as numbered choices answered by
- * typing the number. It reads stdin line by line, TTY or not.
+ * switchboard can be tried with only an Anthropic key. On a terminal it has
+ * a prompt with line editing and history (node:readline), replies that
+ * stream in place, tool activity as dimmed lines where it happens, and
+ * approvals answered by typing the number of a choice while one waits.
+ * Ctrl-C stops the running reply; pressed again, it leaves. Lines starting
+ * with `/` are commands. Piped input works too, line by line.
  *
  * @example
  * const adapter = createConsoleAdapter({ input: process.stdin, output: process.stdout });
@@ -16,9 +19,11 @@ import type {
   EventSink,
   OutboundMessage,
   SentMessage,
-  StreamHandle,
 } from '../../src/bot/adapter-contract.js';
-import { GrowingMessage } from './terminal.js';
+import { HISTORY_SIZE, loadHistory, saveHistory } from './history.js';
+import { cleanLine, readLine } from './input.js';
+import { ReplyPrinter } from './reply-printer.js';
+import { dim, Screen } from './screen.js';
 
 /** Options for {@link createConsoleAdapter}. */
 export interface ConsoleAdapterOptions {
@@ -26,6 +31,10 @@ export interface ConsoleAdapterOptions {
   output?: NodeJS.WritableStream;
   /** Display name of the operator; default the OS user name. */
   userName?: string;
+  /** Where the logs go instead of the terminal, named once at the start. */
+  logFile?: string;
+  /** Where typed lines are kept between runs (on a terminal only); none by default. */
+  historyFile?: string;
 }
 
 /** The console chat's only chat key. */
@@ -36,12 +45,19 @@ const CAPABILITIES: ChatCapabilities = {
   minEditIntervalMs: 0,
   // A terminal shows Markdown markers literally; plain text reads better.
   dialect: 'plain',
-  nativeStream: true,
+  // Replies arrive as a message and its edits; the reply printer shows each one once.
+  nativeStream: false,
   buttonPayloadLimit: 200,
   typingIntervalMs: 0,
+  // Where the session stands, after each reply, as CLI agents show it.
+  replyFooter: true,
 };
 
-/** A console adapter; `inputEnded` resolves when stdin closes. */
+const PROMPT = '› ';
+/** The core's line after each reply (context used), shown dimmed. */
+const FOOTER = /^◔ /u;
+
+/** A console adapter; `inputEnded` resolves when stdin closes or the operator leaves. */
 export interface ConsoleAdapter extends ChatAdapter {
   readonly inputEnded: Promise<void>;
 }
@@ -49,59 +65,85 @@ export interface ConsoleAdapter extends ChatAdapter {
 /** Creates the terminal chat adapter. */
 export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): ConsoleAdapter {
   const input = options.input ?? process.stdin;
-  const output = options.output ?? process.stdout;
+  const screen = new Screen(options.output ?? process.stdout);
   const userName = options.userName ?? safeUserName();
-  const write = (s: string) => {
-    output.write(s);
-  };
+  const user = { id: 'operator', name: userName };
   let rl: Interface | undefined;
   let seq = 0;
-  let choices: Button[] = [];
-  const streams = new Map<string, GrowingMessage>();
+  /** The approval waiting for a typed choice, if any. */
+  let offer: { messageId: string; buttons: Button[] } | undefined;
+  /** Replies being written, by message id: open from their first text to the edit that takes their Stop button away. */
+  const replies = new Map<string, ReplyPrinter>();
   const texts = new Map<string, string>();
+  let interrupts = 0;
   let endInput!: () => void;
   const inputEnded = new Promise<void>((resolve) => {
     endInput = resolve;
   });
 
-  const showButtons = (buttons: Button[][] | undefined) => {
-    const flat = (buttons ?? []).flat();
+  const setOffer = (messageId: string, buttons: Button[][] | undefined) => {
+    const flat = (buttons ?? []).flat().filter((b) => !b.stopsReply);
     if (flat.length === 0) return;
-    choices = flat;
-    write(`  ${flat.map((b, i) => `[${i + 1}] ${b.label}`).join('   ')}   (type the number)\n`);
+    offer = { messageId, buttons: flat };
+    const choices = flat.map((b, i) => `[${i + 1}] ${b.label}`).join('   ');
+    screen.line(`  ${choices}   (type the number)`);
+    rl?.setPrompt(`${flat.length === 1 ? '1' : `1-${flat.length}`} ${PROMPT}`);
+  };
+  const clearOffer = (messageId: string) => {
+    if (offer?.messageId !== messageId) return;
+    offer = undefined;
+    rl?.setPrompt(PROMPT);
   };
 
-  const user = { id: 'operator', name: userName };
-
   const handleLine = async (sink: EventSink, raw: string) => {
-    const line = raw.trim();
-    if (!line) return;
+    const typed = readLine(cleanLine(raw), offer?.buttons.length ?? 0);
     const id = String(++seq);
-    const pick = /^\d+$/.test(line) ? choices[Number(line) - 1] : undefined;
-    if (pick) {
-      choices = [];
-      await sink({
-        type: 'button',
-        chat: CONSOLE_CHAT,
-        user,
-        payload: pick.payload,
-        respond: async ({ text }) => write(`  ${text}\n`),
-      });
+    switch (typed.kind) {
+      case 'empty':
+        return;
+      case 'choice': {
+        const pick = offer?.buttons[typed.index];
+        if (!offer || !pick) return;
+        clearOffer(offer.messageId);
+        await sink({
+          type: 'button',
+          chat: CONSOLE_CHAT,
+          user,
+          payload: pick.payload,
+          respond: async ({ text }) => screen.line(`  ${text}`),
+        });
+        return;
+      }
+      case 'command':
+        await sink({
+          type: 'command',
+          chat: CONSOLE_CHAT,
+          user,
+          name: typed.name,
+          args: typed.args,
+          messageId: `in${id}`,
+        });
+        return;
+      case 'text':
+        if (offer) {
+          // A reply to the agent now would wait behind the approval; say what is expected instead.
+          screen.line(`  An approval is waiting: type a number from 1 to ${offer.buttons.length}, or /stop.`);
+          return;
+        }
+        await sink({ type: 'message', chat: CONSOLE_CHAT, user, text: typed.text, messageId: `in${id}` });
+    }
+  };
+
+  /** Ctrl-C: the first press stops the running reply, the second leaves. */
+  const interrupt = (sink: EventSink) => {
+    interrupts++;
+    if (interrupts > 1) {
+      screen.line('Bye.');
+      rl?.close();
       return;
     }
-    const command = /^\/(\w+)\s*([\s\S]*)$/.exec(line);
-    if (command) {
-      await sink({
-        type: 'command',
-        chat: CONSOLE_CHAT,
-        user,
-        name: (command[1] ?? '').toLowerCase(),
-        args: command[2] ?? '',
-        messageId: `in${id}`,
-      });
-      return;
-    }
-    await sink({ type: 'message', chat: CONSOLE_CHAT, user, text: line, messageId: `in${id}` });
+    screen.line('⏹ Ctrl-C: stopping the reply (press Ctrl-C again to leave).');
+    void sink({ type: 'stop', chat: CONSOLE_CHAT, user }).catch(() => undefined);
   };
 
   const adapter: ConsoleAdapter = {
@@ -109,16 +151,37 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
     inputEnded,
     capabilities: () => CAPABILITIES,
     async start(sink) {
-      write(`switchboard console — you are ${userName}. Type a message, or /help.\n`);
-      rl = createInterface({ input, terminal: false });
+      const terminal = screen.tty && (input as NodeJS.ReadStream).isTTY === true;
+      screen.line(
+        `switchboard console — you are ${userName}. Type a message, or /help.` +
+          (terminal ? ' Ctrl-C stops a reply; twice leaves.' : ''),
+      );
+      if (options.logFile) screen.line(`Logs: ${options.logFile}`);
+      const lines = createInterface({
+        input,
+        output: screen.promptOutput,
+        terminal,
+        prompt: PROMPT,
+        historySize: HISTORY_SIZE,
+        removeHistoryDuplicates: true,
+        ...(terminal ? { history: loadHistory(options.historyFile) } : {}),
+      });
+      if (terminal) lines.on('history', (history: string[]) => saveHistory(options.historyFile, history));
+      rl = lines;
+      screen.attach(lines);
       // One line at a time, in order, as a chat platform delivers messages.
       let chain = Promise.resolve();
-      rl.on('line', (line) => {
+      lines.on('line', (line) => {
+        interrupts = 0;
+        screen.promptSubmitted(line);
         chain = chain
           .then(() => handleLine(sink, line))
-          .catch((err: unknown) => write(`  error: ${String(err)}\n`));
+          .catch((err: unknown) => screen.line(`  error: ${String(err)}`))
+          .finally(() => screen.showPrompt());
       });
-      rl.on('close', () => endInput());
+      lines.on('SIGINT', () => interrupt(sink));
+      lines.on('close', () => endInput());
+      screen.showPrompt();
     },
     async stop() {
       rl?.close();
@@ -126,37 +189,56 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
     async send(_chat, message: OutboundMessage): Promise<SentMessage> {
       const messageId = `out${++seq}`;
       texts.set(messageId, message.text);
-      write(`${message.text}\n`);
-      showButtons(message.buttons);
+      if (isLiveReply(message)) {
+        // A reply starts: the prompt stays away until it is done.
+        screen.hold();
+        if (screen.column !== 0) screen.write('\n');
+        const printer = new ReplyPrinter(screen);
+        replies.set(messageId, printer);
+        printer.update(message.text);
+        return { messageId };
+      }
+      screen.line(FOOTER.test(message.text) ? dim(message.text, screen.tty) : message.text);
+      setOffer(messageId, message.buttons);
+      screen.showPrompt();
       return { messageId };
     },
     async edit(_chat, messageId, message) {
-      if (texts.get(messageId) === message.text) return;
+      const printer = replies.get(messageId);
+      if (printer) {
+        if (isLiveReply(message) || message.buttons === undefined) {
+          printer.update(message.text);
+          return;
+        }
+        replies.delete(messageId);
+        printer.end(message.text);
+        texts.set(messageId, message.text);
+        screen.release();
+        return;
+      }
+      const before = texts.get(messageId);
       texts.set(messageId, message.text);
-      write(`  ↳ ${message.text}\n`);
-      showButtons(message.buttons);
+      if (message.buttons?.length === 0) clearOffer(messageId);
+      if (before !== message.text) {
+        // An outcome added under a prompt shows as that line alone, not the prompt again.
+        const added = before !== undefined && message.text.startsWith(before);
+        screen.line(added ? `  ${message.text.slice(before.length).trim()}` : `  ↳ ${message.text}`);
+      }
+      setOffer(messageId, message.buttons);
+      screen.showPrompt();
     },
-    async delete() {},
+    async delete(_chat, messageId) {
+      if (replies.delete(messageId)) screen.release();
+    },
     async typing() {},
-    async startStream(chat): Promise<StreamHandle> {
-      const handle = { chat, id: `stream${++seq}` };
-      streams.set(handle.id, new GrowingMessage(write));
-      return handle;
-    },
-    async updateStream(handle, message) {
-      streams.get(handle.id)?.update(message.text);
-    },
-    async finishStream(handle, message) {
-      streams.get(handle.id)?.end(message.text);
-      streams.delete(handle.id);
-      const messageId = `out${++seq}`;
-      texts.set(messageId, message.text);
-      showButtons(message.buttons);
-      return { messageId };
-    },
     describeChat: () => 'this terminal',
   };
   return adapter;
+}
+
+/** A streaming reply carries the Stop button until its final edit. */
+function isLiveReply(message: OutboundMessage): boolean {
+  return (message.buttons ?? []).some((row) => row.some((b) => b.stopsReply));
 }
 
 function safeUserName(): string {

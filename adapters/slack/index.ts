@@ -138,9 +138,9 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     threadLink: async (channel, threadTs) => {
       try {
         const res = await callSlack(sendClient, 'chat.getPermalink', { channel, message_ts: threadTs });
-        return `<${String(res.permalink)}|this thread>`;
+        return `<${String(res.permalink)}|the latest thread>`;
       } catch {
-        return `the thread started at ${threadTs}`;
+        return 'the latest thread';
       }
     },
     startThread: async (channel, text) => {

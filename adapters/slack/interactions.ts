@@ -53,7 +53,7 @@ export interface InteractionDeps {
   outbound: SlackOutbound;
   logger: Logger;
   commandName: string;
-  /** A link to a thread for "In thread of ..." notes. */
+  /** "the latest thread", linked to it where Slack gives a permalink, for "In the latest thread: ..." notes. */
   threadLink: (channel: string, threadTs: string) => Promise<string>;
   /** Posts a top-level message and returns its ts (a new thread). */
   startThread: (channel: string, text: string) => Promise<string>;
@@ -103,7 +103,7 @@ export class SlackInteractions {
     if (!threadTs) {
       // The person's own session in this channel, never whichever thread was busiest last.
       threadTs = tracker.recentOf(channel, userId);
-      if (threadTs) note = `In thread of ${await this.deps.threadLink(channel, threadTs)}: `;
+      if (threadTs) note = `In ${await this.deps.threadLink(channel, threadTs)}: `;
     }
     if (!threadTs) {
       try {
@@ -119,7 +119,7 @@ export class SlackInteractions {
     tracker.join(channel, threadTs);
     tracker.touch(channel, threadTs, userId);
     tracker.setRecipient(channel, threadTs, { userId, teamId: command.team_id ?? this.bot?.teamId ?? '' });
-    if (note) await respondUrl(`${note}running \`${name}\`.`).catch(() => {});
+    if (note) await respondUrl(`${note}running ${this.deps.commandName} ${name}.`).catch(() => {});
     const chat = slackChatKey(channel, threadTs);
     const thread = threadTs;
     const respond = once(async ({ text }) => {

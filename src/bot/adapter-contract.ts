@@ -126,6 +126,11 @@ export interface ChatCapabilities {
   buttonPayloadLimit: number;
   /** How long a typing indicator lasts; the core re-sends it while the model works. 0: no typing. */
   typingIntervalMs: number;
+  /**
+   * After each reply, send one line on where the session stands (context
+   * used). The terminal shows it; in a chat platform it would be noise.
+   */
+  replyFooter?: boolean;
 }
 
 /** A button the core asks for. `payload` fits the adapter's declared limit. */
@@ -133,6 +138,12 @@ export interface Button {
   label: string;
   payload: string;
   style?: 'primary' | 'danger';
+  /**
+   * Set on the Stop button of a streaming reply. It also marks that message
+   * as the live reply, for an adapter that offers buttons another way and
+   * has a stop control of its own (the terminal's Ctrl-C).
+   */
+  stopsReply?: boolean;
 }
 
 /** The rendered form of a message. */

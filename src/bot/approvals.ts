@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import type { PermissionAnswer, PermissionRequest } from '../session/types.js';
 import type { AccessPolicy } from './access.js';
 import type { ButtonEvent } from './adapter-contract.js';
+import { type ApprovalView, approvalView } from './approval-prompt.js';
 import { approvalButtons, type ButtonPayload, shortId } from './buttons.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
@@ -84,11 +85,9 @@ export class ApprovalRegistry {
   open(input: ApprovalInput): string {
     const { outbox, clock, timeoutMs, logger } = this.#options;
     const id = shortId();
-    const prompt = say.approvalPrompt(input.request);
-    const sent = outbox.send(input.chat, prompt, { buttons: approvalButtons(id) }).catch((err: unknown) => {
-      logger.error({ chat: input.chat, err: describeError(err) }, 'approval prompt could not be sent');
-      return [] as string[];
-    });
+    const view = approvalView(input.request, outbox.capabilities(input.chat).maxMessageLength);
+    const prompt = view.prompt;
+    const sent = this.#post(input.chat, view, id);
     const timer = clock.setTimeout(() => this.#settle(id, 'deny', say.deniedTimeout, true), timeoutMs);
     this.#pending.set(id, { ...input, id, prompt, sent, timer });
     logger.info({ chat: input.chat, approval: id, tool: input.request.toolName }, 'approval requested');
@@ -164,6 +163,31 @@ export class ApprovalRegistry {
     this.#edits.add(edit);
     void edit.finally(() => this.#edits.delete(edit));
     return accepted;
+  }
+
+  /**
+   * Sends the whole detail first when the prompt holds only a preview, then
+   * the prompt as a reply to it, so the full text is one tap away.
+   */
+  async #post(chat: string, view: ApprovalView, id: string): Promise<string[]> {
+    const { outbox, logger } = this.#options;
+    let above: string | undefined;
+    if (view.full !== undefined) {
+      const ids = await outbox.send(chat, view.full).catch((err: unknown) => {
+        logger.warn({ chat, err: describeError(err) }, 'the whole approval detail could not be sent');
+        return [] as string[];
+      });
+      above = ids[0];
+    }
+    return outbox
+      .send(chat, view.prompt, {
+        buttons: approvalButtons(id),
+        ...(above === undefined ? {} : { replyTo: above }),
+      })
+      .catch((err: unknown) => {
+        logger.error({ chat, err: describeError(err) }, 'approval prompt could not be sent');
+        return [] as string[];
+      });
   }
 
   async #edit(pending: Pending, text: string): Promise<void> {

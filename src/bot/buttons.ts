@@ -53,5 +53,5 @@ export function approvalButtons(id: string): Button[][] {
 
 /** The Stop button that sits on a streaming reply. */
 export function stopButtons(turnId: string): Button[][] {
-  return [[{ label: 'Stop', payload: encodeButton('stop', turnId), style: 'danger' }]];
+  return [[{ label: 'Stop', payload: encodeButton('stop', turnId), style: 'danger', stopsReply: true }]];
 }

@@ -42,8 +42,8 @@ export interface ChatGate {
   wake(): void;
 }
 
-/** Makes the gate of one chat; `sayInChat` tells the chat why a message was given up. */
-export type ChatGateFactory = (chat: string, sayInChat: (text: string) => void) => ChatGate;
+/** Makes the gate of one chat; `tellChat` tells the chat why a message was given up. */
+export type ChatGateFactory = (chat: string, tellChat: (text: string) => void) => ChatGate;
 
 /** One process: nothing to wait for, nothing to lose. */
 export const OPEN_GATE: ChatGate = {
@@ -54,7 +54,7 @@ export const OPEN_GATE: ChatGate = {
 
 /** The gates of a replica: each chat's work runs under the chat's lease. */
 export function leaseGates(cfg: RuntimeLease, clock: Clock, logger: Logger): ChatGateFactory {
-  return (chat, sayInChat) => new ChatLeaseHolder(chat, cfg, clock, logger, sayInChat);
+  return (chat, tellChat) => new ChatLeaseHolder(chat, cfg, clock, logger, tellChat);
 }
 
 /** Takes, holds and releases one chat's lease for its runtime. */
@@ -63,7 +63,7 @@ class ChatLeaseHolder implements ChatGate {
   readonly #cfg: RuntimeLease;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #say: (text: string) => void;
+  readonly #tell: (text: string) => void;
   /** Leases of this chat held right now (a turn or task, an exclusive command). */
   #holding = 0;
   #wake: (() => void) | undefined;
@@ -73,13 +73,13 @@ class ChatLeaseHolder implements ChatGate {
     cfg: RuntimeLease,
     clock: Clock,
     logger: Logger,
-    sayInChat: (text: string) => void,
+    tellChat: (text: string) => void,
   ) {
     this.#chat = chat;
     this.#cfg = cfg;
     this.#clock = clock;
     this.#logger = logger;
-    this.#say = sayInChat;
+    this.#tell = tellChat;
   }
 
   /**
@@ -120,7 +120,7 @@ class ChatLeaseHolder implements ChatGate {
       if (stopped()) return;
       if (this.#clock.now() >= deadline) {
         logger.warn({ chat, waitMs: cfg.waitMs }, 'gave up waiting for the chat lease');
-        this.#say(say.leaseWaitExpired);
+        this.#tell(say.leaseWaitExpired);
         return;
       }
       await this.#pause(cfg.retryMs);

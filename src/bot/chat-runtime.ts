@@ -63,7 +63,7 @@ export class ChatRuntime {
   constructor(chat: string, deps: RuntimeDeps) {
     this.chat = chat;
     this.#d = deps;
-    this.#gate = deps.gate?.(chat, (text) => this.#say(text)) ?? OPEN_GATE;
+    this.#gate = deps.gate?.(chat, (text) => this.#tell(text)) ?? OPEN_GATE;
   }
 
   /** True while a turn or task runs or anything is queued. */
@@ -202,7 +202,7 @@ export class ChatRuntime {
         { chat: this.chat, turn: turn.turnId, err: describeError(err) },
         'turn could not run',
       );
-      this.#say(say.turnError(describeError(err)));
+      this.#tell(say.turnError(describeError(err)));
     } finally {
       this.#running = undefined;
       this.#current = undefined;
@@ -246,7 +246,7 @@ export class ChatRuntime {
           approvals,
           logger,
           isCurrent: () => this.#running === turn,
-          say: (text) => this.#say(text),
+          tell: (text) => this.#tell(text),
           ...(this.#d.saveHealth ? { saveHealth: this.#d.saveHealth, now: () => clock.now() } : {}),
         });
         this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...ended });
@@ -258,7 +258,7 @@ export class ChatRuntime {
       }
     } catch (err) {
       logger.error({ chat: this.chat, turn: turn.turnId, err: describeError(err) }, 'turn could not run');
-      this.#say(say.turnError(describeError(err)));
+      this.#tell(say.turnError(describeError(err)));
     } finally {
       signal?.removeEventListener('abort', lost);
       release?.();
@@ -289,7 +289,7 @@ export class ChatRuntime {
     if (this.#running === turn) this.#abortRunning(ours ? say.leaseLost : '');
   }
 
-  #say(text: string): void {
+  #tell(text: string): void {
     this.#d.outbox.send(this.chat, text).catch((err: unknown) => {
       this.#d.logger.error({ chat: this.chat, err: describeError(err) }, 'could not send a message');
     });

@@ -55,7 +55,7 @@ export interface TurnContext {
   /** False once the chat has moved on from this turn (stopped, ended). */
   isCurrent: () => boolean;
   /** Sends a one-off line to the chat without waiting for it. */
-  say: (text: string) => void;
+  tell: (text: string) => void;
   /** Tracks failed and recovered saves, said once each in the chat. */
   saveHealth?: SaveHealth;
   /** Now, for the time a chat's saves started failing. */
@@ -101,7 +101,7 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
   const onError = (err: Error) => {
     logger.warn({ chat: ctx.chat, err: describeError(err) }, 'session reported an error');
   };
-  const onNotice = (text: string) => ctx.say(`ℹ️ ${text}`);
+  const onNotice = (text: string) => ctx.tell(`ℹ️ ${text}`);
   const onPermission = (request: PermissionRequest) => {
     void ask(ctx, request);
   };
@@ -148,9 +148,10 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
   const aborted = stopped && (failure === undefined || isErrorCode(failure, 'ABORTED'));
   if (failure && !aborted) {
     logger.warn({ chat: ctx.chat, turn: turn.turnId, err: describeError(failure) }, 'turn failed');
-    ctx.say(say.turnError(describeError(failure)));
+    ctx.tell(say.turnError(describeError(failure)));
   }
   reportSave(ctx, saveError, result !== undefined);
+  if (outbox.capabilities(ctx.chat).replyFooter) ctx.tell(say.replyFooter(session.getContextState()));
   logger.info(
     {
       chat: ctx.chat,
@@ -173,7 +174,7 @@ function reportSave(ctx: TurnContext, error: Error | undefined, completed: boole
     : completed
       ? health.saved(ctx.chat)
       : undefined;
-  if (line) ctx.say(line);
+  if (line) ctx.tell(line);
 }
 
 /** Listeners by session event. */

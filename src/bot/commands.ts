@@ -153,7 +153,7 @@ async function runStatus(ctx: CommandContext): Promise<void> {
   const tokens = `${state.usedTokens.toLocaleString('en-US')} of ${state.maxTokens.toLocaleString('en-US')} tokens`;
   const name = session.getName();
   const lines = [
-    `Session: ${name ? `"${name}" ` : ''}(${session.getSession().getSessionId()})`,
+    say.sessionLine(name, session.getSession().getSessionId()),
     `Context: ${pct(state.usedPercentage)} used (${tokens})`,
     `Model: ${session.getModel()} (${session.getModelInfo().contextWindow.toLocaleString('en-US')}-token window)`,
     `Cost: ${describeUsage(session.getUsage(), ctx.prices)}`,

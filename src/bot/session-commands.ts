@@ -8,6 +8,7 @@ import { describeError } from '../errors.js';
 import { validateSessionId, validateSessionName } from '../store/index.js';
 import type { SessionMeta, StoreListEntry } from '../store/types.js';
 import { type CommandContext, whenIdle } from './command-context.js';
+import { say } from './text.js';
 
 const MAX_LISTED = 25;
 
@@ -43,7 +44,7 @@ export async function listSessions(ctx: CommandContext): Promise<void> {
     const mark = m.id === current ? '▶' : '•';
     const owner = admin && m.owner ? ` · ${m.owner}` : '';
     const here = m.id === current ? ' (this chat)' : '';
-    return `${mark} ${m.name ?? '(unnamed)'} · ${m.id} · updated ${updated(m.updatedAt)}${owner}${here}`;
+    return `${mark} ${say.listedName(m.name)} · ${m.id} · updated ${updated(m.updatedAt)}${owner}${here}`;
   });
   if (valid.length > MAX_LISTED) lines.push(`…and ${valid.length - MAX_LISTED} more.`);
   for (const entry of broken) {
@@ -104,12 +105,11 @@ export async function resumeSession(ctx: CommandContext, arg: string): Promise<v
   }
   const meta = target;
   if ((await ctx.registry.boundId(ctx.chat)) === meta.id) {
-    await ctx.answer(`This chat is already on ${meta.name ? `"${meta.name}" ` : ''}(${meta.id}).`);
+    await ctx.answer(say.alreadyOn(meta.name, meta.id));
     return;
   }
   await whenIdle(ctx, 'resume', async () => {
     await ctx.registry.resume(ctx.chat, meta.id, meta.owner);
-    const label = meta.name ? `"${meta.name}" (${meta.id})` : meta.id;
-    return `Resumed ${label}: ${meta.messageCount} messages, last updated ${updated(meta.updatedAt)}.`;
+    return say.resumed(meta.name, meta.id, meta.messageCount, updated(meta.updatedAt));
   });
 }

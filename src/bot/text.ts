@@ -1,8 +1,10 @@
 /**
  * Every sentence the bot core says to people, in one place, so wording stays
- * consistent across platforms and tests can match it exactly.
+ * consistent across platforms and tests can match it exactly. `say` is this
+ * catalogue of words only; what sends a line to a chat is called `tell`
+ * (`ctx.tell(say.expired)`: tell the chat what to say).
  */
-import type { PermissionRequest, ToolClass } from '../session/types.js';
+import type { ContextWindowState } from '../vocabulary.js';
 import type { Attachment } from './adapter-contract.js';
 import { markdownLiteral } from './format/index.js';
 
@@ -10,7 +12,11 @@ import { markdownLiteral } from './format/index.js';
 export const MAX_INPUT_CHARS = 32_000;
 
 const fmt = (n: number) => n.toLocaleString('en-US');
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** `1 message`, `2 messages`: a count with its noun in agreement. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${fmt(n)} ${n === 1 ? one : many}`;
+}
 
 /** User-facing strings of the bot core. */
 export const say = {
@@ -21,7 +27,7 @@ export const say = {
   tooLong: (length: number) =>
     `That message is ${fmt(length)} characters; the limit is ${fmt(MAX_INPUT_CHARS)}. Please shorten it or send it in parts.`,
   queueFull: (limit: number) =>
-    `The queue is full (${limit} messages are waiting); send this again once the current replies are done, or /stop them.`,
+    `The queue is full (${plural(limit, 'message')} ${limit === 1 ? 'is' : 'are'} waiting); send this again once the current replies are done, or /stop them.`,
   unreadable: (attachments: readonly Attachment[]) =>
     `I can't read ${describeKinds(attachments)} yet; please send text.`,
   imageMissing: "I couldn't download that image; please send it again.",
@@ -46,7 +52,21 @@ export const say = {
   corruptSession: (id: string, status: string, reason: string) =>
     `⚠️ This chat's session ${id} could not be read (${status}${reason ? `: ${reason}` : ''}). ` +
     'Its files were moved aside intact; starting a fresh session.',
-  approvalPrompt,
+  /** A session as people read it: its name, or that it has none, then its id. */
+  sessionLabel: (name: string | undefined, id: string) =>
+    name ? `"${name}" (${id})` : `an unnamed session (${id})`,
+  /** /status's first line. */
+  sessionLine: (name: string | undefined, id: string) =>
+    name ? `Session: "${name}" (${id})` : `Session: unnamed, id ${id} (name it with /rename)`,
+  /** A /sessions entry's name. */
+  listedName: (name: string | undefined) => name ?? 'unnamed',
+  alreadyOn: (name: string | undefined, id: string) =>
+    `This chat is already on ${say.sessionLabel(name, id)}.`,
+  resumed: (name: string | undefined, id: string, messages: number, updated: string) =>
+    `Resumed ${say.sessionLabel(name, id)}: ${plural(messages, 'message')}, last updated ${updated}.`,
+  /** The terminal's line after each reply: `◔ 12% of the context used (24,600 of 200,000 tokens)`. */
+  replyFooter: (state: Pick<ContextWindowState, 'usedTokens' | 'maxTokens' | 'usedPercentage'>) =>
+    `◔ ${state.usedPercentage < 10 ? state.usedPercentage.toFixed(1) : Math.round(state.usedPercentage)}% of the context used (${fmt(state.usedTokens)} of ${plural(state.maxTokens, 'token')})`,
   approvalOnlyFor: (name: string) => `Only ${name} or an admin can answer this.`,
   expired: 'This request has expired; please ask again.',
   // Names are people's own text inside a Markdown message: quoted literally.
@@ -69,27 +89,6 @@ export const say = {
   leaseLost:
     '⚠️ stopped: this bot process stalled past its lease on the chat; send your message again to continue',
 } as const;
-
-const VERBS: Record<ToolClass, string> = { execute: 'run', modify: 'change', inspect: 'read' };
-const MAX_DETAIL = 1_000;
-
-/** `🔐 Bash wants to run: \`npm test\`` from a permission request. */
-function approvalPrompt(request: Pick<PermissionRequest, 'toolName' | 'summary' | 'toolClass'>): string {
-  const prefix = `${request.toolName}: `;
-  let detail = request.summary.startsWith(prefix) ? request.summary.slice(prefix.length) : request.summary;
-  if (detail.length > MAX_DETAIL) detail = `${detail.slice(0, MAX_DETAIL)}…`;
-  const verb = VERBS[request.toolClass] ?? 'use';
-  if (!detail.trim()) return `🔐 ${request.toolName} wants to ${verb}.`;
-  return `🔐 ${request.toolName} wants to ${verb}: ${codeSpan(detail)}`;
-}
-
-/** A Markdown code span that survives backticks inside the text. */
-function codeSpan(text: string): string {
-  const runs = text.match(/`+/g) ?? [];
-  const fence = '`'.repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
-  const pad = runs.length ? ' ' : '';
-  return `${fence}${pad}${text}${pad}${fence}`;
-}
 
 const KIND_NAMES: Record<Attachment['kind'], string> = {
   audio: 'voice messages',

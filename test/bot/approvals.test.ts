@@ -9,7 +9,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-const PROMPT = '🔐 Bash wants to run: `echo approved`';
+const PROMPT = '🔐 Bash wants to run:\n\n```sh\necho approved\n```';
 
 /** Starts a turn whose model asks to run `echo approved`, then waits for the prompt. */
 async function askForBash(harness: BotHarness): Promise<StoredMessage> {

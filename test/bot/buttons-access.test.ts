@@ -83,18 +83,6 @@ describe('small helpers', () => {
     expect(workspaceFolderName('')).toBe('_');
   });
 
-  it('writes the approval prompt from the request', () => {
-    expect(say.approvalPrompt({ toolName: 'Bash', summary: 'Bash: npm test', toolClass: 'execute' })).toBe(
-      '🔐 Bash wants to run: `npm test`',
-    );
-    expect(say.approvalPrompt({ toolName: 'Bash', summary: 'Bash: echo `x`', toolClass: 'execute' })).toBe(
-      '🔐 Bash wants to run: `` echo `x` ``',
-    );
-    expect(say.approvalPrompt({ toolName: 'Write', summary: 'Write: a.ts', toolClass: 'modify' })).toBe(
-      '🔐 Write wants to change: `a.ts`',
-    );
-  });
-
   it('keeps error lines to one line', () => {
     expect(say.turnError('Overloaded:\n  try again\tlater')).toBe('⚠️ Overloaded: try again later');
     expect(say.turnError('x'.repeat(1000))).toHaveLength(2 + 400 + 1 + 1);

@@ -50,7 +50,7 @@ describe('bot core: commands', () => {
     await h.message('hello');
     await h.settle();
     const status = await ask(h, 'status');
-    expect(status).toContain(`(${await bound(h)})`);
+    expect(status).toContain(`Session: unnamed, id ${await bound(h)} (name it with /rename)`);
     expect(status).toMatch(/Context: \d+\.\d% used/);
     expect(status).toContain('Model: claude-sonnet-5-5 (1,000,000-token window)');
     expect(status).toContain('Permission mode: default');
@@ -63,7 +63,7 @@ describe('bot core: commands', () => {
     // No settling: the session is still being opened when /status arrives.
     const status = await ask(h, 'status');
     expect(status).not.toMatch(/^No session yet/);
-    expect(status).toContain(`(${await bound(h)})`);
+    expect(status).toContain(`id ${await bound(h)}`);
   });
 
   it('/rename names the session and refuses bad names with a clear answer', async () => {
@@ -96,7 +96,7 @@ describe('bot core: commands', () => {
     await h.settle();
     const list = await ask(h, 'sessions');
     expect(list).toContain(`• first · ${first}`);
-    expect(list).toContain(`▶ (unnamed) · ${second}`);
+    expect(list).toContain(`▶ unnamed · ${second}`);
     expect(await ask(h, 'resume', 'first')).toMatch(/^Resumed "first"/);
     expect(await bound(h)).toBe(first);
     await h.message('back again');

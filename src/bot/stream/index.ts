@@ -52,6 +52,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
   };
 
   return {
+    capabilities: (chat: string) => ctx.capabilities(chat),
+
     async send(chat: string, markdown: string, sendOptions: SendOptions = {}): Promise<string[]> {
       const job = new SendJob(ctx, chat, markdown, sendOptions);
       ctx.scheduler.wake(job, ctx.adapterFor(chat));

@@ -4,7 +4,7 @@
  * scheduler for all adapters), honours `retry_after`, and falls back to
  * plain text when a platform rejects formatting.
  */
-import type { Button } from '../adapter-contract.js';
+import type { Button, ChatCapabilities } from '../adapter-contract.js';
 
 /** Options for a one-off message. */
 export interface SendOptions {
@@ -69,4 +69,6 @@ export interface Outbox {
   stream(chat: string, options?: StreamOptions): ReplyStream;
   /** Resolves when no call is queued or in flight. */
   idle(): Promise<void>;
+  /** What the chat allows, as its adapter declares it (the length shrunk after a MESSAGE_TOO_LONG). */
+  capabilities(chat: string): ChatCapabilities;
 }

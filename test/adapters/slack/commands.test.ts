@@ -57,10 +57,12 @@ describe('Slack slash commands', () => {
     const notice = fake.state.responses.at(-1)?.body as { text: string; response_type: string };
     expect(notice.response_type).toBe('ephemeral');
     expect(notice.text).toMatch(
-      /^In thread of <http:\/\/127\.0\.0\.1:\d+\/archives\/C1\/p\d+\|this thread>: running `rename`/,
+      /^In <http:\/\/127\.0\.0\.1:\d+\/archives\/C1\/p\d+\|the latest thread>: running \/switchboard rename\./,
     );
     await cmd.respond?.({ text: 'Renamed to my project.', ephemeral: true });
-    expect(fake.state.ephemerals.at(-1)?.text).toMatch(/^In thread of <.*>: Renamed to my project\.$/);
+    expect(fake.state.ephemerals.at(-1)?.text).toMatch(
+      /^In <.*\|the latest thread>: Renamed to my project\.$/,
+    );
     expect(fake.state.ephemerals.at(-1)?.threadTs).toBe(ts);
   });
 

@@ -123,7 +123,7 @@ describe('Slack end to end (npm start wiring)', () => {
     await fake.slashCommand({ channel: 'C1', user: 'U1', text: 'rename ada-notes' });
     await fake.until(() => fake.state.ephemerals.some((e) => e.text.includes('Renamed')), 10_000, 'renamed');
     expect(fake.state.ephemerals.at(-1)?.text).toMatch(
-      /^In thread of <.*\|this thread>: Renamed this session to "ada-notes"\.$/,
+      /^In <.*\|the latest thread>: Renamed this session to "ada-notes"\.$/,
     );
     expect(fake.state.ephemerals.at(-1)?.threadTs).toBe(ts);
   });
@@ -144,7 +144,7 @@ describe('Slack end to end (npm start wiring)', () => {
       .botMessages('C1', ts)
       .find((m) => (m.blocks ?? []).some((b) => b.type === 'actions'))!;
     expect(visibleText(prompt)).toMatch(
-      /^🔐 Write wants to change: `.*note\.txt.*`\n\[Allow\] \[Allow for this session\] \[Deny\]$/,
+      /^🔐 Write wants to write `.*note\.txt.*` \(1 line\):\n\n```\nhi\n```\n\[Allow\] \[Allow for this session\] \[Deny\]$/,
     );
     const allow = (prompt.blocks ?? []).flatMap((b) => b.elements ?? []).find((e) => e.text.text === 'Allow');
 
@@ -157,7 +157,9 @@ describe('Slack end to end (npm start wiring)', () => {
     await fake.pressButton({ user: 'U1', channel: 'C1', messageTs: prompt.ts, value: allow.value });
     await finalReply('C1', ts, 'Wrote note.txt.');
     await fake.until(() => !visibleText(prompt).includes('[Allow]'), 10_000, 'outcome');
-    expect(visibleText(prompt)).toMatch(/^🔐 Write wants to change: `.*note\.txt.*`\s+✅ Allowed by Alice$/);
+    expect(visibleText(prompt)).toMatch(
+      /^🔐 Write wants to write `.*note\.txt.*` \(1 line\):\n\n```\nhi\n```\s+✅ Allowed by Alice$/,
+    );
     expect(fake.state.ephemerals.find((e) => e.user === 'U1')?.text).toBe('Allowed.');
     expect(fake.botTexts('C1', ts)).toEqual([visibleText(prompt), 'Wrote note.txt.']);
   });
