@@ -6,6 +6,7 @@
 import { type Clock, systemClock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
+import { Sandbox } from '../sandbox/sandbox.js';
 import { newSessionId, validateSessionId, validateSessionName } from '../store/index.js';
 import { SESSION_SCHEMA_VERSION, type SessionMeta } from '../store/types.js';
 import { createBuiltinTools, scrubbedEnv } from '../tools/index.js';
@@ -57,6 +58,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #tools: Tool[];
+  readonly #sandbox: Sandbox;
   readonly #queue: JobQueue;
   readonly #gate: PermissionGate;
   readonly #persistence: SessionPersistence;
@@ -91,6 +93,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#logger = logger;
     this.#clock = options.clock ?? systemClock;
     this.#tools = options.tools ?? createBuiltinTools();
+    this.#sandbox = options.sandbox ?? new Sandbox();
     this.#queue = new JobQueue(options.queueLimit ?? DEFAULT_QUEUE_LIMIT);
     this.#gate = new PermissionGate(
       this,
@@ -185,7 +188,11 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       });
     }
     if (signal.aborted) throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
-    const outcome = await runTurn(this.#turnHost(), prompt, signal);
+    // One sandbox per turn: whatever the turn's commands left running ends with it.
+    const sandbox = this.#sandbox.openTurn(this.#options.cwd, this.#clock);
+    const outcome = await runTurn({ ...this.#turnHost(), sandbox }, prompt, signal).finally(() =>
+      sandbox.close(),
+    );
     await this.#persistence.saveTurn(this.#history, this.#meta());
     if (outcome.error && outcome.error.code !== 'ABORTED') {
       this.emit('error', outcome.error);
