@@ -89,7 +89,9 @@ export class SandboxTurn {
     const refusal = await this.#sandbox.bashRefusal();
     if (refusal) throw new SwitchboardError('PERMISSION_DENIED', refusal);
     const box = await this.#ensureBox();
-    if (options.signal.aborted) return { code: null, signal: null, detachedHolder: false, ended: 'aborted' };
+    // Stopped while the sandbox started: the command never runs.
+    if (options.signal.aborted)
+      throw new SwitchboardError('ABORTED', 'The command was not run: the turn was stopped.');
     const pending = box.request<Omit<ExecOutcome, 'ended'>>(
       'exec',
       { command, limits: this.#sandbox.limits, graceMs: EXEC_EXIT_GRACE_MS },
