@@ -8,6 +8,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { SwitchboardError } from '../src/errors.js';
+import type { SandboxMode, SandboxNetwork } from '../src/sandbox/settings.js';
 import type { PermissionMode, ProjectAccess } from '../src/vocabulary.js';
 import { envSchema, type ParsedEnv } from './schema.js';
 
@@ -53,6 +54,8 @@ export interface Config {
   workspacePerChat: boolean;
   permissionMode: PermissionMode;
   projectAccess: ProjectAccess;
+  /** The tools' sandbox: `SWITCHBOARD_SANDBOX` and `SWITCHBOARD_SANDBOX_NETWORK`. */
+  sandbox: { mode: SandboxMode; network: SandboxNetwork };
   allowedUsers: string[];
   admins: string[];
   linkedUsers: Record<string, string[]>;
@@ -184,6 +187,7 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
     workspacePerChat: e.SWITCHBOARD_WORKSPACE_PER_CHAT,
     permissionMode: e.SWITCHBOARD_PERMISSION_MODE,
     projectAccess: e.SWITCHBOARD_PROJECT_ACCESS,
+    sandbox: { mode: e.SWITCHBOARD_SANDBOX, network: e.SWITCHBOARD_SANDBOX_NETWORK },
     allowedUsers: e.SWITCHBOARD_ALLOWED_USERS,
     admins: e.SWITCHBOARD_ADMINS,
     linkedUsers: e.SWITCHBOARD_LINKED_USERS,

@@ -3,6 +3,12 @@
  * validated with zod. Durations are given in seconds and turned into ms.
  */
 import { z } from 'zod';
+import {
+  SANDBOX_MODES,
+  SANDBOX_NETWORKS,
+  type SandboxMode,
+  type SandboxNetwork,
+} from '../src/sandbox/settings.js';
 import { PERMISSION_MODES } from '../src/vocabulary.js';
 
 const PLATFORMS = ['telegram', 'slack', 'discord', 'console'] as const;
@@ -97,6 +103,16 @@ export const envSchema = z.object({
       message: 'expected trusted or restricted',
     })
     .transform((v) => (v ?? 'restricted') as 'trusted' | 'restricted'),
+  SWITCHBOARD_SANDBOX: optionalString
+    .refine((v) => v === undefined || (SANDBOX_MODES as readonly string[]).includes(v), {
+      message: `expected one of ${SANDBOX_MODES.join(', ')}`,
+    })
+    .transform((v) => (v ?? 'auto') as SandboxMode),
+  SWITCHBOARD_SANDBOX_NETWORK: optionalString
+    .refine((v) => v === undefined || (SANDBOX_NETWORKS as readonly string[]).includes(v), {
+      message: `expected one of ${SANDBOX_NETWORKS.join(', ')} (bubblewrap cannot allow single hosts)`,
+    })
+    .transform((v) => (v ?? 'none') as SandboxNetwork),
   SWITCHBOARD_ALLOWED_USERS: userList,
   SWITCHBOARD_ADMINS: userList,
   SWITCHBOARD_LINKED_USERS: linkedUsers,

@@ -5,7 +5,7 @@
  * the adapters' integration tests start it the same way.
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import type { DiscordAdapterOptions } from '../adapters/discord/index.js';
 import type { SlackAdapterOptions } from '../adapters/slack/index.js';
@@ -18,6 +18,7 @@ import { createMemoryChatLease, createMemoryControlBus } from './cluster/index.j
 import type { ChatLease, ControlBus } from './cluster/types.js';
 import { createLogger, type Logger } from './logger.js';
 import { AnthropicProvider } from './provider/index.js';
+import { requireSandbox, Sandbox, sandboxWarning } from './sandbox/index.js';
 import { createBotStateStore, createUserSessionStore } from './store/index.js';
 import type { BotStateStore, SessionStore } from './store/types.js';
 import { scrubbedEnv } from './tools/index.js';
@@ -67,8 +68,14 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       ...(config.console ? { destination: pino.destination({ dest: 2, sync: false }) } : {}),
     });
   const clock = deps.clock ?? systemClock;
-  await mkdir(config.dataDir, { recursive: true });
+  // The data directory holds every conversation: the bot's user only.
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await mkdir(config.workspace, { recursive: true });
+  const sandbox =
+    deps.botOptions?.sandbox ?? new Sandbox({ ...config.sandbox, hidden: [config.dataDir, resolve('.env')] });
+  // `required` refuses to start without it; `auto` starts, but says so loudly.
+  const warning = sandboxWarning(await requireSandbox(sandbox));
+  if (warning) logger.warn({ sandbox: config.sandbox.mode }, warning);
 
   const shared = await openSharedState(config, logger, clock);
   let adapters: ChatAdapter[];
@@ -105,6 +112,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     idleReleaseMs: config.idleReleaseMs,
     streamIdleTimeoutMs: config.streamIdleTimeoutMs,
     toolEnv: scrubbedEnv(process.env, config.secrets),
+    sandbox,
     clock,
     logger,
     ...deps.botOptions,

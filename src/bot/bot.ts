@@ -8,6 +8,7 @@ import { systemClock } from '../clock.js';
 import type { ControlEnvelope } from '../cluster/types.js';
 import { describeError } from '../errors.js';
 import { silentLogger } from '../logger.js';
+import { Sandbox } from '../sandbox/sandbox.js';
 import type { ActiveTurn } from '../store/types.js';
 import { createBuiltinTools } from '../tools/index.js';
 import { AccessPolicy, userKey } from './access.js';
@@ -73,6 +74,7 @@ export function createBot(options: BotOptions): Bot {
     model: options.model,
     projectAccess: options.projectAccess,
     toolEnv: options.toolEnv,
+    sandbox: options.sandbox ?? new Sandbox(),
     streamIdleTimeoutMs: options.streamIdleTimeoutMs,
     // The bot's own timer answers first and edits the prompt; the session's is a backstop.
     permissionTimeoutMs: approvalTimeoutMs * 2,

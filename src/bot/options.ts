@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { ChatLease, ControlBus } from '../cluster/types.js';
 import type { Logger } from '../logger.js';
 import type { Provider } from '../provider/types.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import type { PermissionMode, ProjectAccess } from '../session/types.js';
 import type { BotStateStore, SessionStore } from '../store/types.js';
 import type { Tool } from '../tools/types.js';
@@ -43,6 +44,11 @@ export interface BotOptions {
   /** Tools the sessions get; default the built-in tools. */
   tools?: Tool[];
   /** Environment for the Bash tool, already scrubbed of the bot's secrets. */
+  /**
+   * The tools' sandbox, one per turn (default: a new `Sandbox()` in `auto`
+   * mode). Its state shows in `/status` when it is not in force.
+   */
+  sandbox?: Sandbox;
   toolEnv?: Record<string, string>;
   /** An outbox to use instead of building one over `adapters`. */
   outbox?: Outbox;

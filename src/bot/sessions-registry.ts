@@ -10,6 +10,7 @@ import type { Clock, TimerHandle } from '../clock.js';
 import { describeError, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Provider } from '../provider/types.js';
+import { type Sandbox, sandboxWarning } from '../sandbox/index.js';
 import { InteractiveSession } from '../session/index.js';
 import type { PermissionMode, ProjectAccess } from '../session/types.js';
 import type { BotStateStore, SessionStore } from '../store/types.js';
@@ -27,6 +28,8 @@ export interface RegistryOptions {
   model?: string | undefined;
   projectAccess?: ProjectAccess | undefined;
   toolEnv?: Record<string, string> | undefined;
+  /** The tools' sandbox, shared by every session (each turn gets its own). */
+  sandbox: Sandbox;
   streamIdleTimeoutMs?: number | undefined;
   /** The session's own permission timeout; the bot's approval timer fires first. */
   permissionTimeoutMs: number;
@@ -94,6 +97,11 @@ export class SessionRegistry {
     return binding ? this.forChat(chat, binding.owner ?? '') : undefined;
   }
 
+  /** One line for `/status` when the tools' sandbox is not in force, else undefined. */
+  async sandboxWarning(): Promise<string | undefined> {
+    return sandboxWarning(await this.#o.sandbox.check());
+  }
+
   /** A fresh session for the chat (`/new`). */
   async create(chat: string, owner: string): Promise<InteractiveSession> {
     const entry = await this.#adopt(await InteractiveSession.open(await this.#sessionOptions(chat, owner)));
@@ -108,8 +116,13 @@ export class SessionRegistry {
     return entry.session;
   }
 
-  /** Copies the chat's session under a new id and binds the chat to the copy (`/fork`). */
-  async fork(chat: string, owner: string): Promise<InteractiveSession> {
+  /**
+   * Copies the chat's session under a new id and binds the chat to the copy
+   * (`/fork`). The copy keeps `bypassPermissions` only for `mayBypass` (an
+   * admin): otherwise a fork of a session an admin switched, resumed in a
+   * DM, would hand its mode to someone who may not set it.
+   */
+  async fork(chat: string, owner: string, mayBypass: boolean): Promise<InteractiveSession> {
     const current = await this.forChat(chat, owner);
     const from = current.getSession().getSessionId();
     const session = await InteractiveSession.open({
@@ -117,6 +130,11 @@ export class SessionRegistry {
       resumeSessionId: from,
       forkSession: true,
     });
+    const handle = session.getSession();
+    if (!mayBypass && handle.getPermissionMode() === 'bypassPermissions') {
+      // What a new session of theirs would get.
+      handle.setPermissionMode(this.#o.permissionMode);
+    }
     const entry = await this.#adopt(session);
     await this.#bind(chat, entry.id, owner);
     return entry.session;
@@ -266,6 +284,7 @@ export class SessionRegistry {
       ...(o.model ? { model: o.model } : {}),
       ...(o.projectAccess ? { projectAccess: o.projectAccess } : {}),
       ...(o.toolEnv ? { toolEnv: o.toolEnv } : {}),
+      sandbox: o.sandbox,
       ...(o.streamIdleTimeoutMs ? { streamIdleTimeoutMs: o.streamIdleTimeoutMs } : {}),
     };
   }

@@ -11,5 +11,6 @@ export {
   type SandboxSettings,
   type SandboxStatus,
   sandboxEnv,
+  sandboxWarning,
 } from './settings.js';
 export { type ExecOptions, type ExecOutcome, SandboxTurn } from './turn.js';

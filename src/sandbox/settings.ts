@@ -77,3 +77,13 @@ export function sandboxEnv(cwd: string, source: NodeJS.ProcessEnv = process.env)
   }
   return env;
 }
+
+/** The `/status` line (and log warning) for a sandbox that is not in force, or undefined when it is. */
+export function sandboxWarning(status: SandboxStatus): string | undefined {
+  if (status.state === 'unavailable') {
+    return `Sandbox: unavailable (${status.reason}); Bash is refused until bubblewrap works or an admin sets SWITCHBOARD_SANDBOX=off`;
+  }
+  if (status.state === 'off')
+    return "Sandbox: off (SWITCHBOARD_SANDBOX=off); commands run with the bot's own rights";
+  return undefined;
+}
