@@ -4,7 +4,7 @@
  * console when none is), and the bot core. `npm start` runs exactly this, and
  * the adapters' integration tests start it the same way.
  */
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import type { DiscordAdapterOptions } from '../adapters/discord/index.js';
@@ -70,6 +70,8 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   const clock = deps.clock ?? systemClock;
   // The data directory holds every conversation: the bot's user only.
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  // An older start may have made it 0755.
+  await chmod(config.dataDir, 0o700);
   await mkdir(config.workspace, { recursive: true });
   const sandbox =
     deps.botOptions?.sandbox ?? new Sandbox({ ...config.sandbox, hidden: [config.dataDir, resolve('.env')] });
