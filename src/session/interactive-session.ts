@@ -122,6 +122,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   async #init(resuming: boolean): Promise<void> {
     const project = await loadProjectContext(this.#options.cwd, this.#options.projectAccess ?? 'restricted');
+    for (const { file, reason } of project.skipped)
+      this.#logger.warn({ file, reason }, 'project file not loaded');
     this.#compactInstructions = project.compactInstructions;
     this.#system = buildSystemPrompt({
       cwd: this.#options.cwd,
