@@ -4,7 +4,7 @@
  * namespace), so a fork bomb is held by the cgroup's `pids.max` instead.
  * Used only when a pids controller is mounted and writable.
  */
-import { mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Where pids controllers are usually mounted: cgroup v1, then the v2 hierarchy. */
@@ -24,6 +24,7 @@ export interface PidsCgroup {
 export function createPidsCgroup(max: number): PidsCgroup | undefined {
   if (process.getuid?.() !== 0) return undefined;
   for (const root of CONTROLLER_ROOTS) {
+    removeStale(root);
     const dir = join(root, `switchboard-sandbox-${process.pid}-${++counter}`);
     try {
       mkdirSync(dir);
@@ -49,4 +50,23 @@ export function createPidsCgroup(max: number): PidsCgroup | undefined {
     };
   }
   return undefined;
+}
+
+/** Removes the empty cgroups a bot that is no longer running left behind (it could not wait for them to empty). */
+function removeStale(root: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const owner = /^switchboard-sandbox-(\d+)-\d+$/.exec(name)?.[1];
+    if (owner === undefined || existsSync(`/proc/${owner}`)) continue;
+    try {
+      rmdirSync(join(root, name));
+    } catch {
+      // Still in use or already gone.
+    }
+  }
 }
