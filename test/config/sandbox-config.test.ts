@@ -34,11 +34,13 @@ describe('sandbox settings', () => {
   });
 
   it('required refuses to start without a working bubblewrap, naming the fix', async () => {
-    const err = await requireSandbox(new Sandbox({ mode: 'required', bwrapPath: '/nonexistent/bwrap' })).catch(
-      (e: unknown) => e,
-    );
+    const err = await requireSandbox(
+      new Sandbox({ mode: 'required', bwrapPath: '/nonexistent/bwrap' }),
+    ).catch((e: unknown) => e);
     expect(isErrorCode(err, 'CONFIG_INVALID')).toBe(true);
-    expect((err as Error).message).toMatch(/^SWITCHBOARD_SANDBOX=required, but the sandbox does not work here: /);
+    expect((err as Error).message).toMatch(
+      /^SWITCHBOARD_SANDBOX=required, but the sandbox does not work here: /,
+    );
     expect((err as Error).message).toContain('apt-get install bubblewrap');
     // auto starts and reports why; off is taken at its word.
     expect(await requireSandbox(new Sandbox({ bwrapPath: '/nonexistent/bwrap' }))).toMatchObject({

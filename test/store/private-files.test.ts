@@ -36,10 +36,13 @@ describe('private store files', () => {
     await rm(join(dir, 's1.messages.jsonl'));
     await symlink(target, join(dir, 's1.messages.jsonl'));
 
-    const appended = await store
-      .append('s1', [message('reply', 'assistant')], meta('s1', 2))
-      .then(() => undefined, (err: unknown) => err);
-    expect(isErrorCode(appended, 'SESSION_CORRUPT') || isErrorCode(appended, 'STORE_WRITE_FAILED')).toBe(true);
+    const appended = await store.append('s1', [message('reply', 'assistant')], meta('s1', 2)).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(isErrorCode(appended, 'SESSION_CORRUPT') || isErrorCode(appended, 'STORE_WRITE_FAILED')).toBe(
+      true,
+    );
     expect(String((appended as Error).message)).toMatch(/symbolic link/);
     const fresh = await createUserSessionStore(dir).load('s1');
     expect(fresh).toMatchObject({ status: 'corrupt' });
