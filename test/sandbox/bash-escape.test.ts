@@ -32,8 +32,8 @@ async function untilNoProcessWith(marker: string): Promise<void> {
 }
 
 /** Bash that prints `max=N`, the most processes seen in the sandbox over 2 s, using builtins only. */
-// biome-ignore lint/suspicious/noTemplateCurlyInString: bash's ${#p[@]}, not a template.
 const COUNT_PROCESSES =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's array length, not a template.
   'end=$((SECONDS+2)); max=0; while ((SECONDS<end)); do p=(/proc/[0-9]*); ((${#p[@]}>max)) && max=${#p[@]}; done; echo "max=$max"';
 
 describe('Bash in the sandbox', () => {
