@@ -202,12 +202,6 @@ export function sandboxHelperMain(req: NodeJS.Require): void {
     }
   }
 
-  function statOp(msg: { path: string }) {
-    const { fd, parts, stat } = resolveOpen(msg.path, 'any');
-    fs.closeSync(fd);
-    return { shown: shownOf(parts), kind: kindOf(stat), size: stat.size, mtimeMs: stat.mtimeMs };
-  }
-
   /** Every regular file under `path` (depth first, name order), links judged by the resolver. */
   function walk(msg: { path: string; maxEntries: number }) {
     const start = resolveOpen(msg.path, 'any');
@@ -364,7 +358,7 @@ export function sandboxHelperMain(req: NodeJS.Require): void {
     });
   }
 
-  const ops: Record<string, (msg: never) => unknown> = { read, write, stat: statOp, walk, grep };
+  const ops: Record<string, (msg: never) => unknown> = { read, write, walk, grep };
   let buffered = '';
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', (chunk: string) => {

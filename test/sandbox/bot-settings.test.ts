@@ -5,17 +5,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Sandbox } from '../../src/sandbox/index.js';
+import { toolResults } from '../fakes/anthropic.js';
 import { type BotHarness, startBotHarness, USERS } from '../helpers/bot-harness.js';
-import { toolResults } from './world.js';
 
 let h: BotHarness | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-const bound = async (harness: BotHarness, chat = harness.chat) =>
-  (await harness.stateStore.getChat(chat))?.sessionId as string;
 
 describe('the sandbox in the bot', () => {
   it('auto without a working bubblewrap: /status warns and Bash is refused, the file tools still work', async () => {
@@ -63,7 +60,7 @@ describe('the sandbox in the bot', () => {
       'Permission mode is now bypassPermissions.',
     );
     expect(await h.ask('fork', '', { chat: group })).toContain('Forked');
-    const copy = await bound(h, group);
+    const copy = (await h.stateStore.getChat(group))?.sessionId as string;
     expect(await h.ask('status', '', { chat: group })).toContain('Permission mode: default');
     // Resumed in a direct chat, the copy is still not in bypassPermissions.
     expect(await h.ask('resume', copy, { chat: 'test:300' })).toMatch(/^Resumed/);

@@ -9,21 +9,22 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { link, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { leaked, SECRETS, useSandboxWorld } from './world.js';
 
 const ROUNDS = 25;
 
 let racer: ChildProcess | undefined;
 
-afterEach(async () => {
-  if (racer && racer.exitCode === null) {
+/** Stops the racer and waits for it, so nothing moves while the test checks or cleans up. */
+async function stopRacer(): Promise<void> {
+  if (racer && racer.exitCode === null && racer.signalCode === null) {
     const exited = new Promise((resolve) => racer?.once('exit', resolve));
     racer.kill('SIGKILL');
     await exited;
   }
   racer = undefined;
-});
+}
 
 /** Starts swapping `<cwd>/dir` and a link to `outside`; resolves once the first swap happened. */
 async function startRacer(cwd: string, outside: string): Promise<void> {
@@ -63,7 +64,12 @@ describe.each([
         { name: 'Glob', input: { pattern: 'dir/*' } },
       );
     }
-    const results = await fx.turn(session, calls);
+    let results: Awaited<ReturnType<typeof fx.turn>>;
+    try {
+      results = await fx.turn(session, calls);
+    } finally {
+      await stopRacer();
+    }
     expect(results).toHaveLength(calls.length);
     // The race was on: some calls met the folder missing or swapped, and said so.
     expect(results.filter((r) => r.isError).length).toBeGreaterThan(0);

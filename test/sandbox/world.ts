@@ -8,12 +8,12 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterEach, beforeEach } from 'vitest';
 import { Sandbox, type SandboxSettings } from '../../src/sandbox/index.js';
 import type { InteractiveSession, InteractiveSessionOptions } from '../../src/session/index.js';
 import { createUserSessionStore } from '../../src/store/index.js';
-import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
-import { newSession } from '../session/helpers.js';
+import { type FakeAnthropic, toolResults } from '../fakes/anthropic.js';
+import { newSession, useSessionFixture } from '../session/helpers.js';
 
 /** Values that must never reach the model. */
 export const SECRETS = {
@@ -59,53 +59,25 @@ async function makeWorld(): Promise<World> {
   return w;
 }
 
-/** Tool results the model received, in order. */
-// biome-ignore lint/suspicious/noExplicitAny: parsed request bodies.
-export function toolResults(requests: any[]): Array<{ text: string; isError: boolean }> {
-  const out: Array<{ text: string; isError: boolean }> = [];
-  for (const body of requests) {
-    const last = body.messages.at(-1);
-    if (typeof last.content === 'string') continue;
-    for (const block of last.content) {
-      if (block.type !== 'tool_result') continue;
-      const text =
-        typeof block.content === 'string'
-          ? block.content
-          : (block.content ?? []).map((c: { text?: string }) => c.text ?? '').join('');
-      out.push({ text, isError: block.is_error === true });
-    }
-  }
-  return out;
-}
-
-/** The fixture: one fake Messages API per file, a fresh world per test, sessions closed after it. */
+/**
+ * The fixture: the session tests' one (fake Messages API per file, sessions
+ * closed after each test) plus a fresh world per test, removed after them.
+ */
 export function useSandboxWorld() {
-  let fake: FakeAnthropic | undefined;
   let world: World | undefined;
-  const sessions: InteractiveSession[] = [];
-  beforeAll(async () => {
-    fake = await startFakeAnthropic();
-  });
-  afterAll(async () => {
-    await fake?.close();
-  });
+  // Registered before the session fixture, so its sessions close before the world goes.
   beforeEach(async () => {
-    fake?.reset();
     world = await makeWorld();
     process.env.SWITCHBOARD_TEST_PLANTED_SECRET = SECRETS.env;
   });
   afterEach(async () => {
     delete process.env.SWITCHBOARD_TEST_PLANTED_SECRET;
-    for (const s of sessions.splice(0)) {
-      s.abort();
-      await s.close();
-    }
     if (world) await rm(world.root, { recursive: true, force: true });
   });
+  const base = useSessionFixture();
   const fx = {
     get fake(): FakeAnthropic {
-      if (!fake) throw new Error('the fake Messages API is not started yet');
-      return fake;
+      return base.fake;
     },
     get world(): World {
       if (!world) throw new Error('the world exists only inside a test');
@@ -117,15 +89,15 @@ export function useSandboxWorld() {
     },
     /** A session of chat `a` (bypassPermissions: an admin switched it), stored in the data directory. */
     session(options: Partial<InteractiveSessionOptions> = {}): InteractiveSession {
-      const session = newSession(fx.fake, options.cwd ?? fx.world.chatA, {
-        permissionMode: 'bypassPermissions',
-        sessionStore: createUserSessionStore(join(fx.world.dataDir, 'sessions')),
-        sandbox: fx.sandbox(),
-        toolEnv: process.env,
-        ...options,
-      });
-      sessions.push(session);
-      return session;
+      return base.track(
+        newSession(fx.fake, options.cwd ?? fx.world.chatA, {
+          permissionMode: 'bypassPermissions',
+          sessionStore: createUserSessionStore(join(fx.world.dataDir, 'sessions')),
+          sandbox: fx.sandbox(),
+          toolEnv: process.env,
+          ...options,
+        }),
+      );
     },
     /** Runs one turn in which the model calls `calls` (in order), then answers "done". */
     async turn(session: InteractiveSession, calls: Array<{ name: string; input: Record<string, unknown> }>) {
