@@ -12,6 +12,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { type Bot, createBot } from '../src/bot/index.js';
+import { createSessionFactory } from '../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../src/store/index.js';
 import { MemoryAdapter } from './memory-adapter.js';
 import { ScriptedProvider } from './scripted-provider.js';
@@ -118,13 +119,14 @@ async function world(options: ConcurrencyOptions): Promise<World> {
   });
   const bot = createBot({
     adapters: [adapter],
-    provider,
-    sessionStore: createUserSessionStore(join(root, 'sessions')),
-    stateStore: createBotStateStore(root),
-    workspace: join(root, 'workspace'),
-    allowedUsers: ['mem:1'],
-    idleReleaseMs: options.idleReleaseMs ?? 1000,
-    queueLimit: 20,
+    sessions: createSessionFactory({
+      provider,
+      sessionStore: createUserSessionStore(join(root, 'sessions')),
+      workspace: join(root, 'workspace'),
+    }),
+    stores: { state: createBotStateStore(root) },
+    access: { allowedUsers: ['mem:1'] },
+    limits: { idleReleaseMs: options.idleReleaseMs ?? 1000, queueLimit: 20 },
   });
   await bot.start();
   return {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ChatAdapter, ChatCapabilities } from '../src/bot/adapter-contract.js';
 import { createBot } from '../src/bot/index.js';
+import { createSessionFactory } from '../src/session/factory.js';
 import type { HistoryMessage } from '../src/session/types.js';
 import { createBotStateStore, createUserSessionStore, newSessionId } from '../src/store/index.js';
 import { SESSION_SCHEMA_VERSION, type SessionMeta, type SessionRecord } from '../src/store/types.js';
@@ -166,11 +167,13 @@ export async function runPersistence(options: PersistenceOptions = {}): Promise<
     t = performance.now();
     const bot = createBot({
       adapters: [quietAdapter()],
-      provider: new ScriptedProvider({ replyChars: 10, deltaChars: 10, intervalMs: 1 }),
-      sessionStore: createUserSessionStore(join(dataDir, 'sessions')),
-      stateStore: createBotStateStore(dataDir),
-      workspace: join(root, 'workspace'),
-      allowedUsers: ['quiet:1'],
+      sessions: createSessionFactory({
+        provider: new ScriptedProvider({ replyChars: 10, deltaChars: 10, intervalMs: 1 }),
+        sessionStore: createUserSessionStore(join(dataDir, 'sessions')),
+        workspace: join(root, 'workspace'),
+      }),
+      stores: { state: createBotStateStore(dataDir) },
+      access: { allowedUsers: ['quiet:1'] },
     });
     await bot.start();
     const coldStartMs = round(performance.now() - t, 1);

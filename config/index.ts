@@ -64,6 +64,12 @@ export interface Config {
   /** A model stream silent this long is cancelled with a message to the chat. */
   streamIdleTimeoutMs: number;
   logLevel: string;
+  /** `auto`: readable lines on a terminal, JSON otherwise. */
+  logFormat: 'auto' | 'pretty' | 'json';
+  /** Absolute path of a log file; in the terminal chat, logs go there instead of stderr. */
+  logFile?: string;
+  /** Port of a server of its own for /healthz, /readyz and /metrics. */
+  httpPort?: number;
   telegram?: TelegramConfig;
   slack?: SlackConfig;
   discord?: DiscordConfig;
@@ -195,6 +201,9 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
     idleReleaseMs: e.SWITCHBOARD_IDLE_RELEASE,
     streamIdleTimeoutMs: e.SWITCHBOARD_STREAM_TIMEOUT,
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
+    logFormat: e.SWITCHBOARD_LOG_FORMAT,
+    ...(e.SWITCHBOARD_LOG_FILE ? { logFile: abs(e.SWITCHBOARD_LOG_FILE) } : {}),
+    ...(e.SWITCHBOARD_HTTP_PORT !== undefined ? { httpPort: e.SWITCHBOARD_HTTP_PORT } : {}),
     ...(telegram ? { telegram } : {}),
     ...(slack ? { slack } : {}),
     ...(discord ? { discord } : {}),

@@ -136,6 +136,17 @@ export const envSchema = z.object({
       },
     )
     .transform((v) => v ?? 'info'),
+  SWITCHBOARD_LOG_FORMAT: optionalString
+    .refine((v) => v === undefined || ['auto', 'pretty', 'json'].includes(v), {
+      message: 'expected auto (readable on a terminal, JSON otherwise), pretty or json',
+    })
+    .transform((v) => (v ?? 'auto') as 'auto' | 'pretty' | 'json'),
+  SWITCHBOARD_LOG_FILE: optionalString,
+  SWITCHBOARD_HTTP_PORT: optionalString
+    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) <= 65535), {
+      message: 'expected a port number (0-65535) for /healthz, /readyz and /metrics',
+    })
+    .transform((v) => (v === undefined ? undefined : Number(v))),
   TELEGRAM_BOT_TOKEN: optionalString.refine((v) => v === undefined || /^\d+:[A-Za-z0-9_-]{10,}$/.test(v), {
     message: 'does not look like a bot token (expected 123456:ABC..., as @BotFather gives it)',
   }),

@@ -4,21 +4,22 @@
  * console when none is), and the bot core. `npm start` runs exactly this, and
  * the adapters' integration tests start it the same way.
  */
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { pino } from 'pino';
 import type { DiscordAdapterOptions } from '../adapters/discord/index.js';
 import type { SlackAdapterOptions } from '../adapters/slack/index.js';
 import type { TelegramAdapterOptions } from '../adapters/telegram/index.js';
 import type { Config } from '../config/index.js';
-import type { ChatAdapter } from './bot/adapter-contract.js';
-import { type Bot, type BotOptions, createBot } from './bot/index.js';
+import { type ChatAdapter, chatPlatform } from './bot/adapter-contract.js';
+import { type Bot, type BotLimits, type ClusterOptions, createBot } from './bot/index.js';
 import { type Clock, systemClock } from './clock.js';
-import { createMemoryChatLease, createMemoryControlBus } from './cluster/index.js';
-import type { ChatLease, ControlBus } from './cluster/types.js';
 import { createLogger, type Logger } from './logger.js';
+import { createOpsRoutes, type OpsRoutes, startOpsServer } from './ops/http.js';
+import { instrumentAdapter } from './ops/instrument-adapter.js';
+import { createMetrics, type SwitchboardMetrics } from './ops/metrics.js';
 import { AnthropicProvider } from './provider/index.js';
 import { requireSandbox, Sandbox, sandboxWarning } from './sandbox/index.js';
+import { createSessionFactory, type SessionFactoryOptions } from './session/factory.js';
 import { createBotStateStore, createUserSessionStore } from './store/index.js';
 import type { BotStateStore, SessionStore } from './store/types.js';
 import { scrubbedEnv } from './tools/index.js';
@@ -38,8 +39,10 @@ export interface AppDeps {
     slack?: Partial<SlackAdapterOptions>;
     discord?: Partial<DiscordAdapterOptions>;
   };
-  /** Bot options the config does not carry (tests: shorter stream timeouts, queue bounds). */
-  botOptions?: Partial<Omit<BotOptions, 'adapters' | 'provider' | 'sessionStore' | 'stateStore'>>;
+  /** Limits the config does not carry (tests: queue bounds). */
+  limits?: BotLimits;
+  /** Session options the config does not carry (tests: shorter stream timeouts). */
+  sessionOptions?: Partial<Omit<SessionFactoryOptions, 'sessionStore'>>;
 }
 
 /** A running switchboard. */
@@ -47,6 +50,10 @@ export interface RunningApp {
   bot: Bot;
   adapters: ChatAdapter[];
   logger: Logger;
+  /** The bot's Prometheus metrics (served at /metrics). */
+  metrics: SwitchboardMetrics;
+  /** The port of the server of its own for /healthz, /readyz and /metrics, when SWITCHBOARD_HTTP_PORT is set. */
+  opsPort?: number;
   /** Graceful stop: no new messages, running turns aborted with a notice, stores flushed. */
   stop(): Promise<void>;
 }
@@ -59,14 +66,7 @@ export const CONSOLE_OPERATOR = 'console:operator';
  * started) when an adapter cannot start, e.g. a token the platform rejects.
  */
 export async function startSwitchboard(config: Config, deps: AppDeps = {}): Promise<RunningApp> {
-  // In console mode stdout is the chat; logs go to stderr so they do not interleave with replies.
-  const logger =
-    deps.logger ??
-    createLogger({
-      level: config.logLevel,
-      secrets: config.secrets,
-      ...(config.console ? { destination: pino.destination({ dest: 2, sync: false }) } : {}),
-    });
+  const logger = deps.logger ?? createAppLogger(config);
   const clock = deps.clock ?? systemClock;
   // The data directory holds every conversation: the bot's user only.
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
@@ -74,105 +74,176 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   await chmod(config.dataDir, 0o700);
   await mkdir(config.workspace, { recursive: true });
   const sandbox =
-    deps.botOptions?.sandbox ?? new Sandbox({ ...config.sandbox, hidden: [config.dataDir, resolve('.env')] });
+    deps.sessionOptions?.sandbox ??
+    new Sandbox({ ...config.sandbox, hidden: [config.dataDir, resolve('.env')] });
   // `required` refuses to start without it; `auto` starts, but says so loudly.
   const warning = sandboxWarning(await requireSandbox(sandbox));
   if (warning) logger.warn({ sandbox: config.sandbox.mode }, warning);
 
   const shared = await openSharedState(config, logger, clock);
+  const metrics = createMetrics();
   let adapters: ChatAdapter[];
+  let ready = false;
+  const ops = createOpsRoutes({
+    metrics,
+    logger,
+    readiness: () => [
+      { name: 'bot', check: () => (ready ? undefined : 'starting or stopping') },
+      { name: 'store', check: shared.check },
+    ],
+  });
   try {
-    adapters = await createAdapters(config, logger, clock, deps);
+    adapters = await createAdapters(config, logger, clock, deps, ops);
   } catch (err) {
     await shared.close();
     throw err;
   }
+  for (const adapter of adapters) instrumentAdapter(adapter, metrics);
+  warnWhenNobodyIsAllowed(config, logger);
   const allowedUsers = config.console ? [...config.allowedUsers, CONSOLE_OPERATOR] : config.allowedUsers;
   const admins = config.console ? [...config.admins, CONSOLE_OPERATOR] : config.admins;
 
   const bot = createBot({
     adapters,
-    provider: new AnthropicProvider({
-      apiKey: config.anthropic.apiKey,
-      model: config.model,
-      ...(config.anthropic.baseURL ? { baseURL: config.anthropic.baseURL } : {}),
-    }),
-    sessionStore: shared.sessionStore,
-    stateStore: shared.stateStore,
-    lease: shared.lease,
-    bus: shared.bus,
-    leaseTtlMs: config.leaseTtlMs,
-    workspace: config.workspace,
-    workspacePerChat: config.workspacePerChat,
-    model: config.model,
-    permissionMode: config.permissionMode,
-    projectAccess: config.projectAccess,
-    allowedUsers,
-    admins,
-    linkedUsers: config.linkedUsers,
-    approvalTimeoutMs: config.approvalTimeoutMs,
-    idleReleaseMs: config.idleReleaseMs,
-    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
-    toolEnv: scrubbedEnv(process.env, config.secrets),
-    sandbox,
+    sessions: createConfiguredSessions(config, shared.sessionStore, clock, logger, deps, sandbox),
+    stores: { state: shared.stateStore },
+    access: { allowedUsers, admins, linkedUsers: config.linkedUsers },
+    limits: {
+      approvalTimeoutMs: config.approvalTimeoutMs,
+      idleReleaseMs: config.idleReleaseMs,
+      ...deps.limits,
+    },
+    ...(shared.cluster ? { cluster: { ...shared.cluster, leaseTtlMs: config.leaseTtlMs } } : {}),
+    observer: {
+      turnStarted: (chat) => metrics.turnStarted(chatPlatform(chat)),
+      turnFinished: ({ chat, outcome, model, usage }) => {
+        metrics.turnFinished(chatPlatform(chat), outcome);
+        if (usage) metrics.modelUsage(model, usage);
+      },
+      chatTakenOver: () => metrics.leaseTakeover(),
+    },
     clock,
     logger,
-    ...deps.botOptions,
+  });
+  metrics.observe({
+    queueDepth: () => bot.stats().queued,
+    activeTurns: () => bot.stats().running,
+    loadedSessions: () => bot.stats().loadedSessions,
+    pendingApprovals: () => bot.stats().pendingApprovals,
   });
 
+  let opsServer: Awaited<ReturnType<typeof startOpsServer>> | undefined;
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      ready = false;
       try {
         await bot.stop();
       } finally {
-        await shared.close();
+        await Promise.allSettled([shared.close(), opsServer?.close()]);
       }
     })();
     return stopping;
   };
   try {
+    if (config.httpPort !== undefined) opsServer = await startOpsServer(ops, { port: config.httpPort });
     await bot.start();
   } catch (err) {
     await stop().catch(() => {});
     throw err;
   }
+  ready = true;
   logger.info(
     {
       platforms: adapters.map((a) => a.platform),
       model: config.model,
       store: config.database ? 'postgres' : 'files',
-      replica: shared.lease.owner,
+      ...(shared.cluster ? { replica: shared.cluster.lease.owner } : {}),
       // Set by discord.js's ShardingManager for each shard process (`npm run start:sharded`).
       ...(process.env.SHARDS ? { shards: process.env.SHARDS, shardCount: process.env.SHARD_COUNT } : {}),
     },
     'switchboard started',
   );
-  return { bot, adapters, logger, stop };
+  return { bot, adapters, logger, metrics, ...(opsServer ? { opsPort: opsServer.port } : {}), stop };
 }
 
-/** Stores, lease and bus: PostgreSQL shared by replicas, or files and in-process ones. */
+/**
+ * The ready bot's logger. In the terminal chat stdout is the conversation, so
+ * logs go to SWITCHBOARD_LOG_FILE when set, else to stderr at warn level and
+ * above: nothing routine appears between the chat's lines.
+ */
+function createAppLogger(config: Config): Logger {
+  const base = { secrets: config.secrets, format: config.logFormat } as const;
+  if (config.logFile) return createLogger({ ...base, level: config.logLevel, file: config.logFile });
+  if (!config.console) return createLogger({ ...base, level: config.logLevel });
+  const quiet = LEVELS.indexOf(config.logLevel) < LEVELS.indexOf('warn') ? 'warn' : config.logLevel;
+  return createLogger({ ...base, level: quiet, fd: 2 });
+}
+
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/** A bot nobody may use answers everyone with their id and runs nothing: say so once, at start. */
+function warnWhenNobodyIsAllowed(config: Config, logger: Logger): void {
+  const platforms = [config.telegram && 'telegram', config.slack && 'slack', config.discord && 'discord'];
+  if (config.allowedUsers.length || config.admins.length || !platforms.some(Boolean)) return;
+  logger.warn(
+    'Nobody is allowed to use this bot: SWITCHBOARD_ALLOWED_USERS is empty, so everyone who writes is told ' +
+      'their id and nothing runs. Add ids to SWITCHBOARD_ALLOWED_USERS (e.g. telegram:123456,slack:U0123ABCD).',
+  );
+}
+
+/**
+ * The session factory of the ready bot: the one place its sessions get the
+ * provider, the tools' workspace and environment, and their settings.
+ */
+function createConfiguredSessions(
+  config: Config,
+  sessionStore: SessionStore,
+  clock: Clock,
+  logger: Logger,
+  deps: AppDeps,
+  sandbox: Sandbox,
+) {
+  return createSessionFactory({
+    provider: new AnthropicProvider({
+      apiKey: config.anthropic.apiKey,
+      model: config.model,
+      ...(config.anthropic.baseURL ? { baseURL: config.anthropic.baseURL } : {}),
+    }),
+    sessionStore,
+    workspace: config.workspace,
+    workspacePerChat: config.workspacePerChat,
+    model: config.model,
+    permissionMode: config.permissionMode,
+    projectAccess: config.projectAccess,
+    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
+    toolEnv: scrubbedEnv(process.env, config.secrets),
+    sandbox,
+    clock,
+    logger: logger.child({ component: 'bot' }),
+    ...deps.sessionOptions,
+  });
+}
+
+/** Stores, and for replicas the lease and bus: PostgreSQL shared by replicas, or files for one process. */
 interface SharedState {
   sessionStore: SessionStore;
   stateStore: BotStateStore;
-  lease: ChatLease;
-  bus: ControlBus;
+  /** Only with PostgreSQL: one process on files shares nothing. */
+  cluster?: Pick<ClusterOptions, 'lease' | 'bus'>;
+  /** Resolves to a reason when the stores cannot be reached, else undefined (for /readyz). */
+  check(): Promise<string | undefined>;
   /** Bus and leases first (they use the pool), then the stores. */
   close(): Promise<void>;
 }
 
 async function openSharedState(config: Config, logger: Logger, clock: Clock): Promise<SharedState> {
   if (!config.database) {
-    const lease = createMemoryChatLease({ clock, logger });
-    const bus = createMemoryControlBus({ clock, logger });
     return {
       sessionStore: createUserSessionStore(join(config.dataDir, 'sessions'), { logger }),
       stateStore: createBotStateStore(config.dataDir, { logger }),
-      lease,
-      bus,
-      async close() {
-        await Promise.allSettled([bus.close(), lease.close()]);
-      },
+      check: () => directoryWritable(config.dataDir),
+      async close() {},
     };
   }
   // Loaded only when configured, so the file-store path never imports the driver.
@@ -197,13 +268,36 @@ async function openSharedState(config: Config, logger: Logger, clock: Clock): Pr
   return {
     sessionStore: stores.sessionStore,
     stateStore: stores.stateStore,
-    lease,
-    bus,
+    cluster: { lease, bus },
+    async check() {
+      try {
+        await stores.pool.query('SELECT 1');
+        return undefined;
+      } catch (err) {
+        return `PostgreSQL does not answer (${err instanceof Error ? err.message : String(err)})`;
+      }
+    },
     async close() {
       await Promise.allSettled([bus.close(), lease.close()]);
       await stores.close();
     },
   };
+}
+
+/**
+ * Undefined when the bot can write to `dir`, else why not. A real write (and
+ * removal) of a probe file, not a permission check: root passes every
+ * permission check, and a full disk or a read-only mount only shows on write.
+ */
+async function directoryWritable(dir: string): Promise<string | undefined> {
+  const probe = join(dir, '.readyz-probe');
+  try {
+    await writeFile(probe, '', { mode: 0o600 });
+    await rm(probe, { force: true });
+    return undefined;
+  } catch (err) {
+    return `the data directory ${dir} cannot be written (${(err as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
 }
 
 /** Loads only the adapters that are configured, so an unused SDK is never imported. */
@@ -212,6 +306,7 @@ async function createAdapters(
   logger: Logger,
   clock: Clock,
   deps: AppDeps,
+  ops: OpsRoutes,
 ): Promise<ChatAdapter[]> {
   const adapters: ChatAdapter[] = [];
   if (config.telegram) {
@@ -220,7 +315,7 @@ async function createAdapters(
       createTelegramAdapter({
         token: config.telegram.token,
         ...(config.telegram.apiRoot ? { apiRoot: config.telegram.apiRoot } : {}),
-        ...(config.telegram.webhook ? { webhook: config.telegram.webhook } : {}),
+        ...(config.telegram.webhook ? { webhook: { ...config.telegram.webhook, routes: ops } } : {}),
         logger: logger.child({ platform: 'telegram' }),
         clock,
         ...deps.adapterOptions?.telegram,
@@ -237,6 +332,7 @@ async function createAdapters(
         ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
         ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
         ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+        routes: ops,
         logger: logger.child({ platform: 'slack' }),
         ...deps.adapterOptions?.slack,
       }),

@@ -2,16 +2,18 @@
  * switchboard: an AI agent session behind chat platforms.
  *
  * @example
- * import { AnthropicProvider, createBot, createBotStateStore, createUserSessionStore } from 'switchboard';
+ * import { AnthropicProvider, createBot, createBotStateStore, createSessionFactory, createUserSessionStore } from 'switchboard';
  * import { createTelegramAdapter } from 'switchboard/telegram';
  *
  * const bot = createBot({
  *   adapters: [createTelegramAdapter({ token: process.env.TELEGRAM_BOT_TOKEN! })],
- *   provider: new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY! }),
- *   sessionStore: createUserSessionStore('./data/sessions'),
- *   stateStore: createBotStateStore('./data'),
- *   workspace: './workspace',
- *   allowedUsers: ['telegram:123456'],
+ *   sessions: createSessionFactory({
+ *     provider: new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY! }),
+ *     sessionStore: createUserSessionStore('./data/sessions'),
+ *     workspace: './workspace',
+ *   }),
+ *   stores: { state: createBotStateStore('./data') },
+ *   access: { allowedUsers: ['telegram:123456'] },
  * });
  * await bot.start();
  */
@@ -25,11 +27,11 @@ export type { DeliveredReply, Outbox, ReplyStream, SendOptions, StreamOptions } 
 export { type Clock, flushMicrotasks, sleep, systemClock, type TimerHandle, VirtualClock } from './clock.js';
 // Several replicas: the lease and control-bus contracts with their in-process
 // implementations (PostgreSQL ones are in `switchboard/postgres`).
-export {
-  claimOrphanedTurns,
-  createMemoryChatLease,
-  createMemoryControlBus,
-} from './cluster/index.js';
+// Imported module by module: the cluster's index also holds the PostgreSQL
+// implementations, and loading them would load the optional `pg` driver.
+export { createMemoryChatLease } from './cluster/lease.js';
+export { createMemoryControlBus } from './cluster/memory-bus.js';
+export { claimOrphanedTurns } from './cluster/orphans.js';
 export type {
   ChatLease,
   ControlBus,

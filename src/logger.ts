@@ -3,7 +3,9 @@
  * keys are removed by value, so a token that ends up inside an error message
  * or a URL is caught too, not only fields named "token".
  */
+import { isatty } from 'node:tty';
 import { type DestinationStream, type Logger, pino } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger } from 'pino';
 
@@ -13,8 +15,18 @@ export interface LoggerOptions {
   level?: string;
   /** Secret values (tokens, keys) that must never reach a log line. */
   secrets?: readonly string[];
-  /** Where lines go; default stdout. Tests pass a capturing stream. */
+  /** Where lines go; default `fd`. Tests pass a capturing stream (JSON lines). */
   destination?: DestinationStream;
+  /** File descriptor to write to when no destination or file is given: 1 (stdout, default) or 2. */
+  fd?: 1 | 2;
+  /** Append to this file instead of a descriptor (created if missing). */
+  file?: string;
+  /**
+   * `json`: one JSON object a line, for log collectors. `pretty`: a readable
+   * line per entry. `auto` (default): pretty when writing to a terminal,
+   * JSON otherwise (a file, a pipe, a collector).
+   */
+  format?: 'auto' | 'pretty' | 'json';
 }
 
 const MIN_SECRET_LENGTH = 6;
@@ -46,8 +58,28 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       },
       hooks: secrets.length ? { streamWrite: (line: string) => scrubSecrets(line, secrets) } : {},
     },
-    options.destination ?? pino.destination({ dest: 1, sync: false }),
+    options.destination ?? destinationFor(options),
   );
+}
+
+/** The stream a logger without an injected destination writes to. */
+function destinationFor(options: LoggerOptions): DestinationStream {
+  const fd = options.fd ?? 1;
+  const terminal = !options.file && isatty(fd);
+  const format = options.format ?? 'auto';
+  if (format === 'pretty' || (format === 'auto' && terminal)) {
+    return pretty({
+      destination: options.file ?? fd,
+      colorize: terminal,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname',
+      mkdir: true,
+      append: true,
+    });
+  }
+  return options.file
+    ? pino.destination({ dest: options.file, sync: false, mkdir: true, append: true })
+    : pino.destination({ dest: fd, sync: false });
 }
 
 /** A logger that drops everything; the default where none is injected. */

@@ -48,6 +48,15 @@ async function main(): Promise<number> {
   };
 
   return new Promise<number>((resolve) => {
+    // `npm start | head`: once the reader is gone every write fails with EPIPE.
+    // Stop as for a signal instead of writing on into a closed pipe forever.
+    for (const stream of [process.stdout, process.stderr]) {
+      stream.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EPIPE') return;
+        if (stopping) return;
+        stop('output closed').then(resolve, () => resolve(1));
+      });
+    }
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.on(signal, () => {
         // A second signal while stopping means "now".

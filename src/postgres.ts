@@ -10,7 +10,12 @@
  * await stores.migrate();
  * const lease = createPostgresChatLease({ pool: stores.pool, schema: stores.schema });
  * const bus = createPostgresControlBus({ pool: stores.pool, schema: stores.schema });
- * const bot = createBot({ ...options, sessionStore: stores.sessionStore, stateStore: stores.stateStore, lease, bus });
+ * const bot = createBot({
+ *   ...options,
+ *   sessions: createSessionFactory({ ...sessionOptions, sessionStore: stores.sessionStore }),
+ *   stores: { state: stores.stateStore },
+ *   cluster: { lease, bus },
+ * });
  */
 export {
   createPostgresChatLease,

@@ -94,9 +94,9 @@ export async function recommendedShards(plan: ShardPlan): Promise<number> {
 
 /** Options of {@link startShards}. */
 export interface StartShardsOptions {
-  /** The script each shard runs; default `src/main.ts` next to this file. */
+  /** The script each shard runs; default `main.js` next to this file when compiled, else `main.ts`. */
   file?: string;
-  /** Node flags of each shard; default loading tsx, as `npm start` does. */
+  /** Node flags of each shard; default none for compiled JavaScript, tsx's loader for TypeScript. */
   execArgv?: string[];
   /** How long a shard may take to be ready, in ms (default 30,000). */
   readyTimeoutMs?: number;
@@ -110,13 +110,18 @@ export async function startShards(
   options: StartShardsOptions = {},
 ): Promise<ShardingManager> {
   const totalShards = plan.totalShards === 'auto' ? await recommendedShards(plan) : plan.totalShards;
+  // Compiled (dist/src/shard.js, as `npm run start:sharded` runs it) each shard runs main.js
+  // with no loader; from the sources (tests, tsx) it runs main.ts under tsx.
+  const compiled = existsSync(join(HERE, 'main.js'));
+  const file = options.file ?? join(HERE, compiled ? 'main.js' : 'main.ts');
   const tsx = pathToFileURL(join(HERE, '..', 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-  const manager = new ShardingManager(options.file ?? join(HERE, 'main.ts'), {
+  const loader = existsSync(fileURLToPath(tsx)) ? ['--import', tsx] : ['--import', 'tsx'];
+  const manager = new ShardingManager(file, {
     token: plan.token,
     totalShards,
     mode: 'process',
     respawn: true,
-    execArgv: options.execArgv ?? (existsSync(fileURLToPath(tsx)) ? ['--import', tsx] : ['--import', 'tsx']),
+    execArgv: options.execArgv ?? (file.endsWith('.ts') ? loader : []),
   });
   await manager.spawn({
     amount: totalShards,

@@ -5,7 +5,7 @@
  * the core tells the person to send it again. Other files are described by
  * kind only.
  */
-import type { Attachment as DiscordAttachment } from 'discord.js';
+import { type Attachment as DiscordAttachment, type Message, MessageReferenceType } from 'discord.js';
 import type { Attachment } from '../../src/bot/adapter-contract.js';
 import type { Logger } from '../../src/logger.js';
 
@@ -54,4 +54,44 @@ export async function convertAttachments(
     }
   }
   return out;
+}
+
+/** What a message carries for the model: its own text, forwarded messages, files and stickers. */
+export interface MessageParts {
+  /** Text of each forwarded message (Discord's `message_snapshots`), in order. */
+  forwarded: string[];
+  /** Files of the message and of what it forwards. */
+  files: DiscordAttachment[];
+  /** Stickers and polls: things the model cannot read, answered with one line. */
+  unreadable: Attachment[];
+}
+
+/**
+ * The parts of a message, forwards included: a forward carries its text and
+ * files only inside the snapshot, its own content is empty.
+ */
+export function messageParts(message: Message): MessageParts {
+  const snapshots =
+    message.reference?.type === MessageReferenceType.Forward
+      ? [...(message.messageSnapshots?.values() ?? [])]
+      : [];
+  const files = [
+    ...message.attachments.values(),
+    ...snapshots.flatMap((s) => [...(s.attachments?.values() ?? [])]),
+  ];
+  const stickers = (message.stickers?.size ?? 0) + snapshots.reduce((n, s) => n + (s.stickers?.size ?? 0), 0);
+  const unreadable: Attachment[] = [];
+  if (stickers > 0) unreadable.push({ kind: 'sticker' });
+  if (message.poll) unreadable.push({ kind: 'other' });
+  return {
+    forwarded: snapshots.map((s) => s.content ?? '').filter((t) => t.trim().length > 0),
+    files,
+    unreadable,
+  };
+}
+
+/** The text the model sees: the person's words, then each forwarded message marked as such. */
+export function withForwarded(text: string, forwarded: readonly string[]): string {
+  const quoted = forwarded.map((t) => `(Forwarded message)\n${t}`);
+  return [text, ...quoted].filter((t) => t.length > 0).join('\n\n');
 }

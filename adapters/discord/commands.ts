@@ -18,8 +18,8 @@ interface OptionSpec {
   choices?: { name: string; value: string }[];
 }
 
-/** A chat input command in the v10 JSON shape. */
-export interface CommandSpec {
+/** A chat input application command in the v10 JSON shape (what Discord registers, not the core's catalogue entry). */
+export interface ApplicationCommandJson {
   type: 1;
   name: string;
   description: string;
@@ -33,7 +33,7 @@ const DESCRIPTION_MAX = 100;
 
 const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-function command(name: string, description: string, options?: OptionSpec[]): CommandSpec {
+function command(name: string, description: string, options?: OptionSpec[]): ApplicationCommandJson {
   const shown = capitalise(description).slice(0, DESCRIPTION_MAX);
   return { type: 1, name, description: shown, ...(options ? { options } : {}), contexts: [0, 1] };
 }
@@ -54,7 +54,7 @@ function option(argument: CommandArgument): OptionSpec {
  * Every command, in the order Discord shows them: `/ask` (Discord's way to
  * open a thread) and then the core's catalogue, each argument as an option.
  */
-export const COMMANDS: readonly CommandSpec[] = [
+export const COMMANDS: readonly ApplicationCommandJson[] = [
   command('ask', 'Ask the agent; in a channel this opens a thread for the conversation', [
     option({ name: 'prompt', description: 'What to ask', required: true }),
   ]),

@@ -3,7 +3,7 @@
  * which threads are switchboard sessions.
  */
 import { type Channel, ChannelType, type Client, type ThreadChannel } from 'discord.js';
-import type { ChatUser, EventSink } from '../../src/bot/adapter-contract.js';
+import type { AccessGate, ChatUser, EventSink } from '../../src/bot/adapter-contract.js';
 import type { Clock } from '../../src/clock.js';
 import type { Logger } from '../../src/logger.js';
 import { dmKey, threadKey } from './chat-key.js';
@@ -18,6 +18,8 @@ export interface InboundContext {
   interactionAckMs: number;
   /** Threads the bot joined by a mention in a thread someone else started. */
   joinedThreads: Set<string>;
+  /** The core's access check, asked before a thread is opened or joined for someone. */
+  gate?: AccessGate;
 }
 
 /**

@@ -8,11 +8,12 @@ import {
   ChannelType,
   DiscordAPIError,
   type Message,
+  MessageReferenceType,
   type PartialMessage,
   type ThreadChannel,
 } from 'discord.js';
 import type { MessageEvent } from '../../src/bot/adapter-contract.js';
-import { convertAttachments } from './attachments.js';
+import { convertAttachments, messageParts, withForwarded } from './attachments.js';
 import { threadKey } from './chat-key.js';
 import { chatUser, deliver, type InboundContext, sessionChat } from './context.js';
 
@@ -62,16 +63,18 @@ export class DiscordInbound {
   constructor(private readonly ctx: InboundContext) {}
 
   onMessage(message: Message): Promise<void> {
-    return this.#serial(message.channelId, () => this.#handleMessage(message));
+    const what = { kind: 'MESSAGE_CREATE', id: message.id };
+    return this.#serial(message.channelId, what, () => this.#handleMessage(message));
   }
 
   onMessageUpdate(message: Message | PartialMessage, before?: Message | PartialMessage): Promise<void> {
-    return this.#serial(message.channelId, () => this.#handleUpdate(message, before));
+    const what = { kind: 'MESSAGE_UPDATE', id: message.id };
+    return this.#serial(message.channelId, what, () => this.#handleUpdate(message, before));
   }
 
-  #serial(key: string, work: () => Promise<void>): Promise<void> {
+  #serial(key: string, what: { kind: string; id: string }, work: () => Promise<void>): Promise<void> {
     const run = (this.#chains.get(key) ?? Promise.resolve()).then(work).catch((err) => {
-      this.ctx.logger.error({ err }, 'Discord message handling failed');
+      this.ctx.logger.error({ err, ...what }, 'Discord message handling failed; the event was skipped');
     });
     this.#chains.set(key, run);
     void run.then(() => {
@@ -88,21 +91,38 @@ export class DiscordInbound {
     if (channel?.isThread() && channel.ownerId == null) channel = await channel.fetch(true);
     if (!channel) return;
     const mentioned = mentionsBot(message, botId);
-    const text = stripMention(message.content, botId);
-    if (text.length === 0 && message.attachments.size === 0) return;
+    const own = stripMention(message.content, botId);
+    const parts = messageParts(message);
+    const text = withForwarded(own, parts.forwarded);
+    if (text.length === 0 && parts.files.length === 0 && parts.unreadable.length === 0) {
+      this.ctx.logger.debug(
+        { id: message.id, type: message.type },
+        'Discord message with nothing to read ignored',
+      );
+      return;
+    }
     let chat = sessionChat(this.ctx, channel);
+    const opens = !chat && mentioned && (channel.isThread() || channel.type === ChannelType.GuildText);
+    // A stranger is refused before the bot joins or opens a thread for them.
+    if (opens && (await this.#refused(message))) return;
     if (!chat && channel.isThread() && mentioned) {
       // Mentioned in someone else's thread: the bot joins it and the thread becomes a session.
       this.ctx.joinedThreads.add(channel.id);
       chat = threadKey(channel.id);
     }
     if (!chat && mentioned && channel.type === ChannelType.GuildText) {
-      const thread = await this.#openThread(message, text);
+      const thread = await this.#openThread(message, own || text);
       if (!thread) return;
       chat = threadKey(thread.id);
     }
     if (!chat) return;
-    const ref = message.reference?.messageId;
+    const ref = message.reference;
+    const replyTo =
+      ref?.messageId && ref.messageId !== message.id && ref.type !== MessageReferenceType.Forward
+        ? ref.messageId
+        : undefined;
+    const files = parts.files.length > 0 ? await convertAttachments(parts.files, this.ctx.logger) : [];
+    const attachments = [...files, ...parts.unreadable];
     const event: MessageEvent = {
       type: 'message',
       chat,
@@ -110,12 +130,29 @@ export class DiscordInbound {
       deliveryId: message.id,
       text,
       messageId: message.id,
-      ...(ref && ref !== message.id ? { replyTo: { messageId: ref } } : {}),
-      ...(message.attachments.size > 0
-        ? { attachments: await convertAttachments(message.attachments.values(), this.ctx.logger) }
-        : {}),
+      ...(replyTo ? { replyTo: { messageId: replyTo } } : {}),
+      ...(attachments.length > 0 ? { attachments } : {}),
     };
     await deliver(this.ctx, event);
+  }
+
+  /** True when the author may not use the bot; they are told privately (a DM, else a reply). */
+  async #refused(message: Message): Promise<boolean> {
+    const refusal = this.ctx.gate?.refusal(message.author.id);
+    if (refusal === undefined) return false;
+    try {
+      await message.author.send({ content: refusal, allowedMentions: { parse: [] } });
+    } catch (err) {
+      // DMs closed (50007): one reply where they asked, rather than silence.
+      this.ctx.logger.info(
+        { err, user: message.author.id },
+        'could not DM a refusal; replying in the channel',
+      );
+      await message
+        .reply({ content: refusal, allowedMentions: { parse: [], repliedUser: false } })
+        .catch((replyErr) => this.ctx.logger.warn({ err: replyErr }, 'could not refuse a Discord user'));
+    }
+    return true;
   }
 
   async #openThread(message: Message, text: string): Promise<ThreadChannel | undefined> {

@@ -17,6 +17,7 @@
  */
 import { type Client, Events, type RateLimitData, Routes } from 'discord.js';
 import type {
+  AccessGate,
   ChatAdapter,
   ChatCapabilities,
   EventSink,
@@ -32,6 +33,7 @@ import { COMMANDS } from './commands.js';
 import { buildClient, connect } from './connection.js';
 import type { InboundContext } from './context.js';
 import { toSwitchboardError } from './errors.js';
+import { guardGateway } from './gateway-guard.js';
 import { DiscordInbound } from './inbound.js';
 import { DiscordInteractions } from './interactions.js';
 import { DiscordOutbound } from './outbound.js';
@@ -97,12 +99,14 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       return capabilities;
     },
 
-    async start(sink: EventSink): Promise<void> {
+    async start(sink: EventSink, gate?: AccessGate): Promise<void> {
       const created = buildClient({
         ...(options.apiUrl ? { api: options.apiUrl } : {}),
         retries: options.restRetries ?? 3,
         ...(options.rateLimits === 'reject' ? { rejectOnRateLimit: isMessageEdit } : {}),
       });
+      // Before login: the first dispatch may already be one discord.js cannot read.
+      guardGateway(created, { logger });
       await connect(created, options.token);
       const ready = created as Client<true>;
       const ctx: InboundContext = {
@@ -112,6 +116,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         clock,
         interactionAckMs: options.interactionAckMs ?? 2000,
         joinedThreads,
+        ...(gate ? { gate } : {}),
       };
       try {
         await registerCommands(ready, options.guildId);

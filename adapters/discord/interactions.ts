@@ -13,6 +13,7 @@ import {
   type Interaction,
   type Message,
   MessageFlags,
+  type RepliableInteraction,
   type ThreadChannel,
 } from 'discord.js';
 import type { ChatUser, Responder } from '../../src/bot/adapter-contract.js';
@@ -26,6 +27,13 @@ import { THREAD_REFUSED, threadName } from './inbound.js';
 export const OUTSIDE_SESSION_HINT =
   'This works inside a switchboard thread or a DM with me. Start one with /ask or by mentioning me in a channel.';
 const FAILED = 'Something went wrong on my side; please try again.';
+/** Said for a user or message context-menu command: switchboard registers none. */
+export const UNSUPPORTED_CONTEXT_MENU =
+  "I don't have context-menu commands; use /ask or mention me with your question.";
+/** Said for a select menu or other control the bot no longer offers. */
+export const INACTIVE_CONTROL = 'This control is no longer active.';
+/** Said for any other interaction switchboard does not offer (a form, an activity). */
+export const UNSUPPORTED_INTERACTION = "I can't do that here; use /ask or mention me with your question.";
 const NO_MENTIONS = { parse: [] as never[] };
 
 function clip(text: string): string {
@@ -59,12 +67,52 @@ function answerOnce(
 export class DiscordInteractions {
   constructor(private readonly ctx: InboundContext) {}
 
+  /** Every interaction ends answered: handled, refused in one line, or acknowledged (autocomplete). */
   async onInteraction(interaction: Interaction): Promise<void> {
     try {
       if (interaction.isChatInputCommand()) await this.#command(interaction);
       else if (interaction.isButton()) await this.#button(interaction);
+      else if (interaction.isAutocomplete()) await interaction.respond([]);
+      else if (interaction.isRepliable()) await this.#unsupported(interaction);
     } catch (err) {
-      this.ctx.logger.error({ err }, 'Discord interaction handling failed');
+      this.ctx.logger.error(
+        { err, kind: interaction.type, id: interaction.id },
+        'Discord interaction handling failed',
+      );
+      await this.#failed(interaction);
+    }
+  }
+
+  /** Context-menu commands, select menus, modals: things switchboard never offers (a stale registration, another version). */
+  async #unsupported(i: RepliableInteraction): Promise<void> {
+    const what = i.isContextMenuCommand()
+      ? UNSUPPORTED_CONTEXT_MENU
+      : i.isMessageComponent()
+        ? INACTIVE_CONTROL
+        : UNSUPPORTED_INTERACTION;
+    this.ctx.logger.info(
+      { kind: i.type, id: i.id },
+      'answered a Discord interaction switchboard does not offer',
+    );
+    await i.reply({ content: what, flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS });
+  }
+
+  /** A handler failed: the person still gets an answer if Discord will take one. */
+  async #failed(interaction: Interaction): Promise<void> {
+    try {
+      if (interaction.isAutocomplete()) {
+        if (!interaction.responded) await interaction.respond([]);
+      } else if (interaction.isRepliable()) {
+        if (interaction.deferred)
+          await interaction.editReply({ content: FAILED, allowedMentions: NO_MENTIONS });
+        else if (!interaction.replied)
+          await interaction.reply({ content: FAILED, flags: MessageFlags.Ephemeral });
+      }
+    } catch (err) {
+      this.ctx.logger.warn(
+        { err, id: interaction.id },
+        'could not tell a Discord user their interaction failed',
+      );
     }
   }
 
@@ -94,6 +142,12 @@ export class DiscordInteractions {
     const inChannel = !chat && i.channel?.type === ChannelType.GuildText;
     if (!chat && !inChannel) {
       await i.reply({ content: OUTSIDE_SESSION_HINT, flags: MessageFlags.Ephemeral });
+      return;
+    }
+    // A stranger is refused privately, before the public "asked:" reply and its thread exist.
+    const refusal = this.ctx.gate?.refusal(i.user.id);
+    if (refusal !== undefined) {
+      await i.reply({ content: clip(refusal), flags: MessageFlags.Ephemeral, allowedMentions: NO_MENTIONS });
       return;
     }
     await i.deferReply();

@@ -6,7 +6,7 @@
  * Slack redelivers events it thinks were lost, and bots (this one included)
  * post messages too: each is handed on once, and bots never.
  */
-import type { ChatEvent, EventSink, MessageEvent } from '../../src/bot/adapter-contract.js';
+import type { AccessGate, ChatEvent, EventSink, MessageEvent } from '../../src/bot/adapter-contract.js';
 import type { Logger } from '../../src/logger.js';
 import { parseTextCommand } from './commands.js';
 import type { SlackFile, SlackFiles } from './files.js';
@@ -67,12 +67,22 @@ export interface InboundDeps {
   files: SlackFiles;
   /** Does the thread contain a message of the bot? (conversations.replies) */
   botInThread: (channel: string, threadTs: string) => Promise<boolean>;
+  /** Shows `text` to `user` only (chat.postEphemeral), in the thread when there is one. */
+  tellOnly: (channel: string, threadTs: string | undefined, user: string, text: string) => Promise<void>;
 }
+
+/**
+ * Slackbot's own user id. Slackbot writes into the bot's DM ("You have been
+ * removed from #general by …"): a notice, not a person talking to the bot.
+ */
+export const SLACKBOT_USER = 'USLACKBOT';
 
 /** Turns Slack message events into the core's message, command and edit events. */
 export class SlackInbound {
   sink: EventSink | undefined;
   bot: BotIdentity | undefined;
+  /** The core's access check: strangers in channels are answered privately, nothing posted for them. */
+  gate: AccessGate | undefined;
   readonly #chains = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: InboundDeps) {}
@@ -91,7 +101,14 @@ export class SlackInbound {
       return this.#onEdit(eventId, event, bot);
     if (event.type !== 'message' && event.type !== 'app_mention') return;
     if (event.subtype && !PERSON_SUBTYPES.has(event.subtype)) return;
-    if (event.bot_id || !event.user || event.user === bot.userId) return;
+    if (event.bot_id || !event.user || event.user === bot.userId || event.user === SLACKBOT_USER) return;
+    if (typeof event.channel !== 'string' || typeof event.ts !== 'string') {
+      this.deps.logger.warn(
+        { eventId, type: event.type },
+        'Slack message event without channel or ts ignored',
+      );
+      return;
+    }
     const { channel, ts } = event;
     const threadTs = event.thread_ts ?? ts;
     const direct = event.channel_type === 'im' || isDirectChannel(channel);
@@ -104,11 +121,14 @@ export class SlackInbound {
       check = !tracker.joined(channel, threadTs);
     }
     if (!tracker.messages.add(`${channel}:${ts}`)) return;
-    if (!check) tracker.join(channel, threadTs);
     const user = event.user;
+    // A stranger's mention (or reply in a session thread) is refused before the thread is joined.
+    if (!direct && !check && this.#refuse(channel, event.thread_ts, user)) return;
+    if (!check) tracker.join(channel, threadTs);
     const chat = slackChatKey(channel, threadTs);
     this.#serial(chat, async () => {
       if (check && !(await this.#botIn(channel, threadTs))) return;
+      if (check && this.#refuse(channel, event.thread_ts, user)) return;
       tracker.touch(channel, threadTs);
       tracker.setRecipient(channel, threadTs, { userId: user, teamId: event.team ?? bot.teamId });
       const name = await this.deps.users.name(user);
@@ -129,6 +149,19 @@ export class SlackInbound {
       if (event.files?.length) message.attachments = await this.deps.files.attachments(event.files);
       await this.#dispatch(message);
     });
+  }
+
+  /**
+   * True when `user` may not use the bot: in a channel they are told so only
+   * to them, so no thread or reply is made public for a stranger.
+   */
+  #refuse(channel: string, threadTs: string | undefined, user: string): boolean {
+    const refusal = this.gate?.refusal(user);
+    if (refusal === undefined) return false;
+    void this.deps
+      .tellOnly(channel, threadTs, user, refusal)
+      .catch((err) => this.deps.logger.warn({ err, channel }, 'could not refuse a Slack user privately'));
+    return true;
   }
 
   /** Asks Slack only when an earlier message of the thread has not settled the question already. */

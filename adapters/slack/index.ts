@@ -11,9 +11,11 @@
  */
 import { webApi } from '@slack/bolt';
 import type {
+  AccessGate,
   ChatAdapter,
   ChatCapabilities,
   EventSink,
+  HttpRoutes,
   NativeStreaming,
   OutboundMessage,
   SentMessage,
@@ -50,6 +52,8 @@ export interface SlackAdapterOptions {
   port?: number;
   /** HTTP mode listen address (default all interfaces). */
   host?: string;
+  /** HTTP mode: extra routes served on the same port before Slack's (the ready bot's health and metrics). */
+  routes?: HttpRoutes;
   /** Web API base ending in `/api/` (SLACK_API_URL); default Slack's. */
   apiUrl?: string;
   /** The one slash command the manifest declares (default `switchboard`). */
@@ -102,6 +106,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     users,
     logger,
     files: new SlackFiles(options.botToken, apiUrl, logger),
+    tellOnly: (channel, threadTs, user, text) => outbound.ephemeral(channel, threadTs, user, text),
     botInThread: async (channel, threadTs) => {
       try {
         const res = await callSlack(sendClient, 'conversations.replies', {
@@ -153,7 +158,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     capabilities(_chat: string): ChatCapabilities {
       return slackCapabilities(paces, streams.available !== false);
     },
-    async start(sink: EventSink): Promise<void> {
+    async start(sink: EventSink, gate?: AccessGate): Promise<void> {
       if (transport) throw new SwitchboardError('PLATFORM_ERROR', 'The Slack adapter is already started.');
       let auth: Record<string, unknown>;
       try {
@@ -173,6 +178,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       identity = { userId: String(auth.user_id), botId: String(auth.bot_id), teamId: String(auth.team_id) };
       inbound.bot = identity;
       inbound.sink = sink;
+      inbound.gate = gate;
+      interactions.gate = gate;
       interactions.bot = identity;
       interactions.sink = sink;
       transport = await startTransport({
@@ -183,6 +190,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
         ...(options.signingSecret ? { signingSecret: options.signingSecret } : {}),
         port: options.port ?? 3000,
         ...(options.host ? { host: options.host } : {}),
+        ...(options.routes ? { routes: options.routes } : {}),
         commandName,
         ...(options.socketPingTimeoutMs ? { socketPingTimeoutMs: options.socketPingTimeoutMs } : {}),
         clientOptions: {

@@ -5,7 +5,7 @@
  * recent session thread (and the user is told which), else a new thread
  * started at the channel's top level.
  */
-import type { ButtonEvent, EventSink, Responder } from '../../src/bot/adapter-contract.js';
+import type { AccessGate, ButtonEvent, EventSink, Responder } from '../../src/bot/adapter-contract.js';
 import type { Logger } from '../../src/logger.js';
 import { isBotCommand, parseSlashText, slashUsage } from './commands.js';
 import type { BotIdentity } from './inbound.js';
@@ -73,12 +73,22 @@ function once(fn: Responder): Responder {
 export class SlackInteractions {
   sink: EventSink | undefined;
   bot: BotIdentity | undefined;
+  /** The core's access check, asked before a thread is started for a slash command. */
+  gate: AccessGate | undefined;
 
   constructor(private readonly deps: InteractionDeps) {}
 
   /** Call after ack(). */
   async onCommand(command: SlashCommandPayload, respondUrl: ResponseUrlReply): Promise<void> {
     const { tracker, logger } = this.deps;
+    // A stranger is answered only to them: no thread is started in the channel for them.
+    const refusal = this.gate?.refusal(command.user_id);
+    if (refusal !== undefined) {
+      await respondUrl(refusal).catch((err) =>
+        logger.warn({ err }, 'could not refuse a Slack slash command'),
+      );
+      return;
+    }
     const { name, args } = parseSlashText(command.text ?? '');
     if (!isBotCommand(name)) {
       await respondUrl(slashUsage(this.deps.commandName, name)).catch((err) =>

@@ -9,10 +9,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import type { HttpRoutes } from '../../src/bot/adapter-contract.js';
 import { type Clock, sleep } from '../../src/clock.js';
 import { SwitchboardError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { ACTION_ID_PATTERN } from './buttons.js';
+import { acknowledgeAlways, acknowledgeUnhandled, guardSocketMessages } from './dispatch.js';
 import type { SlackInbound, SlackMessageEvent } from './inbound.js';
 import type {
   BlockActionsPayload,
@@ -72,6 +74,8 @@ export interface TransportOptions {
   signingSecret?: string;
   port: number;
   host?: string;
+  /** HTTP mode: served before Slack's handler (health and metrics), without a signature. */
+  routes?: HttpRoutes;
   commandName: string;
   /** Socket Mode: how long to wait for a pong, and the base delay before reconnecting (Bolt's default 5000 ms). */
   socketPingTimeoutMs?: number;
@@ -90,6 +94,8 @@ export interface Transport {
 }
 
 function register(app: App, o: TransportOptions): void {
+  acknowledgeUnhandled(app, o.logger);
+  acknowledgeAlways(app, o.logger);
   const onEvent = async ({ body, event }: { body: { event_id?: string }; event: unknown }) => {
     await o.inbound.onEvent(body.event_id, event as SlackMessageEvent);
   };
@@ -127,6 +133,7 @@ export async function startTransport(o: TransportOptions): Promise<Transport> {
       ...(o.socketPingTimeoutMs ? { clientPingTimeout: o.socketPingTimeoutMs } : {}),
       installerOptions: { clientOptions: { ...o.clientOptions } },
     });
+    guardSocketMessages(receiver.client, o.logger);
     const app = new App({ ...common, receiver });
     register(app, o);
     try {
@@ -157,6 +164,7 @@ export async function startTransport(o: TransportOptions): Promise<Transport> {
   register(app, o);
   const guard = new ReplayGuard(o.clock);
   const server: Server = createServer((req, res) => {
+    if (o.routes?.handle(req, res)) return;
     const seen = guard.check(req);
     if (seen === 'replay') {
       // A genuine Slack retry of a request already taken needs no second run, only a 200 to stop retrying.

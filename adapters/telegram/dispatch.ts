@@ -58,13 +58,28 @@ export class TelegramDispatcher {
   /** Translates an update and delivers it; never throws (a bad update must not stop polling). */
   async dispatch(update: Update, me: UserFromGetMe, sink: EventSink): Promise<void> {
     const responders = new Map<string, ReturnType<TelegramDispatcher['responder']>>();
-    const translated = translateUpdate(update, me, (id) => {
-      const r = this.responder(id);
-      responders.set(id, r);
-      return r;
-    });
+    let translated: ReturnType<typeof translateUpdate>;
+    try {
+      translated = translateUpdate(update, me, (id) => {
+        const r = this.responder(id);
+        responders.set(id, r);
+        return r;
+      });
+    } catch (err) {
+      // A payload missing what the Bot API documents (a message without its chat): logged, skipped.
+      this.deps.logger.error(
+        {
+          err: err instanceof Error ? err.message : String(err),
+          kind: updateKind(update),
+          update: update.update_id,
+        },
+        'could not read a Telegram update; it was skipped',
+      );
+      translated = undefined;
+    }
     if (!translated) {
-      if (update.callback_query) await this.responder(update.callback_query.id)({ text: '' });
+      const queryId = update.callback_query?.id;
+      if (typeof queryId === 'string') await this.responder(queryId)({ text: '' });
       return;
     }
     const responder = translated.callbackQueryId ? responders.get(translated.callbackQueryId) : undefined;
@@ -122,4 +137,9 @@ export class TelegramDispatcher {
       return undefined;
     }
   }
+}
+
+/** The update's kind (`message`, `callback_query`, …): the one field besides update_id it carries. */
+export function updateKind(update: Update): string {
+  return Object.keys(update).find((k) => k !== 'update_id') ?? 'unknown';
 }

@@ -6,7 +6,13 @@
  * removed from the text the agent sees.
  */
 import type { Message, MessageEntity, Update, UserFromGetMe } from 'grammy/types';
-import type { Attachment, ChatEvent, ChatUser, Responder } from '../../src/bot/adapter-contract.js';
+import {
+  type Attachment,
+  type ChatEvent,
+  type ChatUser,
+  COMMAND_CATALOGUE,
+  type Responder,
+} from '../../src/bot/adapter-contract.js';
 import { chatKey } from './chat-key.js';
 
 /** A translated update; `photoFileId` asks the caller to download the image. */
@@ -19,6 +25,41 @@ export interface Translated {
 
 /** Telegram's start command opens every private chat; the core knows it as help. */
 const COMMAND_ALIASES: Record<string, string> = { start: 'help' };
+
+/** The command words this bot answers (after aliases). */
+const OUR_COMMANDS = new Set(COMMAND_CATALOGUE.map((c) => c.name));
+
+/**
+ * Whether a command is for this bot. In a private chat every command is (an
+ * unknown one deserves "Unknown command"); in a group a bare `/report` is
+ * most likely another bot's, so only our own words or `/word@thisbot` count.
+ */
+export function commandIsOurs(
+  command: { name: string; target?: string },
+  isPrivate: boolean,
+  me: UserFromGetMe,
+): boolean {
+  if (command.target) return command.target.toLowerCase() === me.username.toLowerCase();
+  return isPrivate || OUR_COMMANDS.has(command.name);
+}
+
+/** Who a forwarded message came from, as Telegram's `forward_origin` names them. */
+export function forwardedFrom(message: Message): string | undefined {
+  const origin = message.forward_origin;
+  if (!origin) return undefined;
+  switch (origin.type) {
+    case 'user':
+      return chatUser(origin.sender_user).name;
+    case 'hidden_user':
+      return origin.sender_user_name;
+    case 'chat':
+      return origin.sender_chat.title ?? 'a chat';
+    case 'channel':
+      return origin.chat.title ?? 'a channel';
+    default:
+      return 'someone';
+  }
+}
 
 /** The chat key of a message: the topic counts only in forum topics. */
 export function messageChatKey(
@@ -162,7 +203,7 @@ function translateMessage(
   const messageId = String(message.message_id);
   const command = message.text !== undefined ? parseCommand(rawText) : undefined;
   if (command) {
-    if (command.target && command.target.toLowerCase() !== me.username.toLowerCase()) return undefined;
+    if (!commandIsOurs(command, isPrivate, me)) return undefined;
     if (edited) return undefined;
     return { event: { type: 'command', ...base, name: command.name, args: command.args, messageId } };
   }
@@ -171,13 +212,16 @@ function translateMessage(
   const repliesToBot = reply?.from?.id === me.id;
   if (!isPrivate && !mention.addressed && !repliesToBot) return undefined;
   if (edited) return { event: { type: 'edit', ...base, text: mention.text, messageId } };
+  // A forward reaches the model marked as one, so it is not taken for the person's own words.
+  const origin = forwardedFrom(message);
+  const text = origin && mention.text ? `(Forwarded from ${origin})\n${mention.text}` : mention.text;
   const { attachments, photoFileId } = attachmentsOf(message);
   if (mention.text === '' && attachments.length === 0 && message.text === undefined) return undefined;
   return {
     event: {
       type: 'message',
       ...base,
-      text: mention.text,
+      text,
       messageId,
       ...(reply
         ? {

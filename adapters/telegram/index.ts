@@ -29,7 +29,7 @@ import {
 } from './capabilities.js';
 import { isPrivateChat, parseChatKey } from './chat-key.js';
 import { TELEGRAM_COMMANDS } from './commands.js';
-import { TelegramDispatcher } from './dispatch.js';
+import { TelegramDispatcher, updateKind } from './dispatch.js';
 import { sequenceKey } from './inbound.js';
 import { TelegramOutbound } from './outbound.js';
 import { startPolling, startWebhook, type Transport, type WebhookOptions } from './transport.js';
@@ -106,7 +106,10 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     if (sink) await dispatcher.dispatch(ctx.update, ctx.me, sink);
   });
   bot.catch((err) =>
-    logger.error({ err: err.message, update: err.ctx.update.update_id }, 'Telegram update handling failed'),
+    logger.error(
+      { err: err.message, kind: updateKind(err.ctx.update), update: err.ctx.update.update_id },
+      'Telegram update handling failed; the bot keeps running',
+    ),
   );
 
   return {

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type RunnerHandle, run } from '@grammyjs/runner';
 import { type Bot, webhookCallback } from 'grammy';
+import type { HttpRoutes } from '../../src/bot/adapter-contract.js';
 import type { Logger } from '../../src/logger.js';
 
 /** The update types the adapter handles. */
@@ -31,6 +32,8 @@ export interface WebhookOptions {
   secret?: string;
   port: number;
   host?: string;
+  /** Served before the webhook (health and metrics), without the secret. */
+  routes?: HttpRoutes;
 }
 
 /**
@@ -81,6 +84,7 @@ export async function startWebhook(bot: Bot, options: WebhookOptions, logger: Lo
     timeoutMilliseconds: 10_000,
   });
   const server: Server = createServer((req, res) => {
+    if (options.routes?.handle(req, res)) return;
     callback(req, res).catch((err: unknown) => {
       logger.error(
         { err: err instanceof Error ? err.message : String(err) },

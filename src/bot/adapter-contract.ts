@@ -89,6 +89,17 @@ export type ChatEvent = MessageEvent | EditEvent | CommandEvent | ButtonEvent | 
  */
 export type EventSink = (event: ChatEvent) => Promise<void>;
 
+/**
+ * The core's access decision, asked by an adapter before it creates anything
+ * for a person (a Discord thread for a mention or `/ask`, a Slack thread for
+ * a slash command), so a stranger is refused without anything public made
+ * for them.
+ */
+export interface AccessGate {
+  /** Undefined when the platform user `userId` may use the bot; otherwise the one-line refusal to show them privately. */
+  refusal(userId: string): string | undefined;
+}
+
 /** How the core renders Markdown for a chat. */
 export type Dialect = 'telegram-html' | 'slack-mrkdwn' | 'discord-markdown' | 'markdown' | 'plain';
 
@@ -173,8 +184,12 @@ export interface ChatAdapter extends Partial<NativeStreaming> {
   /** Budget across all chats (Telegram ~30 per second). */
   readonly globalBudget?: RateBudget;
   capabilities(chat: string): ChatCapabilities;
-  /** Starts receiving; events go to `sink`. Rejects with a clear message on bad credentials. */
-  start(sink: EventSink): Promise<void>;
+  /**
+   * Starts receiving; events go to `sink`. Rejects with a clear message on
+   * bad credentials. `gate` (given by the core) answers strangers before the
+   * adapter opens a thread for them.
+   */
+  start(sink: EventSink, gate?: AccessGate): Promise<void>;
   /** Stops receiving and closes connections. */
   stop(): Promise<void>;
   send(chat: string, message: OutboundMessage): Promise<SentMessage>;
@@ -183,6 +198,17 @@ export interface ChatAdapter extends Partial<NativeStreaming> {
   typing(chat: string): Promise<void>;
   /** Human label for a chat key in `/sessions` ("#general thread"). */
   describeChat?(chat: string): string;
+}
+
+/**
+ * Extra routes served by an adapter's own HTTP server (a Telegram webhook,
+ * Slack's HTTP mode) before the platform's handler: the ready bot mounts
+ * /healthz, /readyz and /metrics this way, so a load balancer can probe the
+ * same port the platform posts to, without the platform's secret. `handle`
+ * answers true when it served the request.
+ */
+export interface HttpRoutes {
+  handle(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): boolean;
 }
 
 /** The platform prefix of a chat key (`telegram:42:7` -> `telegram`). */

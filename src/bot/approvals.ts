@@ -50,11 +50,16 @@ export interface ApprovalOptions {
 
 type Answer = 'allow' | 'allow-session' | 'deny';
 
+/** How many settled prompt ids are remembered, so a late second press is told apart from a forgotten prompt. */
+const SETTLED_MEMORY = 1_000;
+
 /** The open approval prompts of every chat. */
 export class ApprovalRegistry {
   readonly #pending = new Map<string, Pending>();
   readonly #options: ApprovalOptions;
   readonly #edits = new Set<Promise<void>>();
+  /** Recently settled ids, oldest first (a Set keeps insertion order). */
+  readonly #settled = new Set<string>();
 
   constructor(options: ApprovalOptions) {
     this.#options = options;
@@ -68,6 +73,11 @@ export class ApprovalRegistry {
   /** True while the prompt with this short id waits for an answer here. */
   has(id: string): boolean {
     return this.#pending.has(id);
+  }
+
+  /** True when the prompt with this id was answered, timed out or closed here recently. */
+  settledHere(id: string): boolean {
+    return this.#settled.has(id);
   }
 
   /** Posts the prompt and starts its timeout; returns the short id on its buttons. */
@@ -135,6 +145,9 @@ export class ApprovalRegistry {
     const pending = this.#pending.get(id);
     if (!pending) return false;
     this.#pending.delete(id);
+    this.#settled.add(id);
+    if (this.#settled.size > SETTLED_MEMORY)
+      this.#settled.delete(this.#settled.values().next().value as string);
     this.#options.clock.clearTimeout(pending.timer);
     let accepted = false;
     try {

@@ -1,7 +1,9 @@
 /**
- * One chat's side of leasing across replicas: waiting while another replica
- * holds the chat, holding the lease while a turn or command runs, and
- * reloading what this replica cached when the chat was last held elsewhere.
+ * How a chat's runtime runs its turns and commands: at once in one process
+ * ({@link OPEN_GATE}), or under the chat's lease across replicas. The lease
+ * side waits while another replica holds the chat, holds the lease while a
+ * turn or command runs, and reloads what this replica cached when the chat
+ * was last held elsewhere.
  */
 import type { Clock } from '../clock.js';
 import type { ChatLease } from '../cluster/types.js';
@@ -23,10 +25,42 @@ export interface RuntimeLease {
   flush: (chat: string) => Promise<void>;
 }
 
+/** What a chat's runtime runs its work through. */
+export interface ChatGate {
+  /**
+   * Runs `run`, with the signal of whatever may take the chat away from this
+   * process (none in one process). Returns without running when `stopped()`
+   * turns true first.
+   */
+  run(stopped: () => boolean, run: (signal: AbortSignal | undefined) => Promise<void>): Promise<void>;
+  /**
+   * Runs a command that changes the session (/rename, /mode) so no other
+   * process's cached copy overwrites it.
+   */
+  exclusive(work: () => Promise<void>): Promise<void>;
+  /** Ends a wait for the chat at once (the chat was stopped). */
+  wake(): void;
+}
+
+/** Makes the gate of one chat; `sayInChat` tells the chat why a message was given up. */
+export type ChatGateFactory = (chat: string, sayInChat: (text: string) => void) => ChatGate;
+
+/** One process: nothing to wait for, nothing to lose. */
+export const OPEN_GATE: ChatGate = {
+  run: (_stopped, run) => run(undefined),
+  exclusive: (work) => work(),
+  wake() {},
+};
+
+/** The gates of a replica: each chat's work runs under the chat's lease. */
+export function leaseGates(cfg: RuntimeLease, clock: Clock, logger: Logger): ChatGateFactory {
+  return (chat, sayInChat) => new ChatLeaseHolder(chat, cfg, clock, logger, sayInChat);
+}
+
 /** Takes, holds and releases one chat's lease for its runtime. */
-export class ChatLeaseHolder {
+class ChatLeaseHolder implements ChatGate {
   readonly #chat: string;
-  readonly #cfg: RuntimeLease | undefined;
+  readonly #cfg: RuntimeLease;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #say: (text: string) => void;
@@ -36,7 +70,7 @@ export class ChatLeaseHolder {
 
   constructor(
     chat: string,
-    cfg: RuntimeLease | undefined,
+    cfg: RuntimeLease,
     clock: Clock,
     logger: Logger,
     sayInChat: (text: string) => void,
@@ -48,9 +82,20 @@ export class ChatLeaseHolder {
     this.#say = sayInChat;
   }
 
-  /** True while this replica holds the chat's lease. */
-  get holding(): boolean {
-    return this.#holding > 0;
+  /**
+   * At once when this replica holds the chat now; else under the chat's
+   * lease, after reloading a session another replica changed, writing the
+   * session out before the lease goes.
+   */
+  async exclusive(work: () => Promise<void>): Promise<void> {
+    if (this.#holding > 0) return work();
+    await this.run(
+      () => false,
+      async () => {
+        await work();
+        await this.#cfg.flush(this.#chat);
+      },
+    );
   }
 
   /** Ends a pause between two tries at once (the chat was stopped). */
@@ -59,14 +104,13 @@ export class ChatLeaseHolder {
   }
 
   /**
-   * Runs `run` holding the chat's lease (at once without leasing). While
+   * Runs `run` holding the chat's lease. While
    * another replica holds the chat, the item stays here and the lease is
    * tried again every `retryMs`, until it frees (a finished turn, or the ttl
    * of a replica that died), `stopped()` turns true, or `waitMs` runs out.
    */
   async run(stopped: () => boolean, run: (signal: AbortSignal | undefined) => Promise<void>): Promise<void> {
     const cfg = this.#cfg;
-    if (!cfg) return run(undefined);
     const chat = this.#chat;
     const logger = this.#logger;
     const deadline = this.#clock.now() + cfg.waitMs;

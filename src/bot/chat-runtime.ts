@@ -9,13 +9,14 @@ import type { Logger } from '../logger.js';
 import type { BotStateStore } from '../store/types.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { shortId, stopButtons } from './buttons.js';
-import { ChatLeaseHolder, type RuntimeLease } from './chat-lease.js';
+import { type ChatGate, type ChatGateFactory, OPEN_GATE } from './chat-lease.js';
+import { type QueuedMessage, type RunningTurn, streamTurn } from './chat-turn.js';
+import type { BotObserver } from './options.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
-import { type QueuedMessage, type RunningTurn, streamTurn } from './turn.js';
 
-export type { QueuedMessage } from './turn.js';
+export type { QueuedMessage } from './chat-turn.js';
 
 /** Work that must not overlap a turn (/new, /compact...). */
 export interface QueuedTask {
@@ -39,8 +40,10 @@ export interface RuntimeDeps {
   queueLimit: number;
   /** Called when the chat has nothing running or queued. */
   onIdle?: (runtime: ChatRuntime) => void;
-  /** Several replicas: turns and tasks run only under the chat's lease. */
-  lease?: RuntimeLease;
+  /** Several replicas: turns and tasks run only under the chat's lease. Default: at once. */
+  gate?: ChatGateFactory;
+  /** Told when turns start and end. */
+  observer?: BotObserver;
 }
 
 /** The state of one chat key. */
@@ -52,12 +55,12 @@ export class ChatRuntime {
   #task: QueuedTask | undefined;
   #pump: Promise<void> | undefined;
 
-  readonly #lease: ChatLeaseHolder;
+  readonly #gate: ChatGate;
 
   constructor(chat: string, deps: RuntimeDeps) {
     this.chat = chat;
     this.#d = deps;
-    this.#lease = new ChatLeaseHolder(chat, deps.lease, deps.clock, deps.logger, (text) => this.#say(text));
+    this.#gate = deps.gate?.(chat, (text) => this.#say(text)) ?? OPEN_GATE;
   }
 
   /** True while a turn or task runs or anything is queued. */
@@ -72,6 +75,13 @@ export class ChatRuntime {
   /** The running turn's id, for its Stop button. */
   get runningTurnId(): string | undefined {
     return this.#running?.turnId;
+  }
+
+  /** True when an edit of this message acts here: the running turn's own message, or a queued one. */
+  hasMessage(messageId: string): boolean {
+    const turn = this.#running;
+    if (turn && turn.messageId === messageId && turn.stopNote === undefined) return true;
+    return this.#queue.some((i) => i.kind === 'message' && i.messageId === messageId);
   }
 
   /** Queues a message; false when the queue is full (the caller answers). */
@@ -119,20 +129,10 @@ export class ChatRuntime {
 
   /**
    * Runs `work` (a command that changes the session, such as /rename) so no
-   * replica's cached copy of the session overwrites it: at once when this
-   * replica holds the chat now (or there is no leasing), else under the
-   * chat's lease, after reloading a session another replica changed.
+   * replica's cached copy of the session overwrites it.
    */
-  async exclusive(work: () => Promise<void>): Promise<void> {
-    const cfg = this.#d.lease;
-    if (!cfg || this.#lease.holding) return work();
-    await this.#lease.run(
-      () => false,
-      async () => {
-        await work();
-        await cfg.flush(this.chat);
-      },
-    );
+  exclusive(work: () => Promise<void>): Promise<void> {
+    return this.#gate.exclusive(work);
   }
 
   /** Resolves when nothing runs or waits in this chat. */
@@ -143,7 +143,7 @@ export class ChatRuntime {
   #current: QueuedMessage | undefined;
 
   #abortRunning(note: string): boolean {
-    this.#lease.wake();
+    this.#gate.wake();
     const turn = this.#running;
     if (!turn || turn.stopNote !== undefined) return turn !== undefined;
     turn.stopNote = note;
@@ -167,7 +167,7 @@ export class ChatRuntime {
       if (item.kind === 'task') {
         this.#task = item;
         try {
-          await this.#lease.run(
+          await this.#gate.run(
             () => false,
             () => item.run(),
           );
@@ -190,7 +190,7 @@ export class ChatRuntime {
     this.#running = turn;
     this.#current = item;
     try {
-      await this.#lease.run(
+      await this.#gate.run(
         () => turn.stopNote !== undefined,
         (signal) => this.#turn(turn, item, signal),
       );
@@ -209,8 +209,12 @@ export class ChatRuntime {
   async #turn(turn: RunningTurn, item: QueuedMessage, signal: AbortSignal | undefined): Promise<void> {
     const { registry, outbox, stateStore, approvals, clock, logger } = this.#d;
     let release: (() => void) | undefined;
+    let startedAt: string | undefined;
+    // Set once the turn's record in the state store is not this turn's to end any more.
+    let recordSettled = false;
     const lost = () => {
-      if (this.#running === turn) this.#abortRunning(say.leaseLost);
+      recordSettled = true;
+      void this.#leaseLost(turn, startedAt);
     };
     signal?.addEventListener('abort', lost, { once: true });
     try {
@@ -220,18 +224,16 @@ export class ChatRuntime {
       turn.session = session;
       if (turn.stopNote !== undefined) return;
       const sessionId = session.getSession().getSessionId();
-      await stateStore.beginTurn({
-        chat: this.chat,
-        sessionId,
-        startedAt: new Date(clock.now()).toISOString(),
-      });
+      startedAt = new Date(clock.now()).toISOString();
+      await stateStore.beginTurn({ chat: this.chat, sessionId, startedAt });
       logger.info({ chat: this.chat, sessionId, turn: turn.turnId }, 'turn started');
+      this.#d.observer?.turnStarted?.(this.chat);
       const reply = outbox.stream(this.chat, {
         replyTo: item.messageId,
         liveButtons: stopButtons(turn.turnId),
       });
       try {
-        await streamTurn({
+        const ended = await streamTurn({
           chat: this.chat,
           session,
           turn,
@@ -243,10 +245,12 @@ export class ChatRuntime {
           isCurrent: () => this.#running === turn,
           say: (text) => this.#say(text),
         });
+        this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...ended });
       } finally {
-        await stateStore.endTurn(this.chat).catch((err: unknown) => {
-          logger.error({ chat: this.chat, err: describeError(err) }, 'could not clear the active turn');
-        });
+        if (!recordSettled)
+          await stateStore.endTurn(this.chat).catch((err: unknown) => {
+            logger.error({ chat: this.chat, err: describeError(err) }, 'could not clear the active turn');
+          });
       }
     } catch (err) {
       logger.error({ chat: this.chat, turn: turn.turnId, err: describeError(err) }, 'turn could not run');
@@ -255,6 +259,30 @@ export class ChatRuntime {
       signal?.removeEventListener('abort', lost);
       release?.();
     }
+  }
+
+  /**
+   * The chat's lease was lost (this replica stalled past its ttl, or lost
+   * its database): the turn stops, and its chat hears about it exactly once.
+   * Whoever ends the turn's record tells the chat: another replica that
+   * already claimed it said the reply was cut off, so this one ends the
+   * reply without a note; otherwise this one ends the record and says why.
+   */
+  async #leaseLost(turn: RunningTurn, startedAt: string | undefined): Promise<void> {
+    const { stateStore, logger } = this.#d;
+    let ours = false;
+    try {
+      const record = (await stateStore.activeTurns()).find((t) => t.chat === this.chat);
+      ours = startedAt !== undefined && record?.startedAt === startedAt;
+      if (ours) await stateStore.endTurn(this.chat);
+    } catch (err) {
+      logger.warn({ chat: this.chat, err: describeError(err) }, 'could not check who ends the lost turn');
+    }
+    logger.warn(
+      { chat: this.chat, turn: turn.turnId, claimedElsewhere: !ours },
+      'chat lease lost; turn stopped',
+    );
+    if (this.#running === turn) this.#abortRunning(ours ? say.leaseLost : '');
   }
 
   #say(text: string): void {

@@ -24,12 +24,6 @@ export interface CommandContext {
   access: AccessPolicy;
   logger: Logger;
   answer: (text: string) => Promise<void>;
-  /**
-   * Stops the chat here and on the replica running its turn; resolves with
-   * the answer to give, or undefined when that replica answers. Default:
-   * this process only.
-   */
-  stop?: () => Promise<string | undefined>;
 }
 
 /**

@@ -24,7 +24,7 @@ interface CommandRunner {
 }
 
 /** A catalogue entry with the function that carries it out. */
-type CommandSpec = CommandInfo & CommandRunner;
+type RunnableCommand = CommandInfo & CommandRunner;
 
 const pct = (n: number) => `${n.toFixed(1)}%`;
 
@@ -43,7 +43,7 @@ const RUNNERS: Record<string, CommandRunner> = {
 };
 
 /** Every command of the catalogue with its runner, in the order /help lists them. */
-export const COMMANDS: Readonly<Record<string, CommandSpec>> = Object.fromEntries(
+export const COMMANDS: Readonly<Record<string, RunnableCommand>> = Object.fromEntries(
   COMMAND_CATALOGUE.map((info) => {
     const runner = RUNNERS[info.name];
     if (!runner) throw new Error(`The command catalogue names "${info.name}", which the core cannot run.`);
@@ -135,11 +135,6 @@ async function runRename(ctx: CommandContext, args: string): Promise<void> {
 }
 
 async function runStop(ctx: CommandContext): Promise<void> {
-  if (ctx.stop) {
-    const text = await ctx.stop();
-    if (text !== undefined) await ctx.answer(text);
-    return;
-  }
   const { dropped, running } = ctx.runtime.stop();
   await ctx.answer(running || dropped ? say.stopped(dropped, running) : say.nothingToStop);
 }

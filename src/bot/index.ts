@@ -7,6 +7,14 @@ export * from './adapter-contract.js';
 export { createBot } from './bot.js';
 export { type ButtonAction, type ButtonPayload, decodeButton, encodeButton } from './buttons.js';
 export { COMMANDS, normalizeCommandName } from './commands.js';
-export type { Bot, BotOptions } from './options.js';
-export { sanitizeChatKey } from './sessions-registry.js';
+export type {
+  Bot,
+  BotLimits,
+  BotObserver,
+  BotOptions,
+  BotStats,
+  BotStores,
+  ClusterOptions,
+  TurnOutcome,
+} from './options.js';
 export { MAX_INPUT_CHARS } from './text.js';

@@ -1,64 +1,41 @@
 /**
- * The options and the handle of the bot core.
+ * The options and the handle of the bot core, grouped by concern: where
+ * events come from (adapters), where sessions come from (a session factory),
+ * what is kept between messages (stores), who may do what (access), bounds
+ * (limits), several replicas (cluster), time and logs.
  */
 import type { Clock } from '../clock.js';
 import type { ChatLease, ControlBus } from '../cluster/types.js';
 import type { Logger } from '../logger.js';
-import type { Provider } from '../provider/types.js';
-import type { Sandbox } from '../sandbox/sandbox.js';
-import type { PermissionMode, ProjectAccess } from '../session/types.js';
-import type { BotStateStore, SessionStore } from '../store/types.js';
-import type { Tool } from '../tools/types.js';
+import type { SessionFactory } from '../session/factory.js';
+import type { BotStateStore } from '../store/types.js';
+import type { TokenUsage } from '../vocabulary.js';
+import type { AccessOptions } from './access.js';
 import type { ChatAdapter, EventSink } from './adapter-contract.js';
 import type { Outbox } from './stream/types.js';
 
-/** Everything {@link createBot} needs; only the first five are required. */
-export interface BotOptions {
-  adapters: ChatAdapter[];
-  provider: Provider;
-  sessionStore: SessionStore;
-  stateStore: BotStateStore;
-  /** The tools' working directory (created if missing). */
-  workspace: string;
-  /** Model for new sessions; default the provider's. */
-  model?: string;
-  /** Permission mode of new sessions; default `default`. */
-  permissionMode?: PermissionMode;
-  /** `platform:userId` entries allowed to use the bot. None: the bot tells people their id and runs nothing. */
-  allowedUsers?: readonly string[];
-  /** `platform:userId` entries that may answer anyone's approvals, see all sessions and use bypassPermissions. */
-  admins?: readonly string[];
-  /** Person -> their ids on several platforms; they share sessions and count as one owner. */
-  linkedUsers?: Readonly<Record<string, readonly string[]>>;
-  /** Platforms whose users are always allowed; default `['console']` (the local operator). */
-  trustedPlatforms?: readonly string[];
+/** What the bot keeps between messages besides the sessions (those are the factory's). */
+export interface BotStores {
+  /** Chat -> session bindings, delivery ids already handled, turns in flight. */
+  state: BotStateStore;
+}
+
+/** The bot's bounds; every one has a default. */
+export interface BotLimits {
   /** Unanswered approvals are denied after this; default 600,000 ms. */
   approvalTimeoutMs?: number;
   /** Sessions unused this long leave memory; default 600,000 ms. */
   idleReleaseMs?: number;
   /** Messages waiting per chat while a reply runs; default 20. */
   queueLimit?: number;
-  projectAccess?: ProjectAccess;
-  /** Give each chat key its own folder under `workspace`. */
-  workspacePerChat?: boolean;
-  /** Tools the sessions get; default the built-in tools. */
-  tools?: Tool[];
-  /** Environment for the Bash tool, already scrubbed of the bot's secrets. */
-  /**
-   * The tools' sandbox, one per turn (default: a new `Sandbox()` in `auto`
-   * mode). Its state shows in `/status` when it is not in force.
-   */
-  sandbox?: Sandbox;
-  toolEnv?: Record<string, string>;
-  /** An outbox to use instead of building one over `adapters`. */
-  outbox?: Outbox;
-  /**
-   * One turn per chat across replicas: a chat's turn runs only while this
-   * replica holds the chat's lease. None: no leasing (one process).
-   */
-  lease?: ChatLease;
-  /** Carries /stop, button presses and edits to the replica running the chat's turn. */
-  bus?: ControlBus;
+}
+
+/** Several replicas of one bot sharing their chats. */
+export interface ClusterOptions {
+  /** One turn per chat across replicas: a chat's turn runs only while this replica holds its lease. */
+  lease: ChatLease;
+  /** Carries /stop, button presses and edits to the replica running the chat's turn, and their answers back. */
+  bus: ControlBus;
   /** Lease ttl: how long a dead replica keeps a chat; default 30,000 ms. */
   leaseTtlMs?: number;
   /**
@@ -66,11 +43,51 @@ export interface BotOptions {
    * holds its chat; default 15 minutes, then the chat is asked to send it again.
    */
   leaseWaitMs?: number;
-  /**
-   * A model stream silent this long is cancelled and the chat told so; the
-   * session stays usable. Default 120 s.
-   */
-  streamIdleTimeoutMs?: number;
+  /** How long a button press sent to another replica waits for its answer; default 5,000 ms. */
+  answerTimeoutMs?: number;
+}
+
+/** How a turn ended, for a {@link BotObserver}: a reply, a stopped reply, or a failure. */
+export type TurnOutcome = 'complete' | 'interrupted' | 'error';
+
+/**
+ * Told when turns start and end (the ready bot counts them as metrics).
+ * Called synchronously from the chat's runtime: keep it cheap, never throw.
+ */
+export interface BotObserver {
+  turnStarted?(chat: string): void;
+  turnFinished?(turn: { chat: string; outcome: TurnOutcome; model: string; usage?: TokenUsage }): void;
+  /** Replicas: this replica took over a chat whose reply another replica left cut off. */
+  chatTakenOver?(chat: string): void;
+}
+
+/** The bot's levels at one moment (the ready bot's gauges read them). */
+export interface BotStats {
+  /** Messages waiting behind running replies, all chats together. */
+  queued: number;
+  /** Chats with a reply running. */
+  running: number;
+  /** Sessions held in memory. */
+  loadedSessions: number;
+  /** Approval prompts waiting for an answer. */
+  pendingApprovals: number;
+}
+
+/** Everything {@link createBot} needs; `adapters`, `sessions` and `stores` are required. */
+export interface BotOptions {
+  adapters: ChatAdapter[];
+  /** Opens every chat's session (provider, tools, workspace and session store live there). */
+  sessions: SessionFactory;
+  stores: BotStores;
+  /** Who may use the bot. With no allowlist the bot tells people their id and runs nothing. */
+  access?: AccessOptions;
+  limits?: BotLimits;
+  /** Run as one of several replicas; without it this process is the only one (no lease, no bus). */
+  cluster?: ClusterOptions;
+  /** An outbox to use instead of building one over `adapters`. */
+  outbox?: Outbox;
+  /** Told when turns start and end. */
+  observer?: BotObserver;
   clock?: Clock;
   logger?: Logger;
 }
@@ -90,4 +107,6 @@ export interface Bot {
   readonly outbox: Outbox;
   /** Resolves when no chat has a running or queued turn, and no background answer is pending. */
   idle(): Promise<void>;
+  /** Queue depth, running replies, loaded sessions and pending approvals now. */
+  stats(): BotStats;
 }

@@ -1,43 +1,215 @@
 /**
- * The bot core's side of running several replicas: whether another replica
- * is running a chat's turn right now, sending a control message (stop,
- * button press, edit) to it, and finding turns a dead replica cut short.
- * Without a lease or a bus every answer is "only this process".
+ * One replica among several: the router wrapped so that an event for a turn
+ * another replica runs (an edit of its message, a /stop, a press of its
+ * buttons) is forwarded over the control bus, and control messages from the
+ * other replicas become the same events through the same router. A press
+ * sent away waits a few seconds for the answer of the replica that acted on
+ * it; silence is said as such, so the person may press again.
  */
+import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../clock.js';
-import { claimOrphanedTurns } from '../cluster/orphans.js';
-import type { ChatLease, ControlBus, ControlHandler, ControlMessage } from '../cluster/types.js';
+import type { ChatLease, ControlBus, ControlEnvelope, ControlMessage } from '../cluster/types.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
-import type { RuntimeLease } from './chat-lease.js';
-import type { ChatRuntime } from './chat-runtime.js';
+import { type AccessPolicy, userKey } from './access.js';
+import { type ButtonEvent, type ChatEvent, chatPlatform } from './adapter-contract.js';
+import type { Sender } from './admission.js';
+import type { ChatGateFactory } from './chat-lease.js';
+import { leaseGates } from './chat-lease.js';
+import { normalizeCommandName } from './commands.js';
+import { OrphanSweep } from './orphan-sweep.js';
+import type { ChatRouter } from './router.js';
 import { say } from './text.js';
 
-/** What {@link ReplicaLink} needs. */
-export interface ReplicaLinkOptions {
-  lease: ChatLease | undefined;
-  bus: ControlBus | undefined;
+/** What a replica shares with the others, and its bounds. */
+export interface ReplicaOptions {
+  lease: ChatLease;
+  bus: ControlBus;
   ttlMs: number;
+  /** Longest wait for a chat another replica holds before a message is given up. */
+  leaseWaitMs: number;
+  /** How long a press sent to another replica waits for its answer. */
+  answerTimeoutMs: number;
   stateStore: BotStateStore;
+  access: AccessPolicy;
   clock: Clock;
   logger: Logger;
 }
 
-/** This replica's view of the others. */
-export class ReplicaLink {
-  readonly #o: ReplicaLinkOptions;
-  #unsubscribe: (() => void) | undefined;
-  #sweep: TimerHandle | undefined;
-  #closed = false;
+/**
+ * The gates of a replica's chats: each turn and command runs under the
+ * chat's lease. A chat last held by another replica has its cached session
+ * dropped (`forget`), and a turn still recorded for it was cut short there:
+ * it is ended and announced once.
+ */
+export function replicaGates(
+  options: ReplicaOptions,
+  forget: (chat: string) => Promise<void>,
+  announce: (turn: ActiveTurn) => void,
+): ChatGateFactory {
+  const { lease, ttlMs, leaseWaitMs, stateStore, clock, logger } = options;
+  return leaseGates(
+    {
+      chats: lease,
+      ttlMs,
+      waitMs: leaseWaitMs,
+      retryMs: Math.max(10, Math.min(500, Math.floor(ttlMs / 4))),
+      flush: forget,
+      onMoved: async (chat) => {
+        await forget(chat);
+        // Holding the lease, a turn still recorded for the chat is one another replica cut short.
+        const cut = (await stateStore.activeTurns()).find((t) => t.chat === chat);
+        if (!cut) return;
+        await stateStore.endTurn(chat);
+        announce(cut);
+      },
+    },
+    clock,
+    logger,
+  );
+}
 
-  constructor(options: ReplicaLinkOptions) {
+/** The router of one replica: forwards what runs elsewhere, routes the rest here. */
+export class ReplicaRouter {
+  readonly #router: ChatRouter;
+  readonly #o: ReplicaOptions;
+  readonly #sweep: OrphanSweep;
+  /** Presses sent to another replica, waiting for its answer, by ref. */
+  readonly #waiting = new Map<string, (text: string | undefined) => void>();
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(router: ChatRouter, options: ReplicaOptions) {
+    this.#router = router;
     this.#o = options;
+    this.#sweep = new OrphanSweep(options);
   }
 
-  /** True when control messages can reach other replicas. */
-  get shared(): boolean {
-    return this.#o.bus !== undefined;
+  /** Acts on the event here, or sends it to the replica running the chat's turn. */
+  async route(event: ChatEvent, sender: Sender): Promise<void> {
+    const router = this.#router;
+    switch (event.type) {
+      case 'edit':
+        if (router.holds(event)) return router.route(event, sender);
+        // It may be the message whose turn another replica is running.
+        await this.#forward(event.chat, {
+          type: 'edit',
+          messageId: event.messageId,
+          text: event.text,
+          user: event.user,
+        });
+        return;
+      case 'stop':
+        return this.#stop(event, sender);
+      case 'command':
+        if (normalizeCommandName(event.name) === 'stop') return this.#stop(event, sender);
+        return router.route(event, sender);
+      case 'button':
+        if (router.holds(event) || router.busy(event.chat) || !(await this.#heldElsewhere(event.chat)))
+          return router.route(event, sender);
+        return this.#pressElsewhere(event);
+      default:
+        return router.route(event, sender);
+    }
+  }
+
+  /**
+   * Claims the turns dead replicas cut short (each ended, to be announced
+   * once), listens to the other replicas, and keeps looking for cut turns
+   * about once per ttl.
+   */
+  async start(announce: (turn: ActiveTurn) => void): Promise<ActiveTurn[]> {
+    const leftover = await this.#sweep.claim();
+    const bus = this.#o.bus;
+    this.#unsubscribe = bus.subscribe((envelope) =>
+      envelope.origin === bus.origin ? undefined : this.#receive(envelope),
+    );
+    await bus.ready();
+    this.#sweep.every(announce);
+    return leftover;
+  }
+
+  /** Stops listening and sweeping; presses still waiting get no answer. The lease and bus are the caller's. */
+  close(): void {
+    this.#sweep.close();
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    for (const resolve of [...this.#waiting.values()]) resolve(undefined);
+  }
+
+  /**
+   * Stops the chat here and sends the stop to the other replicas (a message
+   * may wait here while another replica runs the chat's turn). When only
+   * another replica runs the chat, that replica answers in the chat.
+   */
+  async #stop(event: ChatEvent, sender: Sender): Promise<void> {
+    const elsewhere = !this.#router.busy(event.chat) && (await this.#heldElsewhere(event.chat));
+    if (!elsewhere) await this.#router.route(event, sender);
+    await this.#forward(event.chat, { type: 'stop', user: event.user });
+  }
+
+  async #pressElsewhere(event: ButtonEvent): Promise<void> {
+    const ref = randomUUID();
+    const answer = this.#awaitAnswer(ref);
+    const sent = await this.#forward(event.chat, {
+      type: 'button',
+      payload: event.payload,
+      user: event.user,
+      ref,
+      ...(event.messageId === undefined ? {} : { messageId: event.messageId }),
+    });
+    if (!sent) this.#waiting.get(ref)?.(undefined);
+    const text = await answer;
+    if (text === undefined)
+      this.#o.logger.warn({ chat: event.chat }, 'no replica answered a forwarded press');
+    await event.respond({ text: text ?? say.replicaSilent, ephemeral: true });
+  }
+
+  /** The answer to the press sent with `ref`, or undefined when none came in time. */
+  #awaitAnswer(ref: string): Promise<string | undefined> {
+    const { clock, answerTimeoutMs } = this.#o;
+    return new Promise((resolve) => {
+      let timer: TimerHandle | undefined;
+      const done = (text: string | undefined) => {
+        if (timer !== undefined) clock.clearTimeout(timer);
+        this.#waiting.delete(ref);
+        resolve(text);
+      };
+      this.#waiting.set(ref, done);
+      timer = clock.setTimeout(() => done(undefined), answerTimeoutMs);
+    });
+  }
+
+  /** A control message from another replica, acted on when it concerns something running here. */
+  async #receive({ chat, message }: ControlEnvelope): Promise<void> {
+    this.#o.logger.debug({ chat, type: message.type }, 'control message from another replica');
+    if (message.type === 'answer') {
+      this.#waiting.get(message.ref)?.(message.text);
+      return;
+    }
+    const user = { id: message.user.id, name: message.user.name ?? message.user.id };
+    const key = userKey(chatPlatform(chat), user.id);
+    const sender = { key, owner: this.#o.access.ownerKey(key) };
+    const base = { chat, user };
+    let event: ChatEvent;
+    if (message.type === 'stop') event = { ...base, type: 'stop' };
+    else if (message.type === 'edit')
+      event = { ...base, type: 'edit', messageId: message.messageId, text: message.text };
+    else {
+      const { ref, messageId } = message;
+      event = {
+        ...base,
+        type: 'button',
+        payload: message.payload,
+        ...(messageId === undefined ? {} : { messageId }),
+        // The person waits on the replica the press reached: the answer goes back there.
+        respond: async ({ text }) => {
+          if (ref !== undefined) await this.#forward(chat, { type: 'answer', ref, text });
+        },
+      };
+    }
+    // Only the replica holding what the event acts on answers it; the others stay silent.
+    if (this.#router.holds(event)) await this.#router.route(event, sender);
   }
 
   /**
@@ -46,11 +218,10 @@ export class ReplicaLink {
    * look the same). Taking and at once releasing the lease is the only
    * question the lease answers without a race.
    */
-  async heldElsewhere(chat: string): Promise<boolean> {
-    const { lease, logger } = this.#o;
-    if (!lease || !this.#o.bus) return false;
+  async #heldElsewhere(chat: string): Promise<boolean> {
+    const { lease, ttlMs, logger } = this.#o;
     try {
-      const probe = await lease.acquire(chat, { ttlMs: this.#o.ttlMs, keepAlive: false });
+      const probe = await lease.acquire(chat, { ttlMs, keepAlive: false });
       if (!probe) return true;
       await probe.release();
       return false;
@@ -60,126 +231,15 @@ export class ReplicaLink {
     }
   }
 
-  /**
-   * How the chats' runtimes take leases; undefined without a lease (one
-   * process, no leasing). `forget` drops a chat's cached session (closing it
-   * waits for its saves); `announce` tells a chat its reply was cut off.
-   */
-  runtimeLease(options: {
-    waitMs: number;
-    forget: (chat: string) => Promise<void>;
-    announce: (turn: ActiveTurn) => void;
-  }): RuntimeLease | undefined {
-    const { lease, ttlMs, stateStore } = this.#o;
-    if (!lease) return undefined;
-    return {
-      chats: lease,
-      ttlMs,
-      waitMs: options.waitMs,
-      retryMs: Math.max(10, Math.min(500, Math.floor(ttlMs / 4))),
-      flush: options.forget,
-      onMoved: async (chat) => {
-        await options.forget(chat);
-        // Holding the lease, a turn still recorded for the chat is one a dead replica cut short.
-        const cut = (await stateStore.activeTurns()).find((t) => t.chat === chat);
-        if (!cut) return;
-        await stateStore.endTurn(chat);
-        options.announce(cut);
-      },
-    };
-  }
-
-  /**
-   * Stops the chat here and sends the stop to the other replicas (a message
-   * may wait here while another replica runs the chat's turn). Returns what
-   * to answer; undefined when the replica running the turn answers.
-   */
-  async stop(chat: ChatRuntime, who: { id: string; name: string }): Promise<string | undefined> {
-    const { dropped, running } = chat.stop();
-    const result = running || dropped ? say.stopped(dropped, running) : say.nothingToStop;
-    if (!this.shared) return result;
-    const elsewhere = !running && !dropped && (await this.heldElsewhere(chat.chat));
-    await this.forward(chat.chat, { type: 'stop', user: who });
-    return elsewhere ? undefined : result;
-  }
-
-  /** Publishes a control message for the chat's running turn; false when it could not be sent. */
-  async forward(chat: string, message: ControlMessage): Promise<boolean> {
-    const bus = this.#o.bus;
-    if (!bus) return false;
+  /** Publishes a control message for the chat; false when it could not be sent. */
+  async #forward(chat: string, message: ControlMessage): Promise<boolean> {
     try {
-      await bus.publish(chat, message);
+      await this.#o.bus.publish(chat, message);
       this.#o.logger.debug({ chat, type: message.type }, 'control message sent to the other replicas');
       return true;
     } catch (err) {
       this.#o.logger.error({ chat, err: describeError(err) }, 'control message could not be published');
       return false;
     }
-  }
-
-  /** Hands control messages from other replicas to `handler` (this replica's own are skipped). */
-  async listen(handler: ControlHandler): Promise<void> {
-    const bus = this.#o.bus;
-    if (!bus) return;
-    this.#unsubscribe = bus.subscribe((envelope) =>
-      envelope.origin === bus.origin ? undefined : handler(envelope),
-    );
-    await bus.ready();
-  }
-
-  /**
-   * Turns begun and never ended that no live replica runs: each is ended in
-   * the state store before it is returned, so it is announced once. Without
-   * a lease (one process) that is every recorded turn.
-   */
-  async claimOrphans(): Promise<ActiveTurn[]> {
-    const { lease, stateStore, ttlMs } = this.#o;
-    if (!lease) {
-      const turns = await stateStore.activeTurns();
-      for (const turn of turns) await stateStore.endTurn(turn.chat);
-      return turns;
-    }
-    const out: ActiveTurn[] = [];
-    for (const { turn, lease: held } of await claimOrphanedTurns(stateStore, lease, { ttlMs })) {
-      try {
-        // A turn that began after the listing is someone's live turn, not an orphan.
-        const still = (await stateStore.activeTurns()).find((t) => t.chat === turn.chat);
-        if (still?.startedAt !== turn.startedAt) continue;
-        await stateStore.endTurn(turn.chat);
-        out.push(turn);
-      } finally {
-        await held.release();
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Looks for turns of dead replicas about once per lease ttl: their leases
-   * free themselves only after it, so one look at start-up misses them.
-   */
-  sweepEvery(onOrphan: (turn: ActiveTurn) => void): void {
-    if (!this.#o.lease || !this.#o.bus) return;
-    const { clock, logger, ttlMs } = this.#o;
-    const tick = () => {
-      this.#sweep = undefined;
-      if (this.#closed) return;
-      this.claimOrphans()
-        .then((turns) => turns.forEach(onOrphan))
-        .catch((err: unknown) => logger.warn({ err: describeError(err) }, 'orphaned turn sweep failed'))
-        .finally(() => {
-          if (!this.#closed) this.#sweep = clock.setTimeout(tick, ttlMs);
-        });
-    };
-    this.#sweep = clock.setTimeout(tick, ttlMs);
-  }
-
-  /** Stops listening and sweeping; the lease and bus themselves belong to the caller. */
-  close(): void {
-    this.#closed = true;
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
-    if (this.#sweep !== undefined) this.#o.clock.clearTimeout(this.#sweep);
-    this.#sweep = undefined;
   }
 }

@@ -4,33 +4,18 @@
  * demand, shared when two chats point at the same id, turned one at a time
  * (a per-session lock), and closed after sitting idle for a while.
  */
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Clock, TimerHandle } from '../clock.js';
 import { describeError, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { Provider } from '../provider/types.js';
-import { type Sandbox, sandboxWarning } from '../sandbox/index.js';
-import { InteractiveSession } from '../session/index.js';
-import type { PermissionMode, ProjectAccess } from '../session/types.js';
-import type { BotStateStore, SessionStore } from '../store/types.js';
-import type { Tool } from '../tools/types.js';
+import { sandboxWarning } from '../sandbox/index.js';
+import type { InteractiveSession, SessionFactory, SessionRequest } from '../session/index.js';
+import type { BotStateStore } from '../store/types.js';
 
 /** What the registry needs to open sessions. */
 export interface RegistryOptions {
-  provider: Provider;
-  sessionStore: SessionStore;
+  /** Opens every session: provider, tools and store are its business. */
+  sessions: SessionFactory;
   stateStore: BotStateStore;
-  workspace: string;
-  workspacePerChat: boolean;
-  tools: Tool[];
-  permissionMode: PermissionMode;
-  model?: string | undefined;
-  projectAccess?: ProjectAccess | undefined;
-  toolEnv?: Record<string, string> | undefined;
-  /** The tools' sandbox, shared by every session (each turn gets its own). */
-  sandbox: Sandbox;
-  streamIdleTimeoutMs?: number | undefined;
   /** The session's own permission timeout; the bot's approval timer fires first. */
   permissionTimeoutMs: number;
   idleReleaseMs: number;
@@ -99,12 +84,12 @@ export class SessionRegistry {
 
   /** One line for `/status` when the tools' sandbox is not in force, else undefined. */
   async sandboxWarning(): Promise<string | undefined> {
-    return sandboxWarning(await this.#o.sandbox.check());
+    return sandboxWarning(await this.#o.sessions.sandbox.check());
   }
 
   /** A fresh session for the chat (`/new`). */
   async create(chat: string, owner: string): Promise<InteractiveSession> {
-    const entry = await this.#adopt(await InteractiveSession.open(await this.#sessionOptions(chat, owner)));
+    const entry = await this.#adopt(await this.#openSession({ key: chat, owner }));
     await this.#bind(chat, entry.id, owner);
     return entry.session;
   }
@@ -125,16 +110,9 @@ export class SessionRegistry {
   async fork(chat: string, owner: string, mayBypass: boolean): Promise<InteractiveSession> {
     const current = await this.forChat(chat, owner);
     const from = current.getSession().getSessionId();
-    const session = await InteractiveSession.open({
-      ...(await this.#sessionOptions(chat, owner)),
-      resumeSessionId: from,
-      forkSession: true,
-    });
+    const session = await this.#openSession({ key: chat, owner, resumeSessionId: from, forkSession: true });
     const handle = session.getSession();
-    if (!mayBypass && handle.getPermissionMode() === 'bypassPermissions') {
-      // What a new session of theirs would get.
-      handle.setPermissionMode(this.#o.permissionMode);
-    }
+    if (!mayBypass && handle.getPermissionMode() === 'bypassPermissions') handle.setPermissionMode('default');
     const entry = await this.#adopt(session);
     await this.#bind(chat, entry.id, owner);
     return entry.session;
@@ -203,7 +181,8 @@ export class SessionRegistry {
   }
 
   async #resolve(chat: string, owner: string): Promise<InteractiveSession> {
-    const { stateStore, sessionStore, logger } = this.#o;
+    const { stateStore, logger } = this.#o;
+    const { sessionStore } = this.#o.sessions;
     const binding = await stateStore.getChat(chat);
     if (!binding) return this.create(chat, owner);
     const id = binding.sessionId;
@@ -239,10 +218,9 @@ export class SessionRegistry {
     if (open) return open;
     const inFlight = this.#opening.get(id);
     if (inFlight) return inFlight;
-    const p = (async () => {
-      const options = await this.#sessionOptions(chat, owner);
-      return this.#adopt(await InteractiveSession.open({ ...options, resumeSessionId: id }));
-    })().finally(() => this.#opening.delete(id));
+    const p = this.#openSession({ key: chat, owner, resumeSessionId: id })
+      .then((session) => this.#adopt(session))
+      .finally(() => this.#opening.delete(id));
     this.#opening.set(id, p);
     return p;
   }
@@ -266,27 +244,8 @@ export class SessionRegistry {
     this.#o.logger.info({ chat, sessionId }, 'chat bound to session');
   }
 
-  async #sessionOptions(chat: string, owner: string | undefined) {
-    const o = this.#o;
-    const cwd = o.workspacePerChat ? join(o.workspace, sanitizeChatKey(chat)) : o.workspace;
-    // The tools need their working directory to exist before the first call.
-    await mkdir(cwd, { recursive: true });
-    return {
-      cwd,
-      provider: o.provider,
-      sessionStore: o.sessionStore,
-      permissionMode: o.permissionMode,
-      tools: o.tools,
-      clock: o.clock,
-      logger: o.logger,
-      permissionTimeoutMs: o.permissionTimeoutMs,
-      ...(owner ? { owner } : {}),
-      ...(o.model ? { model: o.model } : {}),
-      ...(o.projectAccess ? { projectAccess: o.projectAccess } : {}),
-      ...(o.toolEnv ? { toolEnv: o.toolEnv } : {}),
-      sandbox: o.sandbox,
-      ...(o.streamIdleTimeoutMs ? { streamIdleTimeoutMs: o.streamIdleTimeoutMs } : {}),
-    };
+  #openSession(request: SessionRequest): Promise<InteractiveSession> {
+    return this.#o.sessions.open({ ...request, permissionTimeoutMs: this.#o.permissionTimeoutMs });
   }
 
   #arm(entry: Entry): void {
@@ -315,10 +274,4 @@ export class SessionRegistry {
       this.#o.logger.error({ sessionId: entry.id, err: describeError(err) }, 'closing a session failed');
     }
   }
-}
-
-/** A chat key as a folder name: `slack:C1:17.2` -> `slack_C1_17.2`. */
-export function sanitizeChatKey(chat: string): string {
-  const clean = chat.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
-  return clean.slice(0, 120) || '_';
 }

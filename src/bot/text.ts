@@ -57,10 +57,15 @@ export const say = {
   waitForReply: (command: string) =>
     `/${command} has to wait: a reply is running. Wait for the current reply or /stop it.`,
   unknownCommand: (name: string) => `Unknown command /${name}. Try /help.`,
-  sentToReplica: 'Sent to the replica running this reply.',
+  replicaSilent: 'The replica running this reply did not answer in time; press the button again in a moment.',
+  approvalExpired:
+    '🔐 This request has expired: the reply it belonged to was cut off. Ask again to continue.',
+  replicaCut:
+    '⚠️ The bot process answering here stopped responding, so that reply was cut off. Send your message again to continue.',
   leaseWaitExpired:
     '⚠️ Another replica was still answering in this chat for too long; send your message again.',
-  leaseLost: '⚠️ stopped: this replica lost the chat to another one',
+  leaseLost:
+    '⚠️ stopped: this bot process stalled past its lease on the chat; send your message again to continue',
 } as const;
 
 const VERBS: Record<ToolClass, string> = { execute: 'run', modify: 'change', inspect: 'read' };

@@ -68,11 +68,17 @@ export interface ControlUser {
   name?: string;
 }
 
-/** A control message for a chat's running turn, wherever it runs. */
+/**
+ * A control message for a chat's running turn, wherever it runs. A button
+ * press carries a `ref` when its sender waits for the `answer` of the replica
+ * that acts on it (the person pressing is told what happened, or that no
+ * replica answered).
+ */
 export type ControlMessage =
   | { type: 'stop'; user: ControlUser }
-  | { type: 'button'; payload: string; user: ControlUser; messageId?: string }
-  | { type: 'edit'; messageId: string; text: string; user: ControlUser };
+  | { type: 'button'; payload: string; user: ControlUser; messageId?: string; ref?: string }
+  | { type: 'edit'; messageId: string; text: string; user: ControlUser }
+  | { type: 'answer'; ref: string; text: string };
 
 /** A control message as delivered, with where it came from. */
 export interface ControlEnvelope {

@@ -1,6 +1,13 @@
 /** The session engine: InteractiveSession, context tracking, the model registry, and the session types. */
 export { SUMMARY_HEADER, summarizationPrompt } from './compaction.js';
 export { ContextWindowTracker, contextState, estimateTokens, usageTotal } from './context-tracker.js';
+export {
+  createSessionFactory,
+  type SessionFactory,
+  type SessionFactoryOptions,
+  type SessionRequest,
+  workspaceFolderName,
+} from './factory.js';
 export { CUT_OFF_NOTICE, INTERRUPTED_TOOL_RESULT, type SubmitInput } from './history.js';
 export { InteractiveSession } from './interactive-session.js';
 export { DEFAULT_QUEUE_LIMIT } from './job-queue.js';

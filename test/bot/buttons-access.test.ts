@@ -3,8 +3,8 @@ import { AccessPolicy } from '../../src/bot/access.js';
 import { approvalButtons, decodeButton, encodeButton, shortId, stopButtons } from '../../src/bot/buttons.js';
 import { normalizeCommandName } from '../../src/bot/commands.js';
 import { intake } from '../../src/bot/intake.js';
-import { sanitizeChatKey } from '../../src/bot/sessions-registry.js';
 import { say } from '../../src/bot/text.js';
+import { workspaceFolderName } from '../../src/session/factory.js';
 
 describe('button payloads', () => {
   it('round-trips every action and fits Telegram callback_data (64 bytes)', () => {
@@ -78,9 +78,9 @@ describe('small helpers', () => {
   });
 
   it('sanitizes chat keys into folder names', () => {
-    expect(sanitizeChatKey('slack:C1:17.2')).toBe('slack_C1_17.2');
-    expect(sanitizeChatKey('../../etc')).toBe('__.._etc');
-    expect(sanitizeChatKey('')).toBe('_');
+    expect(workspaceFolderName('slack:C1:17.2')).toBe('slack_C1_17.2');
+    expect(workspaceFolderName('../../etc')).toBe('__.._etc');
+    expect(workspaceFolderName('')).toBe('_');
   });
 
   it('writes the approval prompt from the request', () => {

@@ -13,6 +13,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AccessOptions } from '../../src/bot/access.js';
 import type {
   Attachment,
   ChatAdapter,
@@ -21,10 +22,11 @@ import type {
   ChatUser,
 } from '../../src/bot/adapter-contract.js';
 import { createBot } from '../../src/bot/index.js';
-import type { Bot, BotOptions } from '../../src/bot/options.js';
+import type { Bot, BotLimits, ClusterOptions } from '../../src/bot/options.js';
 import { VirtualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { AnthropicProvider } from '../../src/provider/index.js';
+import { createSessionFactory, type SessionFactoryOptions } from '../../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../../src/store/index.js';
 import type { BotStateStore, SessionStore } from '../../src/store/types.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
@@ -41,9 +43,19 @@ export const USERS = {
   stranger: { id: 'eve', name: 'Eve' },
 } satisfies Record<string, ChatUser>;
 
-/** Options of {@link startBotHarness}: any bot option, plus harness wiring. */
+/**
+ * Options of {@link startBotHarness}, flat for short tests: who may use the
+ * bot (access), its limits, any session option the factory takes, stores,
+ * the cluster, plus harness wiring.
+ */
 export interface HarnessOptions
-  extends Partial<Omit<BotOptions, 'adapters' | 'provider' | 'clock' | 'logger'>> {
+  extends AccessOptions,
+    BotLimits,
+    Partial<Omit<SessionFactoryOptions, 'provider' | 'clock' | 'logger' | 'sessionStore'>> {
+  sessionStore?: SessionStore;
+  stateStore?: BotStateStore;
+  /** Run as one replica among several. */
+  cluster?: ClusterOptions;
   /** Reuse a data root (restart over the same files). */
   root?: string;
   /** Reuse a running fake (restart); it is then not closed by this harness. */
@@ -166,17 +178,32 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     start: _s,
     platforms: _p,
     extraAdapters = [],
-    ...botOptions
+    sessionStore: _ss,
+    stateStore: _st,
+    cluster,
+    allowedUsers = ['test:alice', 'test:bob'],
+    admins = ['test:root'],
+    linkedUsers,
+    trustedPlatforms,
+    approvalTimeoutMs,
+    idleReleaseMs,
+    queueLimit,
+    ...sessionOptions
   } = options;
   const bot = createBot({
-    allowedUsers: ['test:alice', 'test:bob'],
-    admins: ['test:root'],
-    ...botOptions,
     adapters: [...Object.values(adapters), ...extraAdapters],
-    provider: new AnthropicProvider({ apiKey: HARNESS_API_KEY, baseURL: fakeAnthropic.url, maxRetries: 0 }),
-    sessionStore,
-    stateStore,
-    workspace: dirs.workspace,
+    sessions: createSessionFactory({
+      ...sessionOptions,
+      provider: new AnthropicProvider({ apiKey: HARNESS_API_KEY, baseURL: fakeAnthropic.url, maxRetries: 0 }),
+      sessionStore,
+      workspace: dirs.workspace,
+      clock,
+      logger,
+    }),
+    stores: { state: stateStore },
+    access: { allowedUsers, admins, linkedUsers, trustedPlatforms },
+    limits: defined({ approvalTimeoutMs, idleReleaseMs, queueLimit }),
+    ...(cluster ? { cluster } : {}),
     clock,
     logger,
   });
@@ -251,6 +278,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
       await h.deliver({
         type: 'button',
         ...base(o),
+        ...(o.messageId === undefined ? {} : { messageId: o.messageId }),
         payload,
         respond: async ({ text }) => {
           answers.push(text);
@@ -292,4 +320,9 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     },
   };
   return h;
+}
+
+/** The entries whose value is set (exactOptionalPropertyTypes keeps `undefined` out of optional keys). */
+function defined<T extends object>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as never;
 }

@@ -14,6 +14,7 @@ import { createTelegramAdapter, DEFAULT_PACES, type TelegramAdapter } from '../.
 import { type Bot, createBot } from '../../src/bot/index.js';
 import { createLogger } from '../../src/logger.js';
 import { AnthropicProvider } from '../../src/provider/index.js';
+import { createSessionFactory } from '../../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../../src/store/index.js';
 import { scrubbedEnv } from '../../src/tools/index.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
@@ -94,18 +95,23 @@ export async function startTelegramWorld(options: TelegramWorldOptions): Promise
   });
   const bot = createBot({
     adapters: [adapter],
-    provider: new AnthropicProvider({
-      apiKey: TG_API_KEY,
-      baseURL: anthropic.url,
-      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+    sessions: createSessionFactory({
+      provider: new AnthropicProvider({
+        apiKey: TG_API_KEY,
+        baseURL: anthropic.url,
+        ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+      }),
+      sessionStore: createUserSessionStore(join(root, 'data', 'sessions'), { logger }),
+      workspace: join(root, 'workspace'),
+      permissionMode: options.permissionMode ?? 'default',
+      toolEnv: scrubbedEnv(process.env, secrets),
+      logger,
     }),
-    sessionStore: createUserSessionStore(join(root, 'data', 'sessions'), { logger }),
-    stateStore: createBotStateStore(join(root, 'data'), { logger }),
-    workspace: join(root, 'workspace'),
-    allowedUsers: options.allowed.map((id) => `telegram:${id}`),
-    admins: (options.admins ?? []).map((id) => `telegram:${id}`),
-    permissionMode: options.permissionMode ?? 'default',
-    toolEnv: scrubbedEnv(process.env, secrets),
+    stores: { state: createBotStateStore(join(root, 'data'), { logger }) },
+    access: {
+      allowedUsers: options.allowed.map((id) => `telegram:${id}`),
+      admins: (options.admins ?? []).map((id) => `telegram:${id}`),
+    },
     logger,
   });
   await bot.start();

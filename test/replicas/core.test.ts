@@ -5,6 +5,7 @@
  * control bus. Each replica's lease runs on a clock of its own, so the test
  * decides when a lease expires or is renewed.
  */
+import type pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { encodeButton } from '../../src/bot/buttons.js';
 import { say } from '../../src/bot/text.js';
@@ -12,6 +13,7 @@ import { VirtualClock } from '../../src/clock.js';
 import { createPostgresChatLease, createPostgresControlBus } from '../../src/cluster/index.js';
 import type { ChatLease, ControlBus } from '../../src/cluster/types.js';
 import { createPostgresStores, type PostgresStores } from '../../src/store/postgres/index.js';
+import type { StoredMessage } from '../fakes/recording-adapter.js';
 import { type BotHarness, startBotHarness } from '../helpers/bot-harness.js';
 import { SKIP_REASON, testDatabaseUrl, testSchemas } from '../store-postgres/database.js';
 
@@ -43,18 +45,17 @@ afterEach(async () => {
   }
 });
 
-async function replica(schema: string, first?: Replica): Promise<Replica> {
+/** A replica on `schema`; its lease may use a pool of its own (`leasePool`), to be cut off alone. */
+async function replica(schema: string, first?: Replica, leasePool?: pg.Pool): Promise<Replica> {
   const stores = createPostgresStores({ connectionString: url as string, schema });
   await stores.migrate();
   const leaseClock = new VirtualClock(START);
-  const lease = createPostgresChatLease({ pool: stores.pool, schema, clock: leaseClock });
+  const lease = createPostgresChatLease({ pool: leasePool ?? stores.pool, schema, clock: leaseClock });
   const bus = createPostgresControlBus({ pool: stores.pool, schema });
   const h = await startBotHarness({
     sessionStore: stores.sessionStore,
     stateStore: stores.stateStore,
-    lease,
-    bus,
-    leaseTtlMs: TTL,
+    cluster: { lease, bus, leaseTtlMs: TTL },
     ...(first ? { fakeAnthropic: first.h.fakeAnthropic } : {}),
   });
   const r = { h, stores, lease, bus, leaseClock };
@@ -74,6 +75,34 @@ async function stalledTurn(r: Replica, text: string, partial = 'Partial'): Promi
   );
   return id;
 }
+
+/** Presses a button on `h`, driving its clock while the press waits for another replica's answer. */
+async function pressAndWait(h: BotHarness, payload: string, messageId?: string): Promise<string[]> {
+  let answers: string[] | undefined;
+  void h.press(payload, messageId === undefined ? {} : { messageId }).then((a) => {
+    answers = a;
+  });
+  await h.until(() => answers !== undefined, 'press answered');
+  return answers as string[];
+}
+
+/** Starts a turn on `r` whose model asks to run a command, and waits for the approval prompt. */
+async function approvalPrompt(r: Replica): Promise<StoredMessage> {
+  r.h.fakeAnthropic.enqueue(
+    { text: 'I will run it.', toolUse: [{ name: 'Bash', input: { command: 'echo approved' } }] },
+    { text: 'Done running.' },
+  );
+  await r.h.message('please run echo');
+  let prompt: StoredMessage | undefined;
+  await r.h.until(() => {
+    prompt = r.h.adapter.chatMessages(r.h.chat).find((m) => m.text.startsWith('🔐'));
+    return prompt !== undefined && prompt.buttons.length > 0;
+  }, 'approval prompt');
+  return prompt as StoredMessage;
+}
+
+const allowOf = (prompt: StoredMessage) =>
+  prompt.buttons.flat().find((btn) => btn.label === 'Allow')?.payload as string;
 
 if (!url)
   describe('bot core across replicas', () => {
@@ -104,7 +133,8 @@ describe.skipIf(!url)('bot core across replicas', () => {
     expect(await b.h.press(encodeButton('stop', 'nosuchid'))).toEqual([say.alreadyFinished]);
     // While A runs the chat's turn, B hands both over instead.
     await stalledTurn(a, 'a slow one');
-    expect(await b.h.press(encodeButton('allow', 'nosuchid'))).toEqual([say.sentToReplica]);
+    // A holds no such prompt and stays silent: B says so after a few seconds, and the press may be retried.
+    expect(await pressAndWait(b.h, encodeButton('allow', 'nosuchid'))).toEqual([say.replicaSilent]);
     const answers = await b.h.command('stop', '', { respond: true });
     await a.h.until(() => a.h.texts().includes(say.stopped(0, true)), 'stopped on A');
     expect(answers).toEqual([]);
@@ -118,7 +148,8 @@ describe.skipIf(!url)('bot core across replicas', () => {
       .chatMessages(a.h.chat)
       .findLast((m) => m.buttons.flat().some((btn) => btn.label === 'Stop'));
     const stop = live?.buttons.flat().find((btn) => btn.label === 'Stop')?.payload as string;
-    expect(await b.h.press(stop)).toEqual([say.sentToReplica]);
+    // The answer is A's, which stopped the reply.
+    expect(await pressAndWait(b.h, stop)).toEqual([say.stopping]);
     await a.h.settle();
     expect(a.h.fakeAnthropic.log.at(-1)?.closedEarly).toBe(true);
     expect(a.h.adapter.messages.get(live?.id ?? '')?.buttons).toEqual([]);
@@ -156,12 +187,75 @@ describe.skipIf(!url)('bot core across replicas', () => {
     await b.leaseClock.advance(TTL * 5);
     await b.h.message('what was the word?');
     await b.h.until(() => b.h.texts().includes('noted'), 'B answered');
-    // A's next renewal finds the chat taken, and its turn stops.
+    // A's next renewal finds the chat taken, and its turn stops without a notice of its own:
+    // B, which took the chat and ended the cut turn, told the chat once.
     await a.leaseClock.advance(TTL);
-    await a.h.until(() => a.h.texts().some((t) => t.includes(say.leaseLost)), 'A stopped');
+    await a.h.until(() => a.h.logs.some((l) => l.includes('turn stopped')), 'A stopped');
+    await a.h.settle();
+    expect(b.h.texts().filter((t) => t === say.replicaCut)).toHaveLength(1);
+    expect(a.h.texts().join('\n')).not.toContain(say.leaseLost);
+    expect(a.h.texts().join('\n')).not.toContain(say.stoppedNote);
+    expect(a.h.texts().some((t) => t.startsWith('Partial'))).toBe(true);
     const last = a.h.fakeAnthropic.requests.at(-1);
     expect(JSON.stringify(last.messages)).toContain('remember the word kiwi');
     expect(JSON.stringify(last.messages.at(-1))).toContain('what was the word?');
     expect(b.h.logs.some((l) => l.includes('chat moved here; reloading it'))).toBe(true);
+  });
+
+  it("a press on a dead replica's prompt is told the replica is silent, then expired with the buttons gone once its lease ran out", async () => {
+    const schema = (schemas ?? { name: () => '' }).name();
+    const a = await replica(schema);
+    const b = await replica(schema, a);
+    const prompt = await approvalPrompt(a);
+    // A dies: it hears nothing more and never renews its lease.
+    await a.bus.close();
+    // Both replicas serve the same chat on the platform: B sees A's prompt message too.
+    b.h.adapter.messages.set(prompt.id, structuredClone(prompt));
+    expect(await pressAndWait(b.h, allowOf(prompt), prompt.id)).toEqual([say.replicaSilent]);
+    expect(b.h.adapter.messages.get(prompt.id)?.buttons.length).toBeGreaterThan(0);
+    // Past the lease ttl the chat is nobody's: the press is expired and the prompt loses its buttons.
+    await b.leaseClock.advance(TTL * 2);
+    expect(await pressAndWait(b.h, allowOf(prompt), prompt.id)).toEqual([say.expired]);
+    await b.h.until(() => b.h.adapter.messages.get(prompt.id)?.buttons.length === 0, 'buttons removed');
+    expect(b.h.adapter.messageText(prompt.id)).toBe(say.approvalExpired);
+  });
+
+  it('a replica that stalls past its ttl while its turn runs gives the chat one notice, from the replica that claimed it', async () => {
+    const schema = (schemas ?? { name: () => '' }).name();
+    const a = await replica(schema);
+    const b = await replica(schema, a);
+    await stalledTurn(a, 'a stalled turn');
+    // A stalls: B's periodic check finds its lease expired and claims the cut turn.
+    await b.leaseClock.advance(TTL * 5);
+    await b.h.until(() => b.h.texts().includes(say.replicaCut), 'cut turn announced');
+    // A wakes up, its renewal fails, and it stops the turn without a second notice.
+    await a.leaseClock.advance(TTL);
+    await a.h.until(() => a.h.logs.some((l) => l.includes('turn stopped')), 'A stopped');
+    await a.h.settle();
+    await b.h.settle();
+    const notices = [...a.h.texts(), ...b.h.texts()].filter(
+      (t) => t === say.replicaCut || t.includes(say.leaseLost) || t === say.crashNotice,
+    );
+    expect(notices).toEqual([say.replicaCut]);
+    expect(await a.stores.stateStore.activeTurns()).toEqual([]);
+  });
+
+  it('a replica that cannot renew its lease, with no other replica taking the chat, says so itself, once', async () => {
+    const names = schemas ?? { name: () => '', pool: () => undefined as never };
+    const schema = names.name();
+    // The lease's own connections, cut while the turn runs: the stores stay reachable.
+    const leasePool = names.pool();
+    const a = await replica(schema, undefined, leasePool);
+    await stalledTurn(a, 'a stalled turn');
+    await leasePool.end();
+    // Renewals fail from now on; past the ttl the lease is given up and the turn stops.
+    await a.h.until(async () => {
+      await a.leaseClock.advance(TTL / 4);
+      return a.h.logs.some((l) => l.includes('turn stopped'));
+    }, 'A stopped');
+    await a.h.settle();
+    expect(a.h.texts().filter((t) => t.includes(say.leaseLost))).toHaveLength(1);
+    expect(a.h.texts()).not.toContain(say.replicaCut);
+    expect(await a.stores.stateStore.activeTurns()).toEqual([]);
   });
 });

@@ -115,7 +115,8 @@ describe.skipIf(!url)('two replicas on one PostgreSQL database', () => {
     c.deliver(b, press);
     await c.telegram.waitFor(() => c.texts(APPROVER).some((t) => t.includes('The tests ran.')), 20_000);
     const answer = c.telegram.callsTo('answerCallbackQuery').find((x) => x.callback_query_id === pressId);
-    expect(answer?.text).toBe(say.sentToReplica);
+    // The person is told what the replica running the turn did with the press.
+    expect(answer?.text).toBe(say.answered.allow);
     expect(c.texts(APPROVER).join('\n')).toContain('Allowed by User201');
     await a.bot.waitForLog(/"approval settled"/);
     const ranOn = logged(a, /"approval settled"/);
@@ -172,11 +173,11 @@ describe.skipIf(!url)('two replicas on one PostgreSQL database', () => {
     expect(JSON.stringify(asked[0].messages)).toContain('remember the word kiwi');
     expect(c.anthropic.requests.filter((r) => lastUserText(r).includes('long story'))).toHaveLength(3);
     // The cut reply is announced once, by the replica that took the chat over.
-    await c.telegram.waitFor(() => c.texts(SURVIVOR).includes(say.crashNotice), 10_000);
-    expect(c.texts(SURVIVOR).filter((t) => t === say.crashNotice)).toHaveLength(1);
+    await c.telegram.waitFor(() => c.texts(SURVIVOR).includes(say.replicaCut), 10_000);
+    expect(c.texts(SURVIVOR).filter((t) => t === say.replicaCut)).toHaveLength(1);
     // The quiet chat is told by the periodic check, about one ttl after the lease ran out.
-    await c.telegram.waitFor(() => c.texts(QUIET).includes(say.crashNotice), 4 * LEASE_TTL_S * 1000);
-    expect(c.texts(QUIET).filter((t) => t === say.crashNotice)).toHaveLength(1);
+    await c.telegram.waitFor(() => c.texts(QUIET).includes(say.replicaCut), 4 * LEASE_TTL_S * 1000);
+    expect(c.texts(QUIET).filter((t) => t === say.replicaCut)).toHaveLength(1);
 
     const everything = [...a.bot.lines, ...b.bot.lines, ...a.bot.stderr, ...b.bot.stderr].join('\n');
     expect(everything).not.toContain('switchboard_test:switchboard_test');

@@ -16,7 +16,7 @@ import { mention } from '../adapters/discord/helpers.js';
 import { startSlackApp } from '../adapters/slack/app.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.js';
-import { type FakeSlack, startFakeSlack, visibleText } from '../fakes/slack/index.js';
+import { type FakeSlack, startFakeSlack } from '../fakes/slack/index.js';
 import { callbackUpdate, messageUpdate } from '../fakes/telegram/index.js';
 import { startTelegramWorld, type TelegramWorld } from '../reliability/telegram-world.js';
 
@@ -62,10 +62,13 @@ describe('allowlist on every platform', () => {
       await app.stop();
       await slack.socket.waitForDisconnect();
     });
-    const { ts } = await slack.userMessage({ channel: 'C1', user: 'U9', text: '<@UBOT> delete the repo' });
-    await slack.until(() => slack.botMessages('C1', ts).length > 0, 10_000, 'refusal');
-    expect(visibleText(slack.botMessages('C1', ts)[0] as never)).toContain('slack:U9');
-    expect(visibleText(slack.botMessages('C1', ts)[0] as never)).toMatch(/not allowed/);
+    await slack.userMessage({ channel: 'C1', user: 'U9', text: '<@UBOT> delete the repo' });
+    // In a channel the refusal is shown to the stranger only: nothing public is posted for them.
+    const refusal = () => slack.state.ephemerals.find((e) => e.channel === 'C1' && e.user === 'U9');
+    await slack.until(() => refusal() !== undefined, 10_000, 'refusal');
+    expect(refusal()?.text).toContain('slack:U9');
+    expect(refusal()?.text).toMatch(/not allowed/);
+    expect(slack.botMessages('C1')).toEqual([]);
     await slack.userMessage({ channel: 'D9', user: 'U9', text: 'and in a DM?' });
     await slack.until(() => slack.botMessages('D9').length > 0, 10_000, 'DM refusal');
     expect(anthropic.requests).toEqual([]);

@@ -66,7 +66,8 @@ export interface PostgresStores {
  * @example
  * const pg = createPostgresStores({ connectionString: process.env.SWITCHBOARD_DATABASE_URL!, logger });
  * await pg.migrate();
- * const bot = createBot({ ...options, sessionStore: pg.sessionStore, stateStore: pg.stateStore });
+ * const sessions = createSessionFactory({ ...sessionOptions, sessionStore: pg.sessionStore });
+ * const bot = createBot({ ...options, sessions, stores: { state: pg.stateStore } });
  * // on shutdown: await pg.close();
  *
  * @throws SwitchboardError `CONFIG_INVALID` for a schema name that is not a plain identifier.

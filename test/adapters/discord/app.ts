@@ -9,7 +9,9 @@ import { loadConfig } from '../../../config/index.js';
 import { type RunningApp, startSwitchboard } from '../../../src/app.js';
 import { createBot } from '../../../src/bot/index.js';
 import { silentLogger } from '../../../src/logger.js';
+import { createMetrics } from '../../../src/ops/metrics.js';
 import { AnthropicProvider } from '../../../src/provider/index.js';
+import { createSessionFactory } from '../../../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../../../src/store/index.js';
 import type { FakeAnthropic } from '../../fakes/anthropic.js';
 import type { FakeDiscord, FakeMessage } from '../../fakes/discord/index.js';
@@ -62,15 +64,17 @@ export async function startScaledApp(
   });
   const bot = createBot({
     adapters: [adapter],
-    provider: new AnthropicProvider({ apiKey: 'sk-ant-discord-e2e-0123456789', baseURL: anthropic.url }),
-    sessionStore: createUserSessionStore(join(root, 'data', 'sessions')),
-    stateStore: createBotStateStore(join(root, 'data')),
-    workspace,
-    allowedUsers: [`discord:${fake.user('alice').id}`, `discord:${fake.user('bob').id}`],
+    sessions: createSessionFactory({
+      provider: new AnthropicProvider({ apiKey: 'sk-ant-discord-e2e-0123456789', baseURL: anthropic.url }),
+      sessionStore: createUserSessionStore(join(root, 'data', 'sessions')),
+      workspace,
+    }),
+    stores: { state: createBotStateStore(join(root, 'data')) },
+    access: { allowedUsers: [`discord:${fake.user('alice').id}`, `discord:${fake.user('bob').id}`] },
     logger: silentLogger,
   });
   await bot.start();
-  return { bot, adapters: [adapter], logger: silentLogger, stop: () => bot.stop() };
+  return { bot, adapters: [adapter], logger: silentLogger, metrics: createMetrics(), stop: () => bot.stop() };
 }
 
 /** The bot's messages in a channel that have visible text (interaction placeholders left out). */

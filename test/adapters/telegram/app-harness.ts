@@ -11,6 +11,7 @@ import { loadConfig } from '../../../config/index.js';
 import { type RunningApp, startSwitchboard } from '../../../src/app.js';
 import { createBot } from '../../../src/bot/index.js';
 import { AnthropicProvider } from '../../../src/provider/index.js';
+import { createSessionFactory } from '../../../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../../../src/store/index.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
 import {
@@ -78,11 +79,14 @@ export async function createAppWorld(telegramOptions: FakeTelegramOptions = {}):
       const { logger } = captureLogger();
       const bot = createBot({
         adapters: [createTelegramAdapter({ token: telegram.token, apiRoot: telegram.url, paces, logger })],
-        provider: new AnthropicProvider({ apiKey: API_KEY, baseURL: anthropic.url }),
-        sessionStore: createUserSessionStore(join(root, 'data', 'sessions'), { logger }),
-        stateStore: createBotStateStore(join(root, 'data'), { logger }),
-        workspace: join(root, 'workspace'),
-        allowedUsers: ['telegram:11', 'telegram:22'],
+        sessions: createSessionFactory({
+          provider: new AnthropicProvider({ apiKey: API_KEY, baseURL: anthropic.url }),
+          sessionStore: createUserSessionStore(join(root, 'data', 'sessions'), { logger }),
+          workspace: join(root, 'workspace'),
+          logger,
+        }),
+        stores: { state: createBotStateStore(join(root, 'data'), { logger }) },
+        access: { allowedUsers: ['telegram:11', 'telegram:22'] },
         logger,
       });
       await bot.start();

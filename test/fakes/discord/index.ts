@@ -182,6 +182,79 @@ export class FakeDiscord extends FakeDiscordState {
     return interaction;
   }
 
+  /**
+   * Replays a message exactly as given (a fixture recorded or taken from
+   * Discord's documentation) as MESSAGE_CREATE. Only `id`, `channel_id` and
+   * `author` are read to keep it in the fake's state, so the bot can reply
+   * to it; the payload itself is sent untouched, missing fields and all.
+   */
+  replayMessage(payload: Record<string, unknown>): void {
+    const author = (payload.author ?? {}) as FakeUser;
+    const id = typeof payload.id === 'string' ? payload.id : snowflake();
+    const channelId = String(payload.channel_id ?? '');
+    if (channelId && this.channels.has(channelId) && author.id) {
+      const content = typeof payload.content === 'string' ? payload.content : '';
+      this.messages.set(id, {
+        id,
+        channel_id: channelId,
+        author,
+        content,
+        timestamp: new Date().toISOString(),
+        edited_timestamp: null,
+        components: [],
+        flags: 0,
+        mentions: [],
+        history: [content],
+      });
+    }
+    this.gateway.dispatch('MESSAGE_CREATE', payload);
+    this.changed();
+  }
+
+  /**
+   * Replays an INTERACTION_CREATE exactly as given. The interaction is
+   * registered by its `id`, `token` and `type` so the fake takes (and
+   * records) the bot's callbacks within the 3-second deadline.
+   */
+  replayInteraction(payload: Record<string, unknown>, user: FakeUser): FakeInteraction {
+    const type = Number(payload.type) as FakeInteraction['type'];
+    const channelId = String(
+      payload.channel_id ?? (payload.channel as { id?: string } | undefined)?.id ?? '',
+    );
+    const interaction = this.#register({
+      id: String(payload.id ?? snowflake()),
+      token: String(payload.token ?? ''),
+      type,
+      channelId,
+      user,
+    });
+    this.gateway.dispatch('INTERACTION_CREATE', payload);
+    this.changed();
+    return interaction;
+  }
+
+  /** Sends any gateway dispatch as given (an event kind the bot does not know, a malformed one). */
+  replayDispatch(t: string, d: unknown): void {
+    this.gateway.dispatch(t, d);
+    this.changed();
+  }
+
+  /** Records a new, unanswered interaction so its callbacks are taken and checked. */
+  #register(
+    fields: Pick<FakeInteraction, 'id' | 'token' | 'type' | 'channelId' | 'user' | 'messageId'>,
+  ): FakeInteraction {
+    const interaction: FakeInteraction = {
+      ...fields,
+      createdAt: Date.now(),
+      callbacks: [],
+      late: 0,
+      ephemeral: false,
+      followUpIds: [],
+    };
+    this.interactions.set(interaction.id, interaction);
+    return interaction;
+  }
+
   #interact(
     type: 2 | 3,
     channelId: string,
@@ -191,20 +264,14 @@ export class FakeDiscord extends FakeDiscordState {
   ): FakeInteraction {
     const channel = this.channels.get(channelId);
     if (!channel) throw new Error(`no channel ${channelId}`);
-    const interaction: FakeInteraction = {
+    const interaction = this.#register({
       id: snowflake(),
       token: `itoken-${snowflake()}`,
       type,
       channelId,
       user,
-      createdAt: Date.now(),
-      callbacks: [],
-      late: 0,
-      ephemeral: false,
-      followUpIds: [],
       ...(message ? { messageId: message.id } : {}),
-    };
-    this.interactions.set(interaction.id, interaction);
+    });
     const guild = channel.guild_id;
     this.gateway.dispatch('INTERACTION_CREATE', {
       id: interaction.id,

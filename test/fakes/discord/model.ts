@@ -67,7 +67,8 @@ export interface FakeMessage {
 export interface FakeInteraction {
   id: string;
   token: string;
-  type: 2 | 3;
+  /** 2 application command, 3 component, 4 autocomplete, 5 modal submit. */
+  type: 2 | 3 | 4 | 5;
   channelId: string;
   user: FakeUser;
   createdAt: number;

@@ -124,6 +124,7 @@ function route(fake: FakeDiscord, call: RestCall, auth: string | undefined, quer
     };
   }
   if (root === 'users' && a === '@me' && m === 'GET') return { status: 200, body: fake.botUser };
+  if (root === 'users' && a === '@me' && b === 'channels' && m === 'POST') return openDm(fake, body);
   if (root === 'applications' && m === 'PUT') {
     if (a !== fake.applicationId) return notFound(10002, 'Unknown Application');
     const guild = b === 'guilds' ? c : undefined;
@@ -147,6 +148,24 @@ function route(fake: FakeDiscord, call: RestCall, auth: string | undefined, quer
   }
   if (root === 'webhooks' && a && b) return webhookRoute(fake, call, b, c, d, body);
   return notFound(0, `404: Not Found (${m} ${call.route})`);
+}
+
+/**
+ * Create DM (https://discord.com/developers/docs/resources/user#create-dm):
+ * the existing DM channel with `recipient_id`, else a new one. A user in
+ * `fake.closedDms` has DMs from server members off: the channel opens, but
+ * a message to it is refused with 50007 (see channelRoute).
+ */
+function openDm(fake: FakeDiscord, body: Record<string, unknown>): Reply {
+  const recipient = [...fake.knownUsers()].find((u) => u.id === body.recipient_id);
+  if (!recipient)
+    return { status: 400, body: formError('recipient_id', 'NUMBER_TYPE_COERCE', 'Unknown user') };
+  const existing = [...fake.channels.values()].find(
+    (c) => c.type === 1 && c.recipients?.some((r) => r.id === recipient.id),
+  );
+  const channel = existing ?? { id: snowflake(), type: 1, recipients: [recipient] };
+  fake.channels.set(channel.id, channel);
+  return { status: 200, body: channelJson(channel) };
 }
 
 function notFound(code: number, message: string): Reply {
@@ -193,6 +212,10 @@ function channelRoute(
   if (limited.retryAfterMs > 0) return rateLimited(limited);
   const headers = limited.headers;
   if (!messageId && m === 'POST') {
+    const recipient = channel.type === 1 ? channel.recipients?.[0] : undefined;
+    if (recipient && fake.closedDms.has(recipient.id)) {
+      return { status: 403, body: { code: 50007, message: 'Cannot send messages to this user' } };
+    }
     const rejection = validateMessageBody(body, true);
     if (rejection) return rejection;
     let reference: FakeMessage['message_reference'];
@@ -272,6 +295,14 @@ function interactionCallback(
   }
   const type = Number(body.type);
   const data = (body.data ?? {}) as Record<string, unknown>;
+  // An autocomplete interaction takes only the choices result (type 8), and only it takes one
+  // (https://discord.com/developers/docs/interactions/receiving-and-responding#responding-to-an-interaction).
+  if ((interaction.type === 4) !== (type === 8)) {
+    return {
+      status: 400,
+      body: formError('type', 'INTERACTION_RESPONSE_TYPE_INVALID', 'Invalid response type'),
+    };
+  }
   if (type === 4 || type === 7) {
     const rejection = validateMessageBody(data, type === 4);
     if (rejection) return rejection;

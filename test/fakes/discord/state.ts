@@ -79,6 +79,8 @@ export class FakeDiscordState {
   gatewayUrl = '';
   #writes = new Map<string, number[]>();
   protected readonly users = new Map<string, FakeUser>();
+  /** Ids of users who do not accept DMs from the bot (Discord answers 50007). */
+  readonly closedDms = new Set<string>();
   #waiters = new Set<() => void>();
 
   constructor(options: FakeDiscordOptions = {}) {
@@ -152,6 +154,11 @@ export class FakeDiscordState {
   }
 
   // ---- used by the REST and gateway handlers ------------------------------
+
+  /** Every user the fake knows: the bot and the people tests created. */
+  knownUsers(): FakeUser[] {
+    return [this.botUser, ...this.users.values()];
+  }
 
   /** Tells waiters that state changed. */
   changed(): void {

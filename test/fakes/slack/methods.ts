@@ -170,6 +170,25 @@ export const METHODS: Record<string, (args: Args, ctx: MethodContext) => MethodR
     });
     return ok({ message_ts: ctx.state.nextTs() });
   },
+  /**
+   * views.open (https://docs.slack.dev/reference/methods/views.open): a
+   * trigger_id is required, and a modal needs a plain_text title of at most
+   * 24 characters and at most 100 blocks.
+   */
+  'views.open': (a, ctx) => {
+    if (!a.trigger_id) return fail('invalid_arguments');
+    const view = (typeof a.view === 'string' ? JSON.parse(a.view) : a.view) as Args | undefined;
+    if (view?.type !== 'modal') return fail('invalid_arguments');
+    const title = view.title as { type?: string; text?: string } | undefined;
+    if (title?.type !== 'plain_text' || !title.text || title.text.length > 24)
+      return fail('invalid_arguments');
+    const blocks = view.blocks;
+    if (!Array.isArray(blocks) || blocks.length > 100) return fail('invalid_arguments');
+    const problem = validateBlocks(blocks);
+    if (problem) return fail('invalid_blocks', { errors: [problem] });
+    ctx.state.views.push({ triggerId: String(a.trigger_id), view });
+    return ok({ view: { id: `V${ctx.state.views.length}`, ...view } });
+  },
   'chat.getPermalink': (a, ctx) => {
     const msg = ctx.state.get(String(a.channel), String(a.message_ts));
     if (!msg) return fail('message_not_found');

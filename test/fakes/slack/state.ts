@@ -77,6 +77,8 @@ export function visibleText(message: FakeMessage): string {
 export class FakeSlackState {
   readonly messages = new Map<string, FakeMessage>();
   readonly ephemerals: FakeEphemeral[] = [];
+  /** Modals opened with views.open, in order. */
+  readonly views: Array<{ triggerId: string; view: Record<string, unknown> }> = [];
   /** Bodies posted to response URLs, by response id. */
   readonly responses: Array<{ id: string; body: Record<string, unknown> }> = [];
   readonly users = new Map<string, string>();

@@ -244,7 +244,8 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       if (update.callback_query)
         state.callbacks.set(update.callback_query.id, { id: update.callback_query.id, pushedAt: now });
       const message = update.message ?? update.edited_message;
-      if (message && update.message) {
+      // Malformed updates (a message without its chat) are delivered as given, not kept in the chat state.
+      if (message?.chat && update.message) {
         state.putMessage({
           chatId: message.chat.id,
           messageId: message.message_id,

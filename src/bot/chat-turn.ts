@@ -7,8 +7,16 @@
 import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { InteractiveSession } from '../session/index.js';
-import type { PermissionRequest, ToolEndEvent, ToolStartEvent, TurnResult } from '../session/types.js';
+import type {
+  PermissionRequest,
+  SessionEvents,
+  ToolEndEvent,
+  ToolStartEvent,
+  TurnResult,
+} from '../session/types.js';
+import type { TokenUsage } from '../vocabulary.js';
 import type { ApprovalRegistry, Requester } from './approvals.js';
+import type { TurnOutcome } from './options.js';
 import type { Outbox, ReplyStream } from './stream/types.js';
 import { say } from './text.js';
 
@@ -57,7 +65,7 @@ const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
 };
 
 /** Runs one turn with its events wired to the reply; reports errors in the chat. */
-export async function streamTurn(ctx: TurnContext): Promise<void> {
+export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutcome; usage?: TokenUsage }> {
   const { session, turn, item, reply, outbox, approvals, logger } = ctx;
   let failure: Error | undefined;
   let statusShown = false;
@@ -85,12 +93,14 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
   const onPermission = (request: PermissionRequest) => {
     void ask(ctx, request);
   };
-  session.on('text_delta', onDelta);
-  session.on('tool_start', onToolStart);
-  session.on('tool_end', onToolEnd);
-  session.on('error', onError);
-  session.on('notice', onNotice);
-  session.on('permission_request', onPermission);
+  const unlisten = listen(session, {
+    text_delta: onDelta,
+    tool_start: onToolStart,
+    tool_end: onToolEnd,
+    error: onError,
+    notice: onNotice,
+    permission_request: onPermission,
+  });
   outbox.startTyping(ctx.chat);
   let result: TurnResult | undefined;
   try {
@@ -106,12 +116,7 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
   } catch (err) {
     failure ??= err instanceof Error ? err : new Error(String(err));
   } finally {
-    session.off('text_delta', onDelta);
-    session.off('tool_start', onToolStart);
-    session.off('tool_end', onToolEnd);
-    session.off('error', onError);
-    session.off('notice', onNotice);
-    session.off('permission_request', onPermission);
+    unlisten();
   }
   // Before the final text: no typing after the reply, no prompt left with live buttons.
   outbox.stopTyping(ctx.chat);
@@ -128,6 +133,20 @@ export async function streamTurn(ctx: TurnContext): Promise<void> {
     ctx.say(say.turnError(describeError(failure)));
   }
   logger.info({ chat: ctx.chat, turn: turn.turnId, state: result?.state ?? 'failed' }, 'turn ended');
+  const outcome: TurnOutcome = failure && !aborted ? 'error' : stopped ? 'interrupted' : 'complete';
+  return { outcome, ...(result ? { usage: result.usage } : {}) };
+}
+
+/** Listeners by session event. */
+type SessionListeners = { [K in keyof SessionEvents]?: (...args: SessionEvents[K]) => void };
+
+/** Adds the listeners to the session; returns the function that removes them all. */
+function listen(session: InteractiveSession, listeners: SessionListeners): () => void {
+  const entries = Object.entries(listeners) as [keyof SessionEvents, never][];
+  for (const [event, listener] of entries) session.on(event, listener);
+  return () => {
+    for (const [event, listener] of entries) session.off(event, listener);
+  };
 }
 
 /** Makes the text so far permanent, then posts the approval prompt under it. */

@@ -1,0 +1,90 @@
+/**
+ * The one place sessions get their provider, tools, tool context and store:
+ * built once from the configuration, then asked for a session per key (the
+ * bot passes a chat key). Every option of {@link InteractiveSessionOptions}
+ * that is not about one particular session passes through unchanged, so a
+ * new session setting needs no copy here.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Sandbox } from '../sandbox/sandbox.js';
+import type { SessionStore } from '../store/types.js';
+import { InteractiveSession } from './interactive-session.js';
+import type { InteractiveSessionOptions } from './session-options.js';
+
+/** Options of a session that belong to one request, not to the factory. */
+type PerSession = 'cwd' | 'owner' | 'resumeSessionId' | 'forkSession' | 'sessionName' | 'sessionStore';
+
+/** What {@link createSessionFactory} builds every session from. */
+export interface SessionFactoryOptions extends Omit<InteractiveSessionOptions, PerSession> {
+  /** Where every session saves itself. */
+  sessionStore: SessionStore;
+  /** The tools' working directory (created if missing). */
+  workspace: string;
+  /** Give each key (chat) its own folder under `workspace`; default false. */
+  workspacePerChat?: boolean;
+}
+
+/** One session asked of a {@link SessionFactory}. */
+export interface SessionRequest {
+  /** Who the session is for (a chat key); names its folder with `workspacePerChat`. */
+  key: string;
+  /** Owner key stored with a new session. */
+  owner?: string | undefined;
+  /** Loads this saved session instead of starting one. */
+  resumeSessionId?: string;
+  /** With `resumeSessionId`: a copy under a new id. */
+  forkSession?: boolean;
+  /** The session's own permission timeout, when its caller answers approvals on a timer of its own. */
+  permissionTimeoutMs?: number;
+}
+
+/** Opens sessions that all share one provider, tool set and store. */
+export interface SessionFactory {
+  /** The store every session saves to; lists and loads sessions for /sessions and /resume. */
+  readonly sessionStore: SessionStore;
+  /** The tools' sandbox every session shares (each turn gets its own); `/status` shows its state. */
+  readonly sandbox: Sandbox;
+  /** Opens (and waits for) a new, resumed or forked session. */
+  open(request: SessionRequest): Promise<InteractiveSession>;
+}
+
+/**
+ * @example
+ * const sessions = createSessionFactory({
+ *   provider: new AnthropicProvider({ apiKey }),
+ *   sessionStore: createUserSessionStore('./data/sessions'),
+ *   workspace: './workspace',
+ * });
+ * const session = await sessions.open({ key: 'telegram:42', owner: 'telegram:7' });
+ */
+export function createSessionFactory(options: SessionFactoryOptions): SessionFactory {
+  const { workspace, workspacePerChat = false, ...rest } = options;
+  // One sandbox for all: bubblewrap is probed once, not per session.
+  const shared = { ...rest, sandbox: options.sandbox ?? new Sandbox() };
+  return {
+    sessionStore: options.sessionStore,
+    sandbox: shared.sandbox,
+    async open(request) {
+      const cwd = workspacePerChat ? join(workspace, workspaceFolderName(request.key)) : workspace;
+      // The tools need their working directory to exist before the first call.
+      await mkdir(cwd, { recursive: true });
+      return InteractiveSession.open({
+        ...shared,
+        cwd,
+        ...(request.owner ? { owner: request.owner } : {}),
+        ...(request.resumeSessionId === undefined ? {} : { resumeSessionId: request.resumeSessionId }),
+        ...(request.forkSession ? { forkSession: true } : {}),
+        ...(request.permissionTimeoutMs === undefined
+          ? {}
+          : { permissionTimeoutMs: request.permissionTimeoutMs }),
+      });
+    },
+  };
+}
+
+/** A chat key as a folder name: `slack:C1:17.2` -> `slack_C1_17.2`; never `..` or empty. */
+export function workspaceFolderName(key: string): string {
+  const clean = key.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
+  return clean.slice(0, 120) || '_';
+}
