@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { SwitchboardError } from '../src/errors.js';
 import type { CacheSetting } from '../src/provider/cache.js';
 import { type PriceTable, parsePriceOverrides, priceTable } from '../src/provider/pricing.js';
+import type { SandboxMode, SandboxNetwork } from '../src/sandbox/settings.js';
 import type { Effort, PermissionMode, ProjectAccess, ThinkingSetting } from '../src/vocabulary.js';
 import { envSchema, type ParsedEnv } from './schema.js';
 
@@ -68,6 +69,8 @@ export interface Config {
   workspacePerChat: boolean;
   permissionMode: PermissionMode;
   projectAccess: ProjectAccess;
+  /** The tools' sandbox: `SWITCHBOARD_SANDBOX` and `SWITCHBOARD_SANDBOX_NETWORK`. */
+  sandbox: { mode: SandboxMode; network: SandboxNetwork };
   allowedUsers: string[];
   admins: string[];
   linkedUsers: Record<string, string[]>;
@@ -217,6 +220,7 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
     workspacePerChat: e.SWITCHBOARD_WORKSPACE_PER_CHAT,
     permissionMode: e.SWITCHBOARD_PERMISSION_MODE,
     projectAccess: e.SWITCHBOARD_PROJECT_ACCESS,
+    sandbox: { mode: e.SWITCHBOARD_SANDBOX, network: e.SWITCHBOARD_SANDBOX_NETWORK },
     allowedUsers: e.SWITCHBOARD_ALLOWED_USERS,
     admins: e.SWITCHBOARD_ADMINS,
     linkedUsers: e.SWITCHBOARD_LINKED_USERS,

@@ -5,6 +5,12 @@
 import { z } from 'zod';
 import { CACHE_SETTINGS, type CacheSetting } from '../src/provider/cache.js';
 import { parsePriceOverrides } from '../src/provider/pricing.js';
+import {
+  SANDBOX_MODES,
+  SANDBOX_NETWORKS,
+  type SandboxMode,
+  type SandboxNetwork,
+} from '../src/sandbox/settings.js';
 import { EFFORTS, PERMISSION_MODES, THINKING_SETTINGS } from '../src/vocabulary.js';
 
 const PLATFORMS = ['telegram', 'slack', 'discord', 'console'] as const;
@@ -129,6 +135,16 @@ export const envSchema = z.object({
       message: 'expected trusted or restricted',
     })
     .transform((v) => (v ?? 'restricted') as 'trusted' | 'restricted'),
+  SWITCHBOARD_SANDBOX: optionalString
+    .refine((v) => v === undefined || (SANDBOX_MODES as readonly string[]).includes(v), {
+      message: `expected one of ${SANDBOX_MODES.join(', ')}`,
+    })
+    .transform((v) => (v ?? 'auto') as SandboxMode),
+  SWITCHBOARD_SANDBOX_NETWORK: optionalString
+    .refine((v) => v === undefined || (SANDBOX_NETWORKS as readonly string[]).includes(v), {
+      message: `expected one of ${SANDBOX_NETWORKS.join(', ')} (bubblewrap cannot allow single hosts)`,
+    })
+    .transform((v) => (v ?? 'none') as SandboxNetwork),
   SWITCHBOARD_ALLOWED_USERS: userList,
   SWITCHBOARD_ADMINS: userList,
   SWITCHBOARD_LINKED_USERS: linkedUsers,

@@ -4,8 +4,8 @@
  * console when none is), and the bot core. `npm start` runs exactly this, and
  * the adapters' integration tests start it the same way.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { DiscordAdapterOptions } from '../adapters/discord/index.js';
 import type { SlackAdapterOptions } from '../adapters/slack/index.js';
 import type { TelegramAdapterOptions } from '../adapters/telegram/index.js';
@@ -19,6 +19,7 @@ import { instrumentAdapter } from './ops/instrument-adapter.js';
 import { createMetrics, type SwitchboardMetrics } from './ops/metrics.js';
 import { AnthropicProvider } from './provider/index.js';
 import { costOf, type PriceTable, priceFor } from './provider/pricing.js';
+import { requireSandbox, Sandbox, sandboxWarning } from './sandbox/index.js';
 import { createSessionFactory, type SessionFactoryOptions } from './session/factory.js';
 import { createBotStateStore, createUserSessionStore } from './store/index.js';
 import type { BotStateStore, SessionStore } from './store/types.js';
@@ -74,8 +75,17 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       : undefined;
   const logger = deps.logger ?? createAppLogger(config, consoleLogFile);
   const clock = deps.clock ?? systemClock;
-  await mkdir(config.dataDir, { recursive: true });
+  // The data directory holds every conversation: the bot's user only.
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  // An older start may have made it 0755.
+  await chmod(config.dataDir, 0o700);
   await mkdir(config.workspace, { recursive: true });
+  const sandbox =
+    deps.sessionOptions?.sandbox ??
+    new Sandbox({ ...config.sandbox, hidden: [config.dataDir, resolve('.env')] });
+  // `required` refuses to start without it; `auto` starts, but says so loudly.
+  const warning = sandboxWarning(await requireSandbox(sandbox));
+  if (warning) logger.warn({ sandbox: config.sandbox.mode }, warning);
 
   const shared = await openSharedState(config, logger, clock);
   const metrics = createMetrics();
@@ -102,7 +112,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
 
   const bot = createBot({
     adapters,
-    sessions: createConfiguredSessions(config, shared.sessionStore, clock, logger, deps),
+    sessions: createConfiguredSessions(config, shared.sessionStore, clock, logger, deps, sandbox),
     stores: { state: shared.stateStore },
     access: { allowedUsers, admins, linkedUsers: config.linkedUsers },
     limits: {
@@ -220,6 +230,7 @@ function createConfiguredSessions(
   clock: Clock,
   logger: Logger,
   deps: AppDeps,
+  sandbox: Sandbox,
 ) {
   return createSessionFactory({
     provider: new AnthropicProvider({
@@ -245,6 +256,7 @@ function createConfiguredSessions(
     streamIdleTimeoutMs: config.streamIdleTimeoutMs,
     cache: config.cache,
     toolEnv: scrubbedEnv(process.env, config.secrets),
+    sandbox,
     clock,
     logger: logger.child({ component: 'bot' }),
     ...deps.sessionOptions,

@@ -77,6 +77,17 @@ export type {
   ProviderRequest,
   ToolDefinition,
 } from './provider/types.js';
+// The tools' sandbox.
+export {
+  requireSandbox,
+  Sandbox,
+  type SandboxLimits,
+  type SandboxMode,
+  type SandboxNetwork,
+  type SandboxSettings,
+  type SandboxStatus,
+  SandboxTurn,
+} from './sandbox/index.js';
 // The session engine.
 export * from './session/index.js';
 // Stores.
@@ -99,7 +110,6 @@ export {
   type BuiltinToolsOptions,
   createBuiltinTools,
   decidePermission,
-  resolveInWorkspace,
   scrubbedEnv,
 } from './tools/index.js';
 export type { Tool, ToolContext, ToolResult } from './tools/types.js';

@@ -160,7 +160,8 @@ async function runStatus(ctx: CommandContext): Promise<void> {
     `Permission mode: ${session.getSession().getPermissionMode()}`,
     `Activity: ${activity}`,
   ];
-  await ctx.answer(lines.join('\n'));
+  const sandbox = await ctx.registry.sandboxWarning();
+  await ctx.answer([...lines, ...(sandbox ? [sandbox] : [])].join('\n'));
 }
 
 async function runFork(ctx: CommandContext): Promise<void> {
@@ -170,7 +171,7 @@ async function runFork(ctx: CommandContext): Promise<void> {
   }
   await whenIdle(ctx, 'fork', async () => {
     const from = await ctx.registry.boundId(ctx.chat);
-    const copy = await ctx.registry.fork(ctx.chat, ctx.owner);
+    const copy = await ctx.registry.fork(ctx.chat, ctx.owner, ctx.access.isAdmin(ctx.user));
     return `Forked ${from} into ${copy.getSession().getSessionId()}; this chat continues the copy.`;
   });
 }

@@ -7,6 +7,7 @@
 import type { Clock, TimerHandle } from '../clock.js';
 import { describeError, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { sandboxWarning } from '../sandbox/index.js';
 import type { InteractiveSession, SessionFactory, SessionRequest } from '../session/index.js';
 import type { BotStateStore } from '../store/types.js';
 
@@ -81,6 +82,11 @@ export class SessionRegistry {
     return binding ? this.forChat(chat, binding.owner ?? '') : undefined;
   }
 
+  /** One line for `/status` when the tools' sandbox is not in force, else undefined. */
+  async sandboxWarning(): Promise<string | undefined> {
+    return sandboxWarning(await this.#o.sessions.sandbox.check());
+  }
+
   /** A fresh session for the chat (`/new`). */
   async create(chat: string, owner: string): Promise<InteractiveSession> {
     const entry = await this.#adopt(await this.#openSession({ key: chat, owner }));
@@ -95,11 +101,18 @@ export class SessionRegistry {
     return entry.session;
   }
 
-  /** Copies the chat's session under a new id and binds the chat to the copy (`/fork`). */
-  async fork(chat: string, owner: string): Promise<InteractiveSession> {
+  /**
+   * Copies the chat's session under a new id and binds the chat to the copy
+   * (`/fork`). The copy keeps `bypassPermissions` only for `mayBypass` (an
+   * admin): otherwise a fork of a session an admin switched, resumed in a
+   * DM, would hand its mode to someone who may not set it.
+   */
+  async fork(chat: string, owner: string, mayBypass: boolean): Promise<InteractiveSession> {
     const current = await this.forChat(chat, owner);
     const from = current.getSession().getSessionId();
     const session = await this.#openSession({ key: chat, owner, resumeSessionId: from, forkSession: true });
+    const handle = session.getSession();
+    if (!mayBypass && handle.getPermissionMode() === 'bypassPermissions') handle.setPermissionMode('default');
     const entry = await this.#adopt(session);
     await this.#bind(chat, entry.id, owner);
     return entry.session;

@@ -7,6 +7,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Sandbox } from '../sandbox/sandbox.js';
 import type { SessionStore } from '../store/types.js';
 import { InteractiveSession } from './interactive-session.js';
 import type { InteractiveSessionOptions } from './session-options.js';
@@ -42,6 +43,8 @@ export interface SessionRequest {
 export interface SessionFactory {
   /** The store every session saves to; lists and loads sessions for /sessions and /resume. */
   readonly sessionStore: SessionStore;
+  /** The tools' sandbox every session shares (each turn gets its own); `/status` shows its state. */
+  readonly sandbox: Sandbox;
   /** Opens (and waits for) a new, resumed or forked session. */
   open(request: SessionRequest): Promise<InteractiveSession>;
 }
@@ -56,9 +59,12 @@ export interface SessionFactory {
  * const session = await sessions.open({ key: 'telegram:42', owner: 'telegram:7' });
  */
 export function createSessionFactory(options: SessionFactoryOptions): SessionFactory {
-  const { workspace, workspacePerChat = false, ...shared } = options;
+  const { workspace, workspacePerChat = false, ...rest } = options;
+  // One sandbox for all: bubblewrap is probed once, not per session.
+  const shared = { ...rest, sandbox: options.sandbox ?? new Sandbox() };
   return {
     sessionStore: options.sessionStore,
+    sandbox: shared.sandbox,
     async open(request) {
       const cwd = workspacePerChat ? join(workspace, workspaceFolderName(request.key)) : workspace;
       // The tools need their working directory to exist before the first call.

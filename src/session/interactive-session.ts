@@ -7,6 +7,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { getModelInfo, type ModelInfo } from '../provider/models.js';
+import { Sandbox } from '../sandbox/sandbox.js';
 import { newSessionId, validateSessionId, validateSessionName } from '../store/index.js';
 import { SESSION_SCHEMA_VERSION, type SessionMeta } from '../store/types.js';
 import { createBuiltinTools, scrubbedEnv } from '../tools/index.js';
@@ -59,6 +60,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #tools: Tool[];
+  readonly #sandbox: Sandbox;
   readonly #queue: JobQueue;
   readonly #gate: PermissionGate;
   readonly #persistence: SessionPersistence;
@@ -94,6 +96,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#logger = logger;
     this.#clock = options.clock ?? systemClock;
     this.#tools = options.tools ?? createBuiltinTools();
+    this.#sandbox = options.sandbox ?? new Sandbox();
     this.#queue = new JobQueue(options.queueLimit ?? DEFAULT_QUEUE_LIMIT);
     this.#gate = new PermissionGate(
       this,
@@ -124,6 +127,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   async #init(resuming: boolean): Promise<void> {
     const project = await loadProjectContext(this.#options.cwd, this.#options.projectAccess ?? 'restricted');
+    for (const { file, reason } of project.skipped)
+      this.#logger.warn({ file, reason }, 'project file not loaded');
     this.#compactInstructions = project.compactInstructions;
     this.#system = buildSystemPrompt({
       cwd: this.#options.cwd,
@@ -193,7 +198,12 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       });
     }
     if (signal.aborted) throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
-    const outcome = await runTurn(this.#turnState(), prompt, signal);
+    // One sandbox per turn: whatever the turn's commands left running ends with it.
+    const sandbox = this.#sandbox.openTurn(this.#options.cwd, this.#clock);
+    const state = this.#turnState();
+    const outcome = await runTurn({ ...state, tools: { ...state.tools, sandbox } }, prompt, signal).finally(
+      () => sandbox.close(),
+    );
     await this.#persistence.saveTurn(this.#history, this.#meta());
     if (outcome.error && outcome.error.code !== 'ABORTED') {
       this.emit('error', outcome.error);

@@ -4,6 +4,7 @@ import { SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { CacheSetting } from '../provider/cache.js';
 import type { Provider } from '../provider/types.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SessionStore } from '../store/types.js';
 import type { Tool } from '../tools/types.js';
 import { PERMISSION_MODES, type PermissionMode, type ProjectAccess, type SessionHooks } from './types.js';
@@ -50,8 +51,14 @@ export interface InteractiveSessionOptions {
   queueLimit?: number;
   /** A provider stream silent this long is aborted (default 120 s). */
   streamIdleTimeoutMs?: number;
-  /** Environment for Bash; scrubbed of secrets either way (default: this process's). */
+  /** Environment for custom tools' child processes; only an allowlist passes (default: this process's). */
   toolEnv?: NodeJS.ProcessEnv;
+  /**
+   * Where the built-in tools open files and run commands: one sandbox per
+   * turn (default `new Sandbox()`, mode `auto`: bubblewrap when it works,
+   * otherwise the file tools still work and Bash is refused).
+   */
+  sandbox?: Sandbox;
   /** Most model calls in one turn (default 50). */
   maxIterations?: number;
   /**

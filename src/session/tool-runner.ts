@@ -7,6 +7,7 @@
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { SandboxTurn } from '../sandbox/turn.js';
 import { decidePermission } from '../tools/permissions.js';
 import type { Tool } from '../tools/types.js';
 import type { ToolDefinition } from '../vocabulary.js';
@@ -27,6 +28,8 @@ export interface ToolHost {
   logger: Logger;
   cwd: string;
   env: Record<string, string>;
+  /** The turn's sandbox, where the built-in tools run. */
+  sandbox?: SandboxTurn;
   permissionTimeoutMs: number;
 }
 
@@ -146,7 +149,13 @@ export async function runToolCalls(
     }
     try {
       const result = await untilAborted(
-        tool.run(call.input, { cwd: host.cwd, signal, env: host.env, clock: host.clock }),
+        tool.run(call.input, {
+          cwd: host.cwd,
+          signal,
+          env: host.env,
+          clock: host.clock,
+          ...(host.sandbox ? { sandbox: host.sandbox } : {}),
+        }),
         signal,
       );
       if (signal.aborted) end('interrupted', INTERRUPTED_TOOL_RESULT, true);

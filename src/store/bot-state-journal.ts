@@ -7,7 +7,7 @@
  * the appends so the caller of a change never waits for it.
  */
 import { appendFile, readFile } from 'node:fs/promises';
-import { atomicWrite, errorCode } from './fs-util.js';
+import { atomicWrite, errorCode, PRIVATE_FILE_MODE } from './fs-util.js';
 
 /** What {@link readJournal} found in a journal file. */
 export type JournalRead =
@@ -114,7 +114,7 @@ export class Journal {
           return;
         }
         try {
-          await appendFile(this.path, lines.map((l) => `${l}\n`).join(''));
+          await appendFile(this.path, lines.map((l) => `${l}\n`).join(''), { mode: PRIVATE_FILE_MODE });
         } catch (err) {
           this.#rewriteNext = true;
           throw err;

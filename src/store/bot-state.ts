@@ -21,7 +21,7 @@ import {
   turnBeginLine,
   turnEndLine,
 } from './bot-state-model.js';
-import { errorCode, moveAside, writeFailure } from './fs-util.js';
+import { errorCode, moveAside, PRIVATE_DIR_MODE, writeFailure } from './fs-util.js';
 import type { ActiveTurn, BotStateStore, ChatBinding } from './types.js';
 
 /** Options of {@link createBotStateStore}. */
@@ -215,7 +215,7 @@ export function createBotStateStore(dir: string, options: BotStateStoreOptions =
 
   const ready = (async (): Promise<BotState> => {
     try {
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
       for (const kind of ['chats', 'deliveries', 'turns'] as const) await open(kind);
     } catch (err) {
       throw writeFailure(logger, err, 'bot state (opening the directory)', dir);

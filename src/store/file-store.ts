@@ -9,7 +9,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { HistoryMessage } from '../vocabulary.js';
 import { type EventLogs, isEmptyDiff, type LogEvent, loggedMeta, metaDiff } from './event-log.js';
-import { exists, mapPool, moveAside, WriteChains, writeFailure } from './fs-util.js';
+import { exists, mapPool, moveAside, PRIVATE_DIR_MODE, WriteChains, writeFailure } from './fs-util.js';
 import { validateSessionId } from './ids.js';
 import { appendCommitted, messageLines, newEpoch, scanMessages, writeMessagesFile } from './messages-file.js';
 import { readRecord, writeRecord } from './record-file.js';
@@ -329,8 +329,8 @@ export class FileSessionStore implements SessionStore {
 
   #ensureDirs(): Promise<void> {
     this.#dirReady ??= (async () => {
-      await mkdir(this.#dir, { recursive: true });
-      if (this.#logs) await mkdir(this.#logs.dir, { recursive: true });
+      await mkdir(this.#dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+      if (this.#logs) await mkdir(this.#logs.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     })();
     return this.#dirReady.catch((err) => {
       this.#dirReady = undefined;

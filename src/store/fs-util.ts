@@ -1,17 +1,64 @@
 /**
  * Small file-system helpers shared by the stores: atomic whole-file writes,
  * moving a file aside byte for byte, a bounded read pool and per-key write
- * ordering.
+ * ordering. Store files are private to the bot's user (0600, folders 0700)
+ * and never opened through a symbolic link: a link planted where a session
+ * file belongs is refused, not followed, so its target is never read,
+ * truncated or overwritten.
  */
-import { access, rename, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, type FileHandle, lstat, open, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
-/** Writes `data` to a temp file beside `path`, then renames it over `path`. */
+/** Mode of every file a store creates: the bot's user only. */
+export const PRIVATE_FILE_MODE = 0o600;
+/** Mode of every folder a store creates. */
+export const PRIVATE_DIR_MODE = 0o700;
+
+/** The error for a store file that is a symbolic link. */
+export function symlinkRefused(path: string, cause?: unknown): SwitchboardError {
+  return new SwitchboardError(
+    'SESSION_CORRUPT',
+    `${path} is a symbolic link; the store never follows one (it could lead to any file). Remove the link or move the real file into its place.`,
+    { cause, detail: { path } },
+  );
+}
+
+/**
+ * Opens `path` without following a symbolic link in its last component,
+ * creating it 0600 when `flags` include O_CREAT.
+ *
+ * @throws SwitchboardError `SESSION_CORRUPT` when `path` is a symbolic link.
+ */
+export async function openNoFollow(path: string, flags: number): Promise<FileHandle> {
+  try {
+    return await open(path, flags | constants.O_NOFOLLOW, PRIVATE_FILE_MODE);
+  } catch (err) {
+    if (errorCode(err) === 'ELOOP') throw symlinkRefused(path, err);
+    throw err;
+  }
+}
+
+/**
+ * Writes `data` to a temp file beside `path` (0600, never through a link),
+ * then renames it over `path`. A symbolic link at `path` is refused rather
+ * than replaced.
+ */
 export async function atomicWrite(path: string, data: string | Uint8Array): Promise<void> {
+  const isLink = await lstat(path).then(
+    (info) => info.isSymbolicLink(),
+    () => false,
+  );
+  if (isLink) throw symlinkRefused(path);
   const temp = join(dirname(path), `.${basename(path)}.tmp`);
-  await writeFile(temp, data);
+  const handle = await openNoFollow(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC);
+  try {
+    await handle.writeFile(data);
+  } finally {
+    await handle.close();
+  }
   await rename(temp, path);
 }
 

@@ -7,10 +7,11 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { appendFile, readFile, stat, truncate } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { SwitchboardError } from '../errors.js';
 import type { HistoryMessage } from '../vocabulary.js';
-import { atomicWrite, errorCode } from './fs-util.js';
+import { atomicWrite, errorCode, openNoFollow } from './fs-util.js';
 import { parseMessageLine } from './schema.js';
 
 const HEADER_TYPE = 'switchboard-messages';
@@ -63,8 +64,11 @@ export async function scanMessages(
 ): Promise<MessagesScan> {
   let buf: Buffer;
   try {
-    buf = await readFile(path);
+    buf = await readFile(path, { flag: constants.O_RDONLY | constants.O_NOFOLLOW });
   } catch (err) {
+    if (errorCode(err) === 'ELOOP') {
+      return { status: 'corrupt', reason: 'messages file is a symbolic link (refused, not followed)' };
+    }
     if (errorCode(err) === 'ENOENT' && expectedCount === 0) {
       return {
         status: 'ok',
@@ -151,23 +155,24 @@ export async function appendCommitted(
   epoch: string,
   lines: string,
 ): Promise<number> {
-  let size = -1;
+  // One descriptor, opened without following a link, for the check, the trim and the append.
+  const handle = await openNoFollow(path, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND);
   try {
-    size = (await stat(path)).size;
-  } catch (err) {
-    if (errorCode(err) !== 'ENOENT') throw err;
+    const size = (await handle.stat()).size;
+    if (size > committedBytes) await handle.truncate(committedBytes);
+    else if (size < committedBytes) {
+      throw new SwitchboardError(
+        'SESSION_CORRUPT',
+        `The messages file ${path} is ${size} bytes, shorter than its ${committedBytes} committed bytes: it was damaged outside switchboard; move it aside and start a new session.`,
+        { detail: { path } },
+      );
+    }
+    const payload = committedBytes === 0 ? headerLine(epoch) + lines : lines;
+    await handle.appendFile(payload);
+    return committedBytes + Buffer.byteLength(payload);
+  } finally {
+    await handle.close();
   }
-  if (size > committedBytes) await truncate(path, committedBytes);
-  else if (size < committedBytes) {
-    throw new SwitchboardError(
-      'SESSION_CORRUPT',
-      `The messages file ${path} is ${Math.max(size, 0)} bytes, shorter than its ${committedBytes} committed bytes: it was damaged outside switchboard; move it aside and start a new session.`,
-      { detail: { path } },
-    );
-  }
-  const payload = committedBytes === 0 ? headerLine(epoch) + lines : lines;
-  await appendFile(path, payload);
-  return committedBytes + Buffer.byteLength(payload);
 }
 
 /** Writes a whole new messages file of `epoch` atomically; returns its length. */

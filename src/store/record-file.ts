@@ -4,11 +4,9 @@
  * as `corrupt` rather than mistaken for a missing file (lowdb's `read()`
  * keeps its defaults for any falsy value).
  */
-import { readFile as readFileCallback } from 'node:fs';
+import { constants, readFile as readFileCallback } from 'node:fs';
 import { promisify } from 'node:util';
-import { Low } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
-import { errorCode } from './fs-util.js';
+import { atomicWrite, errorCode } from './fs-util.js';
 import { classifyMetaText, type StoredMeta } from './schema.js';
 import type { StoreOutcome } from './types.js';
 
@@ -23,9 +21,15 @@ const readFile = promisify(readFileCallback);
 export async function readRecord(path: string, id: string): Promise<StoreOutcome<StoredMeta>> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // O_NOFOLLOW: a record replaced by a link to another file is refused, not read.
+    // (Node takes numeric flags here; the promisified typing only lists strings.)
+    const flag = (constants.O_RDONLY | constants.O_NOFOLLOW) as unknown as string;
+    text = await readFile(path, { encoding: 'utf8', flag });
   } catch (err) {
     const code = errorCode(err);
+    if (code === 'ELOOP') {
+      return { status: 'corrupt', reason: 'record is a symbolic link (refused, not followed)', path };
+    }
     // ENOTDIR: the store's directory is not there as a directory, so neither is the record.
     if (code === 'ENOENT' || code === 'ENOTDIR') return { status: 'missing' };
     return { status: 'corrupt', reason: `record cannot be read (${code ?? String(err)})`, path };
@@ -33,8 +37,11 @@ export async function readRecord(path: string, id: string): Promise<StoreOutcome
   return classifyMetaText(text, id, path);
 }
 
-/** Writes a record atomically (lowdb's writer: temp file, then rename). */
+/**
+ * Writes a record atomically (temp file, then rename), in lowdb's JSONFile
+ * layout. lowdb's own writer cannot be used here: it follows a symbolic link
+ * at the temp path and creates files readable by everyone.
+ */
 export async function writeRecord(path: string, record: StoredMeta): Promise<void> {
-  const db = new Low<StoredMeta>(new JSONFile<StoredMeta>(path), record);
-  await db.write();
+  await atomicWrite(path, JSON.stringify(record, null, 2));
 }

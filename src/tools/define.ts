@@ -111,7 +111,10 @@ export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): Tool {
       try {
         return await spec.run(parsed.data, context);
       } catch (err) {
-        if (err instanceof SwitchboardError) return toolError(`${spec.name} failed: ${err.message}`);
+        if (err instanceof SwitchboardError) {
+          // A refusal about a file already says what is wrong with it.
+          return toolError(err.detail.plain === true ? err.message : `${spec.name} failed: ${err.message}`);
+        }
         return toolError(`${spec.name} failed: ${describeError(err)}`);
       }
     },

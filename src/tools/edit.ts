@@ -2,11 +2,10 @@
  * Edit: replaces an exact piece of text in a file. The piece must be unique
  * unless `replace_all` is set, so the model cannot change the wrong spot.
  */
-import { readFile, stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { defineTool, describeFsError, onFilePath, toolError } from './define.js';
-import { resolveWorkspaceFile } from './paths.js';
-import { looksBinary } from './read.js';
+import { defineTool, onFilePath, toolError } from './define.js';
+import { fileRequest, type PathInfo } from './in-sandbox.js';
+import { looksBinary, READ_MAX_FILE_BYTES } from './read.js';
 import type { Tool } from './types.js';
 
 const schema = z
@@ -43,21 +42,23 @@ export function createEditTool(): Tool {
     schema,
     ...onFilePath,
     async run(input, context) {
-      const { real, shown } = await resolveWorkspaceFile(context.cwd, input.file_path);
       if (input.old_string === input.new_string) {
         return toolError('old_string and new_string are the same; there is nothing to change.');
       }
-      let raw: Buffer;
+      let file: PathInfo & { data?: string };
       try {
-        // A FIFO or device would block the read forever.
-        if (!(await stat(real)).isFile()) return toolError(`${shown} is not a regular file.`);
-        raw = await readFile(real);
+        file = await fileRequest(context, 'read', input.file_path, { maxBytes: READ_MAX_FILE_BYTES });
       } catch (err) {
-        const reason = describeFsError(err, shown);
-        return toolError(
-          (err as NodeJS.ErrnoException).code === 'ENOENT' ? `${reason} Use Write to create it.` : reason,
-        );
+        const missing = err instanceof Error && / does not exist\.$/.test(err.message);
+        if (missing) return toolError(`${err.message} Use Write to create it.`);
+        throw err;
       }
+      const { shown } = file;
+      // A FIFO or device would block the read forever.
+      if (file.kind !== 'file') return toolError(`${shown} is not a regular file.`);
+      if (file.data === undefined)
+        return toolError(`${shown} is over ${READ_MAX_FILE_BYTES} bytes; Edit changes smaller files.`);
+      const raw = Buffer.from(file.data, 'base64');
       if (looksBinary(raw))
         return toolError(`${shown} looks like a binary file; Edit changes text files only.`);
       const text = raw.toString('utf8');
@@ -77,11 +78,7 @@ export function createEditTool(): Tool {
         input.replace_all === true
           ? text.split(input.old_string).join(input.new_string)
           : text.replace(input.old_string, () => input.new_string);
-      try {
-        await writeFile(real, updated, 'utf8');
-      } catch (err) {
-        return toolError(describeFsError(err, shown));
-      }
+      await fileRequest(context, 'write', shown, { content: updated });
       return { content: `Edited ${shown}: replaced ${count} occurrence${count === 1 ? '' : 's'}.` };
     },
   });

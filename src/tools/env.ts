@@ -1,26 +1,23 @@
 /**
- * The environment handed to child processes (Bash). The bot's own process
- * holds platform tokens and the model key; a command the model runs must not
- * be able to read them with `env` or `printenv`.
+ * The environment handed to child processes a tool starts. The bot's own
+ * process holds platform tokens and the model key, and its host may hold any
+ * other secret under any name (`GPG_PASSPHRASE`, `STRIPE_SK`): a command the
+ * model runs sees an allowlist, never a scrubbed copy of everything.
  */
 
-/** Prefixes of variables that belong to the bot itself. */
-const BOT_PREFIXES = ['ANTHROPIC_', 'TELEGRAM_', 'SLACK_', 'DISCORD_', 'SWITCHBOARD_'];
-
-/** Name patterns of credentials in general (matched case-insensitively). */
-const SECRET_NAME_PATTERNS: readonly RegExp[] = [
-  /(^|_)TOKENS?($|_)/i,
-  /(^|_)SECRETS?($|_)/i,
-  /_KEY$/i,
-  /(^|_)API_?KEY/i,
-  /PASSWORD|PASSWD/i,
-  /(^|_)CREDENTIALS?($|_)/i,
-  /AUTH_?TOKEN|(^|_)AUTH($|_)|(^|_)PASS($|_)|(^|_)PAT$/i,
-  // A DSN (Sentry and the like) embeds its key.
-  /(^|_)DSN$/i,
-  // DATABASE_URL, PG_URI, REDIS_URL, MONGO_DSN ...: connection strings carry passwords.
-  /(DATABASE|(^|_)DB|POSTGRES|(^|_)PG|MYSQL|MARIADB|MONGO|REDIS|AMQP|RABBITMQ)[A-Z0-9_]*_?(URL|URI|DSN)$/i,
-];
+/** Variables a shell needs; nothing else passes. */
+const ALLOWED = new Set([
+  'PATH',
+  'HOME',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TERM',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TMPDIR',
+]);
 
 /** A URL with inline credentials (`scheme://user:password@host`), whatever the variable is called. */
 const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i;
@@ -28,19 +25,17 @@ const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i;
 /** Secrets shorter than this are matched by equality only, so short values do not knock out half the environment. */
 const MIN_CONTAINED_SECRET = 8;
 
-function isSecretName(name: string): boolean {
-  const upper = name.toUpperCase();
-  if (BOT_PREFIXES.some((prefix) => upper.startsWith(prefix))) return true;
-  return SECRET_NAME_PATTERNS.some((pattern) => pattern.test(name));
+/** True for the variables {@link scrubbedEnv} lets through: the shell basics and the locale (`LC_*`). */
+export function isAllowedEnvName(name: string): boolean {
+  return ALLOWED.has(name) || /^LC_[A-Z]+$/.test(name);
 }
 
 /**
- * Copies `source` without the bot's secrets: drops `ANTHROPIC_*`,
- * `TELEGRAM_*`, `SLACK_*`, `DISCORD_*`, `SWITCHBOARD_*`, anything named like
- * a token, secret, key, password or credential, database connection URLs,
- * URLs with an inline password, and every variable whose value equals one of
- * `extraSecrets` (or contains one of at least 8 characters). Ordinary
- * variables such as `PATH`, `HOME`, `LANG` and `TERM` are kept.
+ * Copies from `source` only `PATH`, `HOME`, `LANG`, `LANGUAGE`, `LC_*`,
+ * `TZ`, `TERM`, `USER`, `LOGNAME`, `SHELL` and `TMPDIR`, and of those drops
+ * any whose value is a URL with an inline password, equals one of
+ * `extraSecrets` or contains one of at least 8 characters. (The built-in
+ * tools run in the sandbox, whose environment is fixed: see sandboxEnv.)
  *
  * @example
  * const env = scrubbedEnv(process.env, [config.telegramToken]);
@@ -52,7 +47,7 @@ export function scrubbedEnv(
   const secrets = extraSecrets.filter((secret) => secret.length > 0);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
-    if (value === undefined || isSecretName(name) || CREDENTIAL_URL.test(value)) continue;
+    if (value === undefined || !isAllowedEnvName(name) || CREDENTIAL_URL.test(value)) continue;
     const leaks = secrets.some(
       (secret) => value === secret || (secret.length >= MIN_CONTAINED_SECRET && value.includes(secret)),
     );

@@ -1,14 +1,11 @@
 /**
  * Glob: finds files by name pattern under the workspace, newest first.
  */
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { z } from 'zod';
 import { defineTool, onPatternInPath, toolError } from './define.js';
 import { compileGlob, splitLiteralPrefix } from './glob-pattern.js';
-import { displayPath, resolveInWorkspace, workspaceRoot } from './paths.js';
+import { fileRequest, type WalkReply } from './in-sandbox.js';
 import type { Tool } from './types.js';
-import { type WalkStats, walkFiles } from './walk.js';
 
 /** Most paths one Glob call lists. */
 export const GLOB_MAX_RESULTS = 100;
@@ -41,31 +38,24 @@ export function createGlobTool(): Tool {
       const { prefix, rest } = splitLiteralPrefix(input.pattern);
       const matcher = compileGlob('Glob', 'pattern', rest);
       if (typeof matcher === 'string') return toolError(matcher);
-      const root = await workspaceRoot(context.cwd);
-      const base = await resolveInWorkspace(root, input.path ?? '.');
       // The literal folders go through the same confinement as any path,
       // which also turns `../x/*` and absolute patterns outside into errors.
-      const start = await resolveInWorkspace(root, resolve(base, prefix));
-      let startInfo: Awaited<ReturnType<typeof stat>>;
+      const base = input.path ?? '.';
+      const start = prefix === '' ? base : prefix.startsWith('/') ? prefix : `${base}/${prefix}`;
+      let walked: WalkReply;
       try {
-        startInfo = await stat(start);
-      } catch {
-        return { content: `No files match ${input.pattern}.` };
+        walked = await fileRequest<WalkReply>(context, 'walk', start, { maxEntries: GLOB_MAX_ENTRIES });
+      } catch (err) {
+        if (err instanceof Error && / does not exist\.$/.test(err.message)) {
+          return { content: `No files match ${input.pattern}.` };
+        }
+        throw err;
       }
-      if (!startInfo.isDirectory()) return toolError(`${displayPath(root, start)} is not a folder.`);
-      const stats: WalkStats = { entries: 0, truncated: false };
-      const found: { shown: string; mtimeMs: number }[] = [];
-      for await (const file of walkFiles(
-        { root, start, signal: context.signal, maxEntries: GLOB_MAX_ENTRIES },
-        stats,
-      )) {
-        if (!matcher.test(file.relFromStart)) continue;
-        const mtimeMs = await stat(file.realPath).then(
-          (s) => s.mtimeMs,
-          () => 0,
-        );
-        found.push({ shown: displayPath(root, file.path), mtimeMs });
-      }
+      if (walked.kind !== 'dir') return toolError(`${walked.shown} is not a folder.`);
+      const stats = { truncated: walked.truncated };
+      const found = walked.files
+        .filter((file) => matcher.test(file.rel))
+        .map((file) => ({ shown: file.shown, mtimeMs: file.mtimeMs }));
       if (found.length === 0) {
         return { content: `No files match ${input.pattern}.${walkNote(stats)}` };
       }
@@ -81,7 +71,7 @@ export function createGlobTool(): Tool {
   });
 }
 
-function walkNote(stats: WalkStats): string {
+function walkNote(stats: { truncated: boolean }): string {
   return stats.truncated
     ? `\n[search stopped after ${GLOB_MAX_ENTRIES} entries; narrow the pattern or path]`
     : '';

@@ -22,14 +22,14 @@ export interface BuiltinToolsOptions {
 }
 
 /**
- * Creates the six built-in tools. File tools are confined to the session's
- * workspace (`ToolContext.cwd`) after resolving symlinks; Bash runs there
- * with `ToolContext.env`, which the caller must have scrubbed
- * (see {@link scrubbedEnv}).
+ * Creates the six built-in tools. They open files and run commands in the
+ * turn's sandbox (`ToolContext.sandbox`), confined to the session's
+ * workspace (`ToolContext.cwd`); paths are resolved inside it, one
+ * component at a time, so a symlink swapped in meanwhile leads nowhere.
  *
  * @example
  * const tools = createBuiltinTools({ bashTimeoutMs: 60_000 });
- * const session = new InteractiveSession({ cwd, provider, tools, toolEnv: scrubbedEnv() });
+ * const session = new InteractiveSession({ cwd, provider, tools, sandbox: new Sandbox({ mode: 'required' }) });
  */
 export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
   const maxOutputChars = options.maxOutputChars ?? BASH_DEFAULT_MAX_OUTPUT_CHARS;
@@ -53,9 +53,7 @@ export {
 export { createEditTool } from './edit.js';
 export { scrubbedEnv } from './env.js';
 export { createGlobTool, GLOB_MAX_RESULTS } from './glob.js';
-export { createGrepTool, GREP_MAX_RESULTS, type GrepToolOptions } from './grep.js';
-export { GREP_FILE_TIME_LIMIT_MS } from './line-matcher.js';
-export { displayPath, isInside, resolveInWorkspace } from './paths.js';
+export { createGrepTool, GREP_MAX_RESULTS, GREP_TIME_LIMIT_MS, type GrepToolOptions } from './grep.js';
 export { decidePermission, type PermissionDecision } from './permissions.js';
 export { createReadTool, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_CHARS } from './read.js';
 export type { Tool, ToolContext, ToolResult } from './types.js';

@@ -1,10 +1,9 @@
 /**
  * Read: shows a text file with line numbers, a window of lines at a time.
  */
-import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { defineTool, describeFsError, onFilePath, toolError } from './define.js';
-import { resolveWorkspaceFile } from './paths.js';
+import { defineTool, onFilePath, toolError } from './define.js';
+import { fileRequest, type PathInfo } from './in-sandbox.js';
 import type { Tool } from './types.js';
 
 /** Lines shown when the model does not ask for a window. */
@@ -52,29 +51,20 @@ export function createReadTool(options: { maxOutputChars?: number } = {}): Tool 
     schema,
     ...onFilePath,
     async run(input, context) {
-      const { real, shown } = await resolveWorkspaceFile(context.cwd, input.file_path);
-      let size: number;
-      try {
-        const info = await stat(real);
-        if (info.isDirectory()) return toolError(`${shown} is a directory; use Glob to list files.`);
-        // A FIFO or device would block the read forever.
-        if (!info.isFile()) return toolError(`${shown} is not a regular file.`);
-        size = info.size;
-      } catch (err) {
-        return toolError(describeFsError(err, shown));
-      }
-      if (size > READ_MAX_FILE_BYTES) {
+      // Opened inside the sandbox, without a window between the path check and the read.
+      const file = await fileRequest<PathInfo & { data?: string }>(context, 'read', input.file_path, {
+        maxBytes: READ_MAX_FILE_BYTES,
+      });
+      const { shown } = file;
+      if (file.kind === 'dir') return toolError(`${shown} is a directory; use Glob to list files.`);
+      // A FIFO or device would block the read forever.
+      if (file.kind !== 'file') return toolError(`${shown} is not a regular file.`);
+      if (file.data === undefined) {
         return toolError(
-          `${shown} is ${size} bytes, over the ${READ_MAX_FILE_BYTES}-byte limit for Read; use Grep to find the part you need.`,
+          `${shown} is ${file.size} bytes, over the ${READ_MAX_FILE_BYTES}-byte limit for Read; use Grep to find the part you need.`,
         );
       }
-      const handle = await open(real, 'r');
-      let buffer: Buffer;
-      try {
-        buffer = await handle.readFile();
-      } finally {
-        await handle.close();
-      }
+      const buffer = Buffer.from(file.data, 'base64');
       if (looksBinary(buffer)) {
         return toolError(
           `${shown} looks like a binary file (it contains NUL bytes); Read shows text files only.`,

@@ -3,6 +3,7 @@
  * which the permission policy maps to allow / ask / deny per mode.
  */
 import type { Clock } from '../clock.js';
+import type { SandboxTurn } from '../sandbox/turn.js';
 import type { ToolClass, ToolDefinition } from '../vocabulary.js';
 
 /** What a tool gets to run with. */
@@ -10,9 +11,15 @@ export interface ToolContext {
   /** The workspace; file tools must stay inside it after resolving symlinks. */
   cwd: string;
   signal: AbortSignal;
-  /** Environment for child processes, already scrubbed of the bot's secrets. */
+  /** Environment for child processes a custom tool starts: an allowlist (see scrubbedEnv). */
   env: Record<string, string>;
   clock: Clock;
+  /**
+   * The turn's sandbox, where the built-in tools open files and run
+   * commands. Without one, each call gets a sandbox of its own with the
+   * default settings (auto), ended when the call returns.
+   */
+  sandbox?: SandboxTurn;
 }
 
 /** A tool's outcome; `isError` results are returned to the model, not thrown. */

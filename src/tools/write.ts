@@ -2,11 +2,9 @@
  * Write: creates or replaces a file, making missing parent folders, all
  * inside the workspace.
  */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { z } from 'zod';
-import { defineTool, describeFsError, onFilePath, toolError } from './define.js';
-import { resolveWorkspaceFile } from './paths.js';
+import { defineTool, onFilePath } from './define.js';
+import { fileRequest } from './in-sandbox.js';
 import type { Tool } from './types.js';
 
 const schema = z
@@ -30,25 +28,13 @@ export function createWriteTool(): Tool {
     schema,
     ...onFilePath,
     async run(input, context) {
-      const { real, shown } = await resolveWorkspaceFile(context.cwd, input.file_path);
-      let existed = false;
-      try {
-        const info = await stat(real);
-        if (info.isDirectory()) return toolError(`${shown} is a directory; give a file path.`);
-        // Writing to a FIFO would wait for a reader that never comes.
-        if (!info.isFile()) return toolError(`${shown} is not a regular file.`);
-        existed = true;
-      } catch {
-        // New file.
-      }
-      try {
-        // `real` has every existing link resolved and was checked to be inside,
-        // so the folders created here are inside too.
-        await mkdir(dirname(real), { recursive: true });
-        await writeFile(real, input.content, 'utf8');
-      } catch (err) {
-        return toolError(describeFsError(err, shown));
-      }
+      // Folders are made and the file opened inside the sandbox, one component at a time.
+      const { shown, existed } = await fileRequest<{ shown: string; existed: boolean }>(
+        context,
+        'write',
+        input.file_path,
+        { content: input.content },
+      );
       const bytes = Buffer.byteLength(input.content, 'utf8');
       return { content: `${existed ? 'Overwrote' : 'Created'} ${shown} (${bytes} bytes).` };
     },

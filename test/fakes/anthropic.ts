@@ -390,3 +390,22 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
   fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fake;
 }
+
+/** Tool results sent back to the model (what it saw of each tool call), in order, as text. */
+// biome-ignore lint/suspicious/noExplicitAny: parsed request bodies.
+export function toolResults(requests: any[]): Array<{ text: string; isError: boolean }> {
+  const out: Array<{ text: string; isError: boolean }> = [];
+  for (const body of requests) {
+    const last = body.messages.at(-1);
+    if (typeof last.content === 'string') continue;
+    for (const block of last.content) {
+      if (block.type !== 'tool_result') continue;
+      const text =
+        typeof block.content === 'string'
+          ? block.content
+          : (block.content ?? []).map((c: { text?: string }) => c.text ?? '').join('');
+      out.push({ text, isError: block.is_error === true });
+    }
+  }
+  return out;
+}

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
+import { type FakeAnthropic, startFakeAnthropic, toolResults } from '../fakes/anthropic.js';
 import { type FakeTelegram, messageUpdate, startFakeTelegram } from '../fakes/telegram/index.js';
 import { type ChildBot, startChildBot } from '../reliability/child-bot.js';
 import { TG_API_KEY, TG_TOKEN } from '../reliability/telegram-world.js';
@@ -33,25 +33,6 @@ const USER = { chatId: 22, user: { id: 22, first_name: 'Bob' } };
 const OTHER_KEY = 'other-service-key-5f1e2d3c4b5a';
 const UPSTREAM = `https://relay.invalid/hook?token=${TG_TOKEN}`;
 const OUTSIDE_SECRET = 'outside-the-workspace-7c1d';
-
-/** Tool results sent back to the model, as text. */
-// biome-ignore lint/suspicious/noExplicitAny: parsed request bodies.
-function toolResults(requests: any[]): Array<{ text: string; isError: boolean }> {
-  const out: Array<{ text: string; isError: boolean }> = [];
-  for (const body of requests) {
-    const last = body.messages.at(-1);
-    if (typeof last.content === 'string') continue;
-    for (const block of last.content) {
-      if (block.type !== 'tool_result') continue;
-      const text =
-        typeof block.content === 'string'
-          ? block.content
-          : (block.content ?? []).map((c: { text?: string }) => c.text ?? '').join('');
-      out.push({ text, isError: block.is_error === true });
-    }
-  }
-  return out;
-}
 
 describe('tools under the ready bot', () => {
   it('Bash `env` sees none of the bot secrets; file tools refuse paths that leave the workspace', async () => {

@@ -3,30 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/clock.js';
 import { BASH_MAX_TIMEOUT_MS } from '../../src/tools/bash.js';
 import { createBuiltinTools } from '../../src/tools/index.js';
-import { makeContext, makeSandbox, type Sandbox, tool } from './helpers.js';
-
-/** True while `pid` runs; a zombie (killed, not yet reaped) counts as gone. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Resolves once `pid` has gone. A SIGKILLed process closes its pipes a moment
- * before the kernel marks it dead, so allow it a short real-time grace.
- */
-async function gone(pid: number, graceMs = 2_000): Promise<boolean> {
-  const deadline = Date.now() + graceMs;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return true;
-}
+import { makeContext, makeSandbox, type Sandbox, tool, WAIT_GONE, withTurn } from './helpers.js';
 
 /** Lets real I/O progress until the tool has started its child and set its timer. */
 async function untilTimerSet(clock: VirtualClock): Promise<void> {
@@ -87,20 +64,27 @@ describe('Bash', () => {
 
   it('times out after 120 s by default, on the injected clock, killing the whole process group', async () => {
     const clock = new VirtualClock();
-    const pending = bash.run(
-      { command: 'echo started; sleep 30 & echo $! > bg.pid; sleep 5' },
-      makeContext(box.workspace, { clock }),
+    await withTurn(
+      box.workspace,
+      async (sandbox) => {
+        const pending = bash.run(
+          { command: 'echo started; sleep 30 & echo $! > bg.pid; sleep 5' },
+          makeContext(box.workspace, { clock, sandbox }),
+        );
+        await untilTimerSet(clock);
+        expect(clock.nextAt()).toBe(120_000);
+        while (!isReadable(`${box.workspace}/bg.pid`)) await new Promise((resolve) => setImmediate(resolve));
+        await clock.advance(120_000);
+        expect(await pending).toEqual({
+          content: 'started\n[timed out after 120000 ms; the command and its child processes were killed]',
+          isError: true,
+        });
+        const pid = Number(readFileSync(`${box.workspace}/bg.pid`, 'utf8'));
+        const check = await bash.run({ command: WAIT_GONE(pid) }, makeContext(box.workspace, { sandbox }));
+        expect(check.content).toBe('gone\n[exit code: 0]');
+      },
+      clock,
     );
-    await untilTimerSet(clock);
-    expect(clock.nextAt()).toBe(120_000);
-    while (!isReadable(`${box.workspace}/bg.pid`)) await new Promise((resolve) => setImmediate(resolve));
-    await clock.advance(120_000);
-    const result = await pending;
-    expect(result).toEqual({
-      content: 'started\n[timed out after 120000 ms; the command and its child processes were killed]',
-      isError: true,
-    });
-    expect(await gone(Number(readFileSync(`${box.workspace}/bg.pid`, 'utf8')))).toBe(true);
   });
 
   it(`caps the timeout input at ${BASH_MAX_TIMEOUT_MS} ms and uses the configured default`, async () => {
@@ -125,29 +109,38 @@ describe('Bash', () => {
 
   it('stops the command and its children when the signal aborts', async () => {
     const clock = new VirtualClock();
-    const controller = new AbortController();
-    const pending = bash.run(
-      { command: 'sleep 30 & echo $! > abort.pid; wait' },
-      makeContext(box.workspace, { clock, signal: controller.signal }),
+    await withTurn(
+      box.workspace,
+      async (sandbox) => {
+        const controller = new AbortController();
+        const pending = bash.run(
+          { command: 'sleep 30 & echo $! > abort.pid; wait' },
+          makeContext(box.workspace, { clock, signal: controller.signal, sandbox }),
+        );
+        await untilTimerSet(clock);
+        // Wait for the child to record its pid before stopping it.
+        while (!isReadable(`${box.workspace}/abort.pid`))
+          await new Promise((resolve) => setImmediate(resolve));
+        controller.abort();
+        const result = await pending;
+        expect(result.isError).toBe(true);
+        expect(result.content).toContain('[stopped: the command was aborted and its processes were killed]');
+        expect(clock.pending).toBe(0);
+        const pid = Number(readFileSync(`${box.workspace}/abort.pid`, 'utf8'));
+        const check = await bash.run({ command: WAIT_GONE(pid) }, makeContext(box.workspace, { sandbox }));
+        expect(check.content).toBe('gone\n[exit code: 0]');
+      },
+      clock,
     );
-    await untilTimerSet(clock);
-    // Wait for the child to record its pid before stopping it.
-    while (!isReadable(`${box.workspace}/abort.pid`)) await new Promise((resolve) => setImmediate(resolve));
-    controller.abort();
-    const result = await pending;
-    expect(result.isError).toBe(true);
-    expect(result.content).toContain('[stopped: the command was aborted and its processes were killed]');
-    expect(await gone(Number(readFileSync(`${box.workspace}/abort.pid`, 'utf8')))).toBe(true);
-    expect(clock.pending).toBe(0);
   });
 
-  it('does not start a command when the turn is stopped while the workspace is resolved', async () => {
+  it('does not start a command when the turn is stopped while its sandbox starts', async () => {
     const controller = new AbortController();
     const pending = bash.run(
       { command: 'touch started.flag' },
       makeContext(box.workspace, { signal: controller.signal }),
     );
-    // run() is now awaiting the workspace's real path; the stop lands in between.
+    // run() is now waiting for the sandbox to start; the stop lands in between.
     controller.abort();
     const result = await pending;
     expect(result.isError).toBe(true);
@@ -167,27 +160,31 @@ describe('Bash', () => {
   });
 
   it('ends background processes the command leaves behind', async () => {
-    const result = await run({ command: 'sleep 30 & echo $!' });
-    const pid = Number(result.content.split('\n')[0]);
-    expect(pid).toBeGreaterThan(0);
-    expect(await gone(pid)).toBe(true);
+    await withTurn(box.workspace, async (sandbox) => {
+      const result = await bash.run(
+        { command: 'sleep 30 & echo $!' },
+        makeContext(box.workspace, { sandbox }),
+      );
+      const pid = Number(result.content.split('\n')[0]);
+      expect(pid).toBeGreaterThan(0);
+      const check = await bash.run({ command: WAIT_GONE(pid) }, makeContext(box.workspace, { sandbox }));
+      expect(check.content).toBe('gone\n[exit code: 0]');
+    });
   });
 
-  it('does not wait for a process that left the group but holds the output open', async () => {
-    const started = Date.now();
-    // The loop waits until the holder runs in its own session, so the group kill cannot reach it first.
-    const result = await run({
-      command:
-        "setsid bash -c 'echo $$ > holder.pid; exec sleep 5' & until [ -s holder.pid ]; do :; done; cat holder.pid",
-    });
-    const pid = Number(result.content.split('\n')[0]);
-    try {
-      expect(Date.now() - started).toBeLessThan(3_000);
-      expect(result.content).toContain('still holds its output; it was left running');
+  it('does not wait for a process that left the group but holds the output open; the turn ends it', async () => {
+    await withTurn(box.workspace, async (sandbox) => {
+      // The loop waits until the holder runs in its own session, so the group kill cannot reach it first.
+      const result = await bash.run(
+        {
+          command:
+            "setsid bash -c 'echo $$ > holder.pid; exec sleep 300' & until [ -s holder.pid ]; do :; done; cat holder.pid",
+        },
+        makeContext(box.workspace, { sandbox }),
+      );
+      expect(result.content).toContain('still holds its output; it is stopped when the turn ends');
       expect(result.content).toContain('[exit code: 0]');
-    } finally {
-      process.kill(pid, 'SIGKILL');
-    }
+    });
   });
 
   it('summarizes and scopes by the exact command', () => {

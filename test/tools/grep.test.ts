@@ -82,12 +82,13 @@ describe('Grep', () => {
 
   it('stops a pattern that backtracks without end, instead of freezing the bot', async () => {
     await box.write({ 'evil.txt': `${'a'.repeat(40)}b\n` });
-    const slowGuarded = createGrepTool({ maxOutputChars: 30_000, fileTimeLimitMs: 100 });
-    const started = Date.now();
+    const slowGuarded = createGrepTool({ maxOutputChars: 30_000, timeLimitMs: 100 });
     const result = await slowGuarded.run({ pattern: '(a+)+$', path: 'evil.txt' }, makeContext(box.workspace));
-    expect(Date.now() - started).toBeLessThan(2_000);
-    expect(result.isError).toBe(true);
-    expect(result.content).toContain('the pattern took over 100 ms on one file and was stopped');
+    expect(result).toEqual({
+      content:
+        'Grep was stopped after 100 ms: the pattern probably backtracks without end (nested quantifiers such as (a+)+). Simplify the pattern or narrow the path.',
+      isError: true,
+    });
   });
 
   it('reports no matches and refuses paths outside the workspace', async () => {

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Makes sure bubblewrap (the tools' sandbox) is installed and works, for the
+# sandbox tests. Idempotent: installs Debian's bubblewrap package only when
+# `bwrap` is missing, refreshing the package lists only when the install
+# cannot find it. Progress goes to stderr; exits non-zero when bwrap still
+# cannot start a sandbox (user namespaces off, say).
+set -euo pipefail
+
+log() { printf 'ci-bubblewrap: %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+if ! command -v bwrap >/dev/null 2>&1; then
+  log 'installing bubblewrap with apt-get'
+  export DEBIAN_FRONTEND=noninteractive
+  if ! as_root apt-get install -y -q bubblewrap >&2; then
+    as_root apt-get update -q >&2
+    as_root apt-get install -y -q bubblewrap >&2
+  fi
+fi
+
+if bwrap --unshare-all --die-with-parent --ro-bind / / --proc /proc --dev /dev true; then
+  log "$(bwrap --version) works"
+else
+  log 'bwrap is installed but cannot start a sandbox: are user namespaces allowed (sysctl kernel.unprivileged_userns_clone)?'
+  exit 1
+fi

@@ -1,0 +1,394 @@
+/**
+ * The program that runs inside a chat turn's sandbox: it serves the file
+ * tools and Bash over JSON lines on stdin/stdout. Paths are resolved here,
+ * where they are used, one component at a time from a descriptor of the
+ * workspace with `O_NOFOLLOW` (through `/proc/self/fd/N/name`, Node's stand-in
+ * for `openat`), so swapping a folder for a symlink between a check and a use
+ * cannot lead anywhere the resolver did not see. Links are followed by hand
+ * and only while they stay inside the workspace; files with more than one
+ * hard link are refused, since the other name may be outside.
+ *
+ * {@link sandboxHelperMain} must stay self-contained: it is sent to `node -e`
+ * as source text (`Function.prototype.toString`), so it may use nothing from
+ * this module's scope, only what it `require`s.
+ */
+
+/** The helper's source, ready for `node -e`; its one argument is the workspace path. */
+export function helperSource(): string {
+  // Transpilers that keep function names (esbuild's keepNames, used by tsx)
+  // wrap them in a `__name` call defined at module scope; give it one here.
+  return `const __name = (target) => target;\n(${sandboxHelperMain.toString()})(require);`;
+}
+
+/**
+ * The helper's entry point (run in a separate process; see the module note).
+ * The protocol: a request `{ id, op, ...}` per line; answers
+ * `{ id, ok: true, result }` or `{ id, ok: false, code, message }`; Bash also
+ * streams `{ id, chunk }` lines before its answer.
+ */
+export function sandboxHelperMain(req: NodeJS.Require): void {
+  const fs = req('node:fs') as typeof import('node:fs');
+  const childProcess = req('node:child_process') as typeof import('node:child_process');
+  const C = fs.constants;
+  const root = process.argv[1] ?? '';
+  const rootFd = fs.openSync(root, C.O_RDONLY | C.O_DIRECTORY);
+  const MAX_LINKS = 40;
+  const SKIPPED = new Set(['node_modules', '.git']);
+
+  class ToolFault extends Error {
+    constructor(
+      readonly code: string,
+      message: string,
+    ) {
+      super(message);
+    }
+  }
+  const at = (fd: number, name: string) => `/proc/self/fd/${fd}/${name}`;
+  const shownOf = (parts: string[]) => (parts.length === 0 ? '.' : parts.join('/'));
+  const outsideError = (path: string) =>
+    new ToolFault(
+      'TOOL_PATH_ESCAPE',
+      `The path "${path}" leads outside the workspace; tools are confined to the workspace (${root}). Use a path inside it.`,
+    );
+  const errno = (err: unknown) => (err as NodeJS.ErrnoException).code;
+
+  /** Splits a path (relative to the workspace, or absolute inside it) into components. */
+  function components(path: string, asked = path): string[] {
+    let rel = path;
+    if (path.startsWith('/')) {
+      if (path !== root && !path.startsWith(`${root}/`)) throw outsideError(asked);
+      rel = path.slice(root.length);
+    }
+    return rel.split('/').filter((p) => p !== '' && p !== '.');
+  }
+
+  /** Opens the folder `parts` (real components, no links) from the root, refusing links. */
+  function openDir(parts: string[]): number {
+    let fd = fs.openSync(`/proc/self/fd/${rootFd}`, C.O_RDONLY | C.O_DIRECTORY);
+    for (const part of parts) {
+      const next = fs.openSync(at(fd, part), C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW);
+      fs.closeSync(fd);
+      fd = next;
+    }
+    return fd;
+  }
+
+  type Mode = 'read' | 'write' | 'any';
+  interface Opened {
+    fd: number;
+    parts: string[];
+    stat: import('node:fs').Stats;
+    created: boolean;
+  }
+
+  /**
+   * Resolves `path` and opens its last component without following a link
+   * the resolver has not judged. `write` creates missing folders and the
+   * file; `read` and `any` open for reading (non-blocking, so a FIFO cannot hang).
+   */
+  function resolveOpen(path: string, mode: Mode): Opened {
+    const pending = components(path);
+    let parts: string[] = [];
+    let dir = openDir(parts);
+    let links = 0;
+    try {
+      if (pending.length === 0) pending.push('.');
+      while (pending.length > 0) {
+        const name = pending.shift() as string;
+        if (name === '..') {
+          if (parts.length === 0) throw outsideError(path);
+          parts = parts.slice(0, -1);
+          fs.closeSync(dir);
+          dir = openDir(parts);
+          if (pending.length === 0) pending.push('.');
+          continue;
+        }
+        const last = pending.length === 0;
+        const flags = last
+          ? mode === 'write'
+            ? C.O_WRONLY | C.O_NONBLOCK | C.O_NOFOLLOW
+            : C.O_RDONLY | C.O_NONBLOCK | C.O_NOFOLLOW
+          : C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
+        let fd: number;
+        let created = false;
+        try {
+          fd =
+            name === '.'
+              ? fs.openSync(`/proc/self/fd/${dir}`, C.O_RDONLY)
+              : fs.openSync(at(dir, name), flags);
+        } catch (err) {
+          const code = errno(err);
+          // A link fails O_NOFOLLOW with ELOOP, or ENOTDIR when a folder was asked for.
+          if ((code === 'ELOOP' || code === 'ENOTDIR') && fs.lstatSync(at(dir, name)).isSymbolicLink()) {
+            if (++links > MAX_LINKS)
+              throw new ToolFault('TOOL_FAILED', `Too many levels of symbolic links in ${path}.`);
+            const target = fs.readlinkSync(at(dir, name));
+            if (target.startsWith('/')) {
+              pending.unshift(...components(target, path));
+              parts = [];
+              fs.closeSync(dir);
+              dir = openDir(parts);
+            } else {
+              pending.unshift(...target.split('/').filter((p) => p !== '' && p !== '.'));
+            }
+            if (pending.length === 0) pending.push('.');
+            continue;
+          }
+          if (code === 'EISDIR' && last && mode === 'write') {
+            throw new ToolFault('EISDIR', `${shownOf([...parts, name])} is a directory; give a file path.`);
+          }
+          if (code !== 'ENOENT' || mode !== 'write') throw err;
+          if (last) {
+            fd = fs.openSync(at(dir, name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o644);
+            created = true;
+          } else {
+            fs.mkdirSync(at(dir, name));
+            pending.unshift(name);
+            continue;
+          }
+        }
+        if (name !== '.') parts = [...parts, name];
+        if (!last) {
+          fs.closeSync(dir);
+          dir = fd;
+          continue;
+        }
+        // The descriptor's own path is the last word on where it leads.
+        const real = fs.readlinkSync(`/proc/self/fd/${fd}`);
+        if (real !== root && !real.startsWith(`${root}/`)) {
+          fs.closeSync(fd);
+          throw outsideError(path);
+        }
+        const stat = fs.fstatSync(fd);
+        if (stat.isFile() && stat.nlink > 1 && mode !== 'any') {
+          fs.closeSync(fd);
+          throw new ToolFault(
+            'TOOL_FAILED',
+            `${shownOf(parts)} has ${stat.nlink} hard links; tools refuse such files, because another link may lie outside the workspace. Copy the file (cp) and use the copy.`,
+          );
+        }
+        return { fd, parts, stat, created };
+      }
+      throw outsideError(path);
+    } finally {
+      fs.closeSync(dir);
+    }
+  }
+
+  function kindOf(stat: import('node:fs').Stats): string {
+    return stat.isFile() ? 'file' : stat.isDirectory() ? 'dir' : 'other';
+  }
+
+  function read(msg: { path: string; maxBytes: number }) {
+    const { fd, parts, stat } = resolveOpen(msg.path, 'read');
+    try {
+      const info = { shown: shownOf(parts), kind: kindOf(stat), size: stat.size };
+      if (!stat.isFile() || stat.size > msg.maxBytes) return info;
+      return { ...info, data: fs.readFileSync(fd).toString('base64') };
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  function write(msg: { path: string; content: string }) {
+    const { fd, parts, stat, created } = resolveOpen(msg.path, 'write');
+    try {
+      if (!stat.isFile()) throw new ToolFault('TOOL_FAILED', `${shownOf(parts)} is not a regular file.`);
+      fs.ftruncateSync(fd, 0);
+      fs.writeSync(fd, Buffer.from(msg.content, 'utf8'), 0, undefined, 0);
+      return { shown: shownOf(parts), existed: !created };
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** Every regular file under `path` (depth first, name order), links judged by the resolver. */
+  function walk(msg: { path: string; maxEntries: number }) {
+    const start = resolveOpen(msg.path, 'any');
+    const files: { shown: string; rel: string; mtimeMs: number; size: number }[] = [];
+    let entries = 0;
+    let truncated = false;
+    const visit = (fd: number, parts: string[], rel: string[]) => {
+      const names = fs.readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true });
+      names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const entry of names) {
+        if (truncated || ++entries > msg.maxEntries) {
+          truncated = true;
+          return;
+        }
+        const childParts = [...parts, entry.name];
+        const childRel = [...rel, entry.name];
+        if (entry.isDirectory()) {
+          if (SKIPPED.has(entry.name)) continue;
+          let child: number;
+          try {
+            child = fs.openSync(at(fd, entry.name), C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW);
+          } catch {
+            continue;
+          }
+          try {
+            visit(child, childParts, childRel);
+          } finally {
+            fs.closeSync(child);
+          }
+        } else if (entry.isFile() || entry.isSymbolicLink()) {
+          try {
+            const found = resolveOpen(childParts.join('/'), 'read');
+            fs.closeSync(found.fd);
+            if (!found.stat.isFile()) continue;
+            files.push({
+              shown: childParts.join('/'),
+              rel: childRel.join('/'),
+              mtimeMs: found.stat.mtimeMs,
+              size: found.stat.size,
+            });
+          } catch {
+            // Links out, dangling links and hard-linked files are left out of searches.
+          }
+        }
+      }
+    };
+    try {
+      if (start.stat.isDirectory()) visit(start.fd, start.parts, []);
+    } finally {
+      fs.closeSync(start.fd);
+    }
+    return { shown: shownOf(start.parts), kind: kindOf(start.stat), files, truncated };
+  }
+
+  /** Matches a regular expression line by line in `files`; the caller bounds the time. */
+  function grep(msg: {
+    files: string[];
+    pattern: string;
+    flags: string;
+    maxBytes: number;
+    maxLines: number;
+    perFile: number;
+  }) {
+    const regex = new RegExp(msg.pattern, msg.flags);
+    const out: { shown: string; count: number; lines: [number, string][] }[] = [];
+    let total = 0;
+    for (const file of msg.files) {
+      let text: string;
+      try {
+        const opened = resolveOpen(file, 'read');
+        try {
+          if (!opened.stat.isFile() || opened.stat.size > msg.maxBytes) continue;
+          const buffer = fs.readFileSync(opened.fd);
+          if (buffer.subarray(0, 8192).includes(0)) continue;
+          text = buffer.toString('utf8');
+        } finally {
+          fs.closeSync(opened.fd);
+        }
+      } catch {
+        continue;
+      }
+      const lines = text.split(/\r?\n/);
+      const hits: [number, string][] = [];
+      let count = 0;
+      for (let i = 0; i < lines.length && count < msg.perFile; i++) {
+        if (!regex.test(lines[i] as string)) continue;
+        count++;
+        if (total + hits.length <= msg.maxLines) hits.push([i + 1, lines[i] as string]);
+      }
+      if (count === 0) continue;
+      out.push({ shown: file, count, lines: hits });
+      total += hits.length;
+      if (msg.maxLines > 0 && total > msg.maxLines) break;
+    }
+    return out;
+  }
+
+  const groups = new Map<number, number>();
+  const send = (message: unknown) => process.stdout.write(`${JSON.stringify(message)}\n`);
+  const killGroup = (pid: number | undefined) => {
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  };
+
+  /** Runs `bash -c command` under the limits, in its own process group, streaming its output. */
+  function exec(msg: {
+    id: number;
+    command: string;
+    graceMs: number;
+    limits: { processes: number; memoryKb: number; fileBlocks: number; cpuSeconds: number };
+  }) {
+    const l = msg.limits;
+    const child = childProcess.spawn(
+      '/bin/bash',
+      [
+        '-c',
+        'ulimit -S -H -u "$1" -v "$2" -f "$3" -t "$4" || { echo "the sandbox could not set its limits" >&2; exit 126; }; exec /bin/bash -c "$5"',
+        'bash',
+        String(l.processes),
+        String(l.memoryKb),
+        String(l.fileBlocks),
+        String(l.cpuSeconds),
+        msg.command,
+      ],
+      { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    if (child.pid !== undefined) groups.set(msg.id, child.pid);
+    let detachedHolder = false;
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => send({ id: msg.id, chunk }));
+    child.stderr.on('data', (chunk: string) => send({ id: msg.id, chunk }));
+    child.on('exit', () => {
+      killGroup(child.pid);
+      // What bash wrote is already in the pipe; a process that left the group
+      // (setsid) may hold the pipe open for ever and must not hold the turn.
+      setTimeout(() => {
+        detachedHolder = true;
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, msg.graceMs).unref();
+    });
+    child.on('error', (err) => {
+      groups.delete(msg.id);
+      send({ id: msg.id, ok: false, code: 'TOOL_FAILED', message: `Could not run bash: ${err.message}` });
+    });
+    child.on('close', (code, signal) => {
+      groups.delete(msg.id);
+      send({ id: msg.id, ok: true, result: { code, signal, detachedHolder } });
+    });
+  }
+
+  const ops: Record<string, (msg: never) => unknown> = { read, write, walk, grep };
+  let buffered = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk: string) => {
+    buffered += chunk;
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      const msg = JSON.parse(line) as { id: number; op: string; target?: number };
+      if (msg.op === 'exec') {
+        exec(msg as never);
+        continue;
+      }
+      if (msg.op === 'kill') {
+        killGroup(groups.get(msg.target ?? -1));
+        continue;
+      }
+      try {
+        const op = ops[msg.op];
+        if (!op) throw new ToolFault('TOOL_FAILED', `unknown operation ${msg.op}`);
+        send({ id: msg.id, ok: true, result: op(msg as never) });
+      } catch (err) {
+        const code = err instanceof ToolFault ? err.code : (errno(err) ?? 'TOOL_FAILED');
+        send({ id: msg.id, ok: false, code, message: (err as Error).message });
+      }
+    }
+  });
+  send({ id: 0, ready: true });
+  // The turn is over: nothing started in it may outlive it.
+  process.stdin.on('end', () => {
+    for (const pid of groups.values()) killGroup(pid);
+    process.exit(0);
+  });
+}
