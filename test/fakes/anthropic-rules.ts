@@ -176,8 +176,7 @@ function tooLong(body: Body, window: number): string | undefined {
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
 export function pausedKey(content: any): string {
   const blocks = Array.isArray(content) ? content : [content];
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
   return JSON.stringify(
-    blocks.map((b: any) => (b && typeof b === 'object' ? { ...b, cache_control: undefined } : b)),
+    blocks.map((b: unknown) => (b && typeof b === 'object' ? { ...b, cache_control: undefined } : b)),
   );
 }
