@@ -89,7 +89,8 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
 
   const shared = await openSharedState(config, logger, clock);
   const metrics = createMetrics();
-  let adapters: ChatAdapter[];
+  let adapters: ChatAdapter[] = [];
+  let bot: Bot | undefined;
   let ready = false;
   const ops = createOpsRoutes({
     metrics,
@@ -97,6 +98,8 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     readiness: () => [
       { name: 'bot', check: () => (ready ? undefined : 'starting or stopping') },
       { name: 'store', check: shared.check },
+      ...adapters.map((adapter) => ({ name: adapter.platform, check: () => adapter.health?.() })),
+      { name: 'saves', check: () => unsavedChats(bot) },
     ],
   });
   try {
@@ -110,7 +113,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   const allowedUsers = config.console ? [...config.allowedUsers, CONSOLE_OPERATOR] : config.allowedUsers;
   const admins = config.console ? [...config.admins, CONSOLE_OPERATOR] : config.admins;
 
-  const bot = createBot({
+  bot = createBot({
     adapters,
     sessions: createConfiguredSessions(config, shared.sessionStore, clock, logger, deps, sandbox),
     stores: { state: shared.stateStore },
@@ -173,6 +176,14 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     'switchboard started',
   );
   return { bot, adapters, logger, metrics, ...(opsServer ? { opsPort: opsServer.port } : {}), stop };
+}
+
+/** Undefined when every chat's last save succeeded, else how many are not being saved. */
+function unsavedChats(bot: Bot | undefined): string | undefined {
+  const failing = bot?.saveHealth.failing() ?? [];
+  if (failing.length === 0) return undefined;
+  const first = failing[0];
+  return `${failing.length === 1 ? '1 chat is' : `${failing.length} chats are`} not being saved (${first?.error ?? 'unknown error'})`;
 }
 
 /** A turn's list-price cost in US dollars, or undefined when the model has no price. */

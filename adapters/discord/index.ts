@@ -94,6 +94,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     get client() {
       return client;
     },
+    // discord.js resumes a dropped gateway by itself; until it is ready again, no event arrives.
+    health: () => (!client ? 'not started' : client.isReady() ? undefined : 'the gateway connection is down'),
 
     capabilities(_chat: string): ChatCapabilities {
       return capabilities;

@@ -6,9 +6,11 @@
  * Slack redelivers events it thinks were lost, and bots (this one included)
  * post messages too: each is handed on once, and bots never.
  */
+
 import type { AccessGate, ChatEvent, EventSink, MessageEvent } from '../../src/bot/adapter-contract.js';
 import type { Logger } from '../../src/logger.js';
 import { parseTextCommand } from './commands.js';
+import { dispatchToCore } from './core-sink.js';
 import type { SlackFile, SlackFiles } from './files.js';
 import { isDirectChannel, slackChatKey } from './keys.js';
 import type { ThreadTracker } from './threads.js';
@@ -173,16 +175,8 @@ export class SlackInbound {
   }
 
   /** Hands an event to the core; a failing sink is logged, never thrown into Bolt. */
-  async #dispatch(event: ChatEvent): Promise<void> {
-    if (!this.sink) return;
-    try {
-      await this.sink(event);
-    } catch (err) {
-      this.deps.logger.error(
-        { err, chat: event.chat, type: event.type },
-        'the bot core rejected a Slack event',
-      );
-    }
+  #dispatch(event: ChatEvent): Promise<void> {
+    return dispatchToCore(this.sink, event, this.deps.logger, 'event');
   }
 
   /** Runs work for one chat in arrival order (name lookups must not reorder messages). */

@@ -160,6 +160,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     get rememberedSignatures() {
       return transport?.rememberedSignatures?.() ?? 0;
     },
+    health: () => (transport ? transport.health() : 'not started'),
     capabilities(_chat: string): ChatCapabilities {
       return slackCapabilities(paces, streams.available !== false);
     },

@@ -5,9 +5,17 @@
  * recent session thread (and the user is told which), else a new thread
  * started at the channel's top level.
  */
-import type { AccessGate, ButtonEvent, EventSink, Responder } from '../../src/bot/adapter-contract.js';
+
+import type {
+  AccessGate,
+  ButtonEvent,
+  ChatEvent,
+  EventSink,
+  Responder,
+} from '../../src/bot/adapter-contract.js';
 import type { Logger } from '../../src/logger.js';
 import { isBotCommand, parseSlashText, slashUsage } from './commands.js';
+import { dispatchToCore } from './core-sink.js';
 import type { BotIdentity } from './inbound.js';
 import { slackChatKey } from './keys.js';
 import type { SlackOutbound } from './outbound.js';
@@ -170,15 +178,8 @@ export class SlackInteractions {
     await this.#dispatch(event);
   }
 
-  async #dispatch(event: Parameters<EventSink>[0]): Promise<void> {
-    if (!this.sink) return;
-    try {
-      await this.sink(event);
-    } catch (err) {
-      this.deps.logger.error(
-        { err, chat: event.chat, type: event.type },
-        'the bot core rejected a Slack interaction',
-      );
-    }
+  /** Hands an event to the core; a failing sink is logged, never thrown into Bolt. */
+  #dispatch(event: ChatEvent): Promise<void> {
+    return dispatchToCore(this.sink, event, this.deps.logger, 'interaction');
   }
 }

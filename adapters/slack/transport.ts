@@ -64,6 +64,8 @@ export interface TransportOptions {
 
 /** A running transport. */
 export interface Transport {
+  /** Undefined while events can arrive (the socket is up, the server listening), else why not. */
+  health(): string | undefined;
   /** HTTP mode: where Slack must post (`http://host:port/slack/events`). */
   url?: string;
   /** HTTP mode: how many verified signatures the replay guard holds now. */
@@ -125,7 +127,17 @@ export async function startTransport(o: TransportOptions): Promise<Transport> {
         { cause: err },
       );
     }
+    // The client reconnects by itself; until it has, no event can arrive.
+    let connected = true;
+    receiver.client.on('connected', () => {
+      connected = true;
+    });
+    for (const state of ['disconnected', 'reconnecting'])
+      receiver.client.on(state, () => {
+        connected = false;
+      });
     return {
+      health: () => (connected ? undefined : 'the Socket Mode connection is down (reconnecting)'),
       // disconnect() waits for the close handshake; a socket already gone mid-reconnect may never
       // report it, so stopping is capped rather than left hanging.
       stop: () => Promise.race([receiver.client.disconnect(), sleep(o.clock, STOP_WAIT_MS)]),
@@ -161,6 +173,7 @@ export async function startTransport(o: TransportOptions): Promise<Transport> {
   return {
     url: `http://${o.host ?? '127.0.0.1'}:${port}/slack/events`,
     rememberedSignatures: () => door.guard.size,
+    health: () => (server.listening ? undefined : 'the HTTP server is not listening'),
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

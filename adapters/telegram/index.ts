@@ -119,6 +119,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     get webhookPort() {
       return transport?.port;
     },
+    health: () => (transport ? transport.health() : 'not started'),
 
     capabilities(chat: string): ChatCapabilities {
       return telegramCapabilities(parseChatKey(chat), features, paces);

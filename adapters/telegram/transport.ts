@@ -22,6 +22,8 @@ export const ALLOWED_UPDATES = [
 /** A running transport. */
 export interface Transport {
   stop(): Promise<void>;
+  /** Undefined while updates can arrive, else why not. */
+  health(): string | undefined;
   /** The local port a webhook server listens on. */
   port?: number;
 }
@@ -65,6 +67,7 @@ export async function startPolling(
     );
   });
   return {
+    health: () => (runner.isRunning() ? undefined : 'long polling has stopped'),
     async stop() {
       if (runner.isRunning()) await runner.stop();
       // Confirm what was handled, so a restart does not fetch it again.
@@ -114,6 +117,7 @@ export async function startWebhook(bot: Bot, options: WebhookOptions, logger: Lo
   logger.info({ port }, 'Telegram webhook listening');
   return {
     port,
+    health: () => (server.listening ? undefined : 'the webhook server is not listening'),
     async stop() {
       // The webhook stays registered: other replicas may still be serving it.
       server.closeAllConnections();

@@ -212,6 +212,12 @@ export interface ChatAdapter extends Partial<NativeStreaming> {
   typing(chat: string): Promise<void>;
   /** Human label for a chat key in `/sessions` ("#general thread"). */
   describeChat?(chat: string): string;
+  /**
+   * Undefined while the adapter is connected to its platform (polling,
+   * a socket up, a webhook server listening), else why not, in a few words:
+   * the ready bot's `/readyz` reports it.
+   */
+  health?(): string | undefined;
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { PriceTable } from '../provider/pricing.js';
 import type { BotStateStore } from '../store/types.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { shortId, stopButtons } from './buttons.js';
@@ -47,6 +48,8 @@ export interface RuntimeDeps {
   observer?: BotObserver;
   /** Failed and recovered saves, said in the chat. */
   saveHealth?: SaveHealth;
+  /** List prices, for the cost in a reply's footer. */
+  prices?: PriceTable;
 }
 
 /** The state of one chat key. */
@@ -248,6 +251,7 @@ export class ChatRuntime {
           isCurrent: () => this.#running === turn,
           tell: (text) => this.#tell(text),
           ...(this.#d.saveHealth ? { saveHealth: this.#d.saveHealth, now: () => clock.now() } : {}),
+          ...(this.#d.prices ? { prices: this.#d.prices } : {}),
         });
         this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...ended });
       } finally {

@@ -6,6 +6,7 @@
  */
 import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { formatUsd, ledgerCost, type PriceTable } from '../provider/pricing.js';
 import type { InteractiveSession } from '../session/index.js';
 import type {
   PermissionRequest,
@@ -45,6 +46,8 @@ export interface RunningTurn {
 /** What {@link streamTurn} works with. */
 export interface TurnContext {
   chat: string;
+  /** List prices, for the cost in a reply's footer. */
+  prices?: PriceTable;
   session: InteractiveSession;
   turn: RunningTurn;
   item: QueuedMessage;
@@ -151,7 +154,11 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     ctx.tell(say.turnError(describeError(failure)));
   }
   reportSave(ctx, saveError, result !== undefined);
-  if (outbox.capabilities(ctx.chat).replyFooter) ctx.tell(say.replyFooter(session.getContextState()));
+  if (outbox.capabilities(ctx.chat).replyFooter) {
+    const cost = ctx.prices ? ledgerCost(session.getUsage(), ctx.prices) : undefined;
+    const priced = cost && cost.unpriced.length === 0 ? formatUsd(cost.usd) : undefined;
+    ctx.tell(say.replyFooter(session.getContextState(), priced));
+  }
   logger.info(
     {
       chat: ctx.chat,

@@ -252,6 +252,7 @@ export class ChatRouter {
         ...(d.gate ? { gate: d.gate } : {}),
         ...(d.observer ? { observer: d.observer } : {}),
         ...(d.saveHealth ? { saveHealth: d.saveHealth } : {}),
+        prices: d.prices,
       });
       this.#runtimes.set(chat, r);
     }

@@ -65,8 +65,11 @@ export const say = {
   resumed: (name: string | undefined, id: string, messages: number, updated: string) =>
     `Resumed ${say.sessionLabel(name, id)}: ${plural(messages, 'message')}, last updated ${updated}.`,
   /** The terminal's line after each reply: `◔ 12% of the context used (24,600 of 200,000 tokens)`. */
-  replyFooter: (state: Pick<ContextWindowState, 'usedTokens' | 'maxTokens' | 'usedPercentage'>) =>
-    `◔ ${state.usedPercentage < 10 ? state.usedPercentage.toFixed(1) : Math.round(state.usedPercentage)}% of the context used (${fmt(state.usedTokens)} of ${plural(state.maxTokens, 'token')})`,
+  replyFooter: (
+    state: Pick<ContextWindowState, 'usedTokens' | 'maxTokens' | 'usedPercentage'>,
+    cost?: string,
+  ) =>
+    `◔ ${state.usedPercentage < 10 ? state.usedPercentage.toFixed(1) : Math.round(state.usedPercentage)}% of the context used (${fmt(state.usedTokens)} of ${plural(state.maxTokens, 'token')})${cost ? ` · ${cost} so far` : ''}`,
   approvalOnlyFor: (name: string) => `Only ${name} or an admin can answer this.`,
   expired: 'This request has expired; please ask again.',
   // Names are people's own text inside a Markdown message: quoted literally.

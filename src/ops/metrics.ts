@@ -54,41 +54,35 @@ export function createMetrics(): SwitchboardMetrics {
       this.set(sources ? read(sources) : 0);
     };
 
-  const turnsStarted = new Counter({
-    name: 'switchboard_turns_started_total',
-    help: 'Replies started, by platform.',
-    labelNames: ['platform'],
-    registers: [registry],
-  });
-  const turnsFinished = new Counter({
-    name: 'switchboard_turns_finished_total',
-    help: 'Replies finished, by platform and outcome (complete, interrupted, error).',
-    labelNames: ['platform', 'outcome'],
-    registers: [registry],
-  });
-  const tokens = new Counter({
-    name: 'switchboard_model_tokens_total',
-    help: 'Model tokens by model and kind (input, output, cache_write, cache_read).',
-    labelNames: ['model', 'kind'],
-    registers: [registry],
-  });
-  const cost = new Counter({
-    name: 'switchboard_model_cost_usd_total',
-    help: 'Model cost in US dollars at list prices, by model.',
-    labelNames: ['model'],
-    registers: [registry],
-  });
-  const calls = new Counter({
-    name: 'switchboard_platform_calls_total',
-    help: 'Calls to the chat platforms, by platform, method and outcome (ok, rate_limited, error).',
-    labelNames: ['platform', 'method', 'outcome'],
-    registers: [registry],
-  });
-  const takeovers = new Counter({
-    name: 'switchboard_lease_takeovers_total',
-    help: 'Chats this replica took over after another replica stopped renewing their lease.',
-    registers: [registry],
-  });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers: [registry] });
+  const turnsStarted = counter('switchboard_turns_started_total', 'Replies started, by platform.', [
+    'platform',
+  ]);
+  const turnsFinished = counter(
+    'switchboard_turns_finished_total',
+    'Replies finished, by platform and outcome (complete, interrupted, error).',
+    ['platform', 'outcome'],
+  );
+  const tokens = counter(
+    'switchboard_model_tokens_total',
+    'Model tokens by model and kind (input, output, cache_write, cache_read).',
+    ['model', 'kind'],
+  );
+  const cost = counter(
+    'switchboard_model_cost_usd_total',
+    'Model cost in US dollars at list prices, by model.',
+    ['model'],
+  );
+  const calls = counter(
+    'switchboard_platform_calls_total',
+    'Calls to the chat platforms, by platform, method and outcome (ok, rate_limited, error).',
+    ['platform', 'method', 'outcome'],
+  );
+  const takeovers = counter(
+    'switchboard_lease_takeovers_total',
+    'Chats this replica took over after another replica stopped renewing their lease.',
+  );
   for (const [name, help, read] of [
     ['switchboard_queue_depth', 'Messages waiting behind running replies.', (s) => s.queueDepth()],
     ['switchboard_active_turns', 'Chats with a reply running now.', (s) => s.activeTurns()],

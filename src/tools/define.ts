@@ -12,6 +12,12 @@ import type { Tool, ToolContext, ToolResult } from './types.js';
 /** The longest summary line a tool produces (approval prompts, status lines). */
 export const SUMMARY_MAX_CHARS = 80;
 
+/** The `file_path` input of Read, Write and Edit, described the same way to the model. */
+export const filePathField = z
+  .string()
+  .min(1)
+  .describe('Path of the file, relative to the workspace or absolute inside it.');
+
 /** What a built-in tool declares; {@link defineTool} adds validation and error handling. */
 export interface ToolSpec<S extends z.ZodObject> {
   name: string;

@@ -3,17 +3,14 @@
  * unless `replace_all` is set, so the model cannot change the wrong spot.
  */
 import { z } from 'zod';
-import { defineTool, onFilePath, toolError } from './define.js';
+import { defineTool, filePathField, onFilePath, toolError } from './define.js';
 import { fileRequest, type PathInfo } from './in-sandbox.js';
 import { looksBinary, READ_MAX_FILE_BYTES } from './read.js';
 import type { Tool } from './types.js';
 
 const schema = z
   .object({
-    file_path: z
-      .string()
-      .min(1)
-      .describe('Path of the file, relative to the workspace or absolute inside it.'),
+    file_path: filePathField,
     old_string: z.string().min(1).describe('The exact text to replace, including whitespace.'),
     new_string: z.string().describe('The text to put in its place.'),
     replace_all: z

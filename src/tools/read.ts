@@ -2,7 +2,7 @@
  * Read: shows a text file with line numbers, a window of lines at a time.
  */
 import { z } from 'zod';
-import { defineTool, onFilePath, toolError } from './define.js';
+import { defineTool, filePathField, onFilePath, toolError } from './define.js';
 import { fileRequest, type PathInfo } from './in-sandbox.js';
 import type { Tool } from './types.js';
 
@@ -19,10 +19,7 @@ const BINARY_SNIFF_BYTES = 8192;
 
 const schema = z
   .object({
-    file_path: z
-      .string()
-      .min(1)
-      .describe('Path of the file, relative to the workspace or absolute inside it.'),
+    file_path: filePathField,
     offset: z.number().int().positive().optional().describe('1-based line number to start at (default 1).'),
     limit: z
       .number()

@@ -3,16 +3,13 @@
  * inside the workspace.
  */
 import { z } from 'zod';
-import { defineTool, onFilePath } from './define.js';
+import { defineTool, filePathField, onFilePath } from './define.js';
 import { fileRequest } from './in-sandbox.js';
 import type { Tool } from './types.js';
 
 const schema = z
   .object({
-    file_path: z
-      .string()
-      .min(1)
-      .describe('Path of the file, relative to the workspace or absolute inside it.'),
+    file_path: filePathField,
     content: z.string().describe('The complete new content of the file.'),
   })
   .strict();

@@ -41,6 +41,7 @@ const SAMPLES: Record<string, unknown[][]> = {
   replyFooter: [
     [{ usedTokens: 0, maxTokens: 200_000, usedPercentage: 0 }],
     [{ usedTokens: 24_600, maxTokens: 200_000, usedPercentage: 12.3 }],
+    [{ usedTokens: 24_600, maxTokens: 200_000, usedPercentage: 12.3 }, '$0.0123'],
   ],
   approvalOnlyFor: [['Alice']],
   allowed: [['Alice']],

@@ -107,6 +107,37 @@ describe('operations endpoints', () => {
     await expect(get(port, '/healthz')).rejects.toThrow();
   });
 
+  it('report a platform that is not connected, and chats whose history is not being saved', async () => {
+    world = await createAppWorld();
+    const app = await world.start({ SWITCHBOARD_HTTP_PORT: '0' });
+    const port = app.opsPort ?? 0;
+    world.telegram.pushUpdate(messageUpdate(dm, 'first'));
+    await world.telegram.waitFor(
+      () => world?.telegram.botMessages(11).some((m) => /You said: .*first/.test(m.text)) ?? false,
+      10_000,
+    );
+    await app.bot.idle();
+    // Saves fail from here on: a file where the sessions folder was.
+    const sessions = join(world.root, 'data', 'sessions');
+    await rename(sessions, `${sessions}.away`);
+    await writeFile(sessions, 'not a directory');
+    world.telegram.pushUpdate(messageUpdate(dm, 'remember this'));
+    await world.telegram.waitFor(
+      () => world?.telegram.botMessages(11).some((m) => /not being saved/.test(m.text)) ?? false,
+      10_000,
+    );
+    const unsaved = await get(port, '/readyz');
+    expect(unsaved.status).toBe(503);
+    expect(unsaved.body).toMatch(/^saves: 1 chat is not being saved/m);
+
+    const telegram = app.adapters.find((a) => a.platform === 'telegram');
+    await telegram?.stop();
+    const down = await get(port, '/readyz');
+    expect(down.body).toMatch(/^telegram: not started$/m);
+    await rm(sessions);
+    await rename(`${sessions}.away`, sessions);
+  });
+
   it('answer on the Telegram webhook port without its secret, which the webhook itself still requires', async () => {
     world = await createAppWorld();
     const port = await freePort();

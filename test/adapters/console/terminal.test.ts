@@ -102,9 +102,9 @@ describe('the terminal chat (npm start on a pseudo-terminal)', SLOW, () => {
     // The table's first row showed as a plain line until its second row arrived; it was corrected in place.
     expect(shown).not.toContain('| a | b |');
     expect(occurrences(shown, 'a | b')).toBe(1);
-    // Where the session stands, after the reply.
+    // Where the session stands after the reply: context and what it has cost so far.
     expect(shown).toMatch(
-      /Sentence 1 of the end\.\n◔ [\d.]+% of the context used \([\d,]+ of [\d,]+ tokens\)/,
+      /Sentence 1 of the end\.\n◔ [\d.]+% of the context used \([\d,]+ of [\d,]+ tokens\) · \$[\d.]+ so far/,
     );
     expect(shown).toContain('› hello world');
     expect(lastUserText()).toMatch(/hello world$/);

@@ -4,6 +4,7 @@
  * the fake Anthropic API.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { PNG_1X1 } from '../../fakes/images.js';
 import { mediaUpdate, messageUpdate, photoUpdate } from '../../fakes/telegram/index.js';
 import { ANN, type AppWorld, createAppWorld } from './app-harness.js';
 import { freePort } from './helpers.js';
@@ -40,7 +41,8 @@ describe('Telegram end to end: webhook mode, media, faults', () => {
   it('passes a photo to the model as an image, and answers a sticker with one line', async () => {
     world = await createAppWorld();
     await world.start();
-    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    // A whole (1 x 1) PNG: an unreadable image is refused before it reaches the model.
+    const png = Buffer.from(PNG_1X1, 'base64');
     const fileId = world.telegram.addFile(png, 'photos/cat.png');
     world.telegram.pushUpdate(photoUpdate(dm, fileId, 'what is in this picture?'));
     await world.anthropic.waitFor(() => world.anthropic.requests.length === 1);
