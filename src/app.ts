@@ -4,14 +4,15 @@
  * console when none is), and the bot core. `npm start` runs exactly this, and
  * the adapters' integration tests start it the same way.
  */
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DiscordAdapterOptions } from '../adapters/discord/index.js';
 import type { SlackAdapterOptions } from '../adapters/slack/index.js';
 import type { TelegramAdapterOptions } from '../adapters/telegram/index.js';
 import type { Config } from '../config/index.js';
+import { openSharedState } from './app-stores.js';
 import { type ChatAdapter, chatPlatform } from './bot/adapter-contract.js';
-import { type Bot, type BotLimits, type ClusterOptions, createBot } from './bot/index.js';
+import { type Bot, type BotLimits, createBot } from './bot/index.js';
 import { type Clock, systemClock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
 import { createOpsRoutes, type OpsRoutes, startOpsServer } from './ops/http.js';
@@ -21,8 +22,7 @@ import { AnthropicProvider } from './provider/index.js';
 import { costOf, type PriceTable, priceFor } from './provider/pricing.js';
 import { requireSandbox, Sandbox, sandboxWarning } from './sandbox/index.js';
 import { createSessionFactory, type SessionFactoryOptions } from './session/factory.js';
-import { createBotStateStore, createUserSessionStore } from './store/index.js';
-import type { BotStateStore, SessionStore } from './store/types.js';
+import type { SessionStore } from './store/types.js';
 import { scrubbedEnv } from './tools/index.js';
 import type { TokenUsage } from './vocabulary.js';
 
@@ -272,81 +272,6 @@ function createConfiguredSessions(
     logger: logger.child({ component: 'bot' }),
     ...deps.sessionOptions,
   });
-}
-
-/** Stores, and for replicas the lease and bus: PostgreSQL shared by replicas, or files for one process. */
-interface SharedState {
-  sessionStore: SessionStore;
-  stateStore: BotStateStore;
-  /** Only with PostgreSQL: one process on files shares nothing. */
-  cluster?: Pick<ClusterOptions, 'lease' | 'bus'>;
-  /** Resolves to a reason when the stores cannot be reached, else undefined (for /readyz). */
-  check(): Promise<string | undefined>;
-  /** Bus and leases first (they use the pool), then the stores. */
-  close(): Promise<void>;
-}
-
-async function openSharedState(config: Config, logger: Logger, clock: Clock): Promise<SharedState> {
-  if (!config.database) {
-    return {
-      sessionStore: createUserSessionStore(join(config.dataDir, 'sessions'), { logger }),
-      stateStore: createBotStateStore(config.dataDir, { logger }),
-      check: () => directoryWritable(config.dataDir),
-      async close() {},
-    };
-  }
-  // Loaded only when configured, so the file-store path never imports the driver.
-  const { createPostgresStores } = await import('./store/postgres/index.js');
-  const { createPostgresChatLease, createPostgresControlBus } = await import('./cluster/index.js');
-  const pgLogger = logger.child({ component: 'postgres' });
-  const stores = createPostgresStores({
-    connectionString: config.database.url,
-    logger: pgLogger,
-    clock,
-    ...(config.database.schema ? { schema: config.database.schema } : {}),
-  });
-  try {
-    await stores.migrate();
-  } catch (err) {
-    await stores.close().catch(() => {});
-    throw err;
-  }
-  const cluster = { pool: stores.pool, schema: stores.schema, logger: pgLogger };
-  const lease = createPostgresChatLease({ ...cluster, clock });
-  const bus = createPostgresControlBus({ ...cluster, clock });
-  return {
-    sessionStore: stores.sessionStore,
-    stateStore: stores.stateStore,
-    cluster: { lease, bus },
-    async check() {
-      try {
-        await stores.pool.query('SELECT 1');
-        return undefined;
-      } catch (err) {
-        return `PostgreSQL does not answer (${err instanceof Error ? err.message : String(err)})`;
-      }
-    },
-    async close() {
-      await Promise.allSettled([bus.close(), lease.close()]);
-      await stores.close();
-    },
-  };
-}
-
-/**
- * Undefined when the bot can write to `dir`, else why not. A real write (and
- * removal) of a probe file, not a permission check: root passes every
- * permission check, and a full disk or a read-only mount only shows on write.
- */
-async function directoryWritable(dir: string): Promise<string | undefined> {
-  const probe = join(dir, '.readyz-probe');
-  try {
-    await writeFile(probe, '', { mode: 0o600 });
-    await rm(probe, { force: true });
-    return undefined;
-  } catch (err) {
-    return `the data directory ${dir} cannot be written (${(err as NodeJS.ErrnoException).code ?? 'error'})`;
-  }
 }
 
 /** Loads only the adapters that are configured, so an unused SDK is never imported. */
