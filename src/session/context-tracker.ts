@@ -170,6 +170,19 @@ export class ContextWindowTracker {
   }
 
   /**
+   * Restores a saved session's state: its last reported usage (which covered
+   * the whole saved history) and the usage it had, as a floor.
+   */
+  restore(
+    history: readonly HistoryMessage[],
+    saved: { lastReportedTokens?: number | undefined; usedTokens?: number | undefined },
+  ): ContextWindowState {
+    if (saved.lastReportedTokens !== undefined)
+      this.reportUsage({ inputTokens: saved.lastReportedTokens, outputTokens: 0 }, history.length);
+    return this.update(history, saved.usedTokens ?? 0);
+  }
+
+  /**
    * Recomputes usage for `history`. With no messages since the last report
    * the report stands; otherwise the max of estimate, report and `floor`.
    */

@@ -21,7 +21,6 @@ import { type SubmitInput, userMessage } from './history.js';
 import { DEFAULT_QUEUE_LIMIT, JobQueue } from './job-queue.js';
 import { DEFAULT_PERMISSION_TIMEOUT_MS, PermissionGate } from './permissions.js';
 import { SessionPersistence } from './persistence.js';
-import { loadProjectContext } from './project-context.js';
 import { loadSessionRecord } from './resume.js';
 import { SessionMeter } from './session-meter.js';
 import {
@@ -33,7 +32,7 @@ import {
   type SessionHandle,
   validThreshold,
 } from './session-options.js';
-import { buildSystemPrompt } from './system-prompt.js';
+import { loadSessionPrompt } from './system-prompt.js';
 import { toolDefinitions } from './tool-runner.js';
 import { DEFAULT_MAX_ITERATIONS, runTurn, type TurnState } from './turn.js';
 import type {
@@ -98,11 +97,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#tools = options.tools ?? createBuiltinTools();
     this.#sandbox = options.sandbox ?? new Sandbox();
     this.#queue = new JobQueue(options.queueLimit ?? DEFAULT_QUEUE_LIMIT);
-    this.#gate = new PermissionGate(
-      this,
-      this.#clock,
-      options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
-    );
+    const permissionTimeoutMs = options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
+    this.#gate = new PermissionGate(this, this.#clock, permissionTimeoutMs);
     this.#grants = new SessionGrants(options.permissionMode ?? 'default', () => this.#saveMeta());
     this.#threshold = validThreshold(options.autoCompactThreshold ?? DEFAULT_AUTO_COMPACT_THRESHOLD);
     this.#model = options.model ?? options.provider.defaultModel;
@@ -126,16 +122,16 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   }
 
   async #init(resuming: boolean): Promise<void> {
-    const project = await loadProjectContext(this.#options.cwd, this.#options.projectAccess ?? 'restricted');
-    for (const { file, reason } of project.skipped)
-      this.#logger.warn({ file, reason }, 'project file not loaded');
-    this.#compactInstructions = project.compactInstructions;
-    this.#system = buildSystemPrompt({
-      cwd: this.#options.cwd,
+    const options = this.#options;
+    const prompt = await loadSessionPrompt({
+      cwd: options.cwd,
       tools: this.#tools,
-      projectInstructions: project.instructions,
-      ...(this.#options.systemPrompt === undefined ? {} : { base: this.#options.systemPrompt }),
+      projectAccess: options.projectAccess,
+      base: options.systemPrompt,
+      logger: this.#logger,
     });
+    this.#system = prompt.system;
+    this.#compactInstructions = prompt.compactInstructions;
     this.#meter.frame({ system: this.#system, tools: toolDefinitions(this.#tools) });
     const resumeId = this.#options.resumeSessionId;
     if (resumeId === undefined) {
@@ -146,13 +142,10 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#history.push(...record.messages);
     this.#grants.mode = record.permissionMode;
     if (this.#options.model === undefined && record.model) this.#setModel(record.model);
-    if (record.lastReportedTokens !== undefined) {
-      this.#tracker.reportUsage(
-        { inputTokens: record.lastReportedTokens, outputTokens: 0 },
-        this.#history.length,
-      );
-    }
-    this.#tracker.update(this.#history, record.contextState?.usedTokens ?? 0);
+    this.#tracker.restore(this.#history, {
+      lastReportedTokens: record.lastReportedTokens,
+      usedTokens: record.contextState?.usedTokens,
+    });
     this.#owner = record.owner ?? this.#options.owner;
     if (resuming) {
       this.#createdAt = record.createdAt;

@@ -1,5 +1,7 @@
 /** The system prompt: a base (built in or the caller's), the workspace, and trusted project instructions. */
-import type { ToolDefinition } from '../vocabulary.js';
+import type { Logger } from '../logger.js';
+import type { ProjectAccess, ToolDefinition } from '../vocabulary.js';
+import { loadProjectContext } from './project-context.js';
 
 /** What {@link buildSystemPrompt} combines. */
 export interface SystemPromptParts {
@@ -27,4 +29,28 @@ export function buildSystemPrompt(parts: SystemPromptParts): string {
   );
   if (parts.projectInstructions) sections.push(parts.projectInstructions);
   return sections.join('\n\n');
+}
+
+/**
+ * A session's system prompt and the CLAUDE.md "Compact Instructions" its
+ * compactions add, with the project's files read only under trusted access;
+ * a file left unread (a link, too large) is logged with why.
+ */
+export async function loadSessionPrompt(options: {
+  cwd: string;
+  tools: readonly Pick<ToolDefinition, 'name'>[];
+  projectAccess: ProjectAccess | undefined;
+  base: string | undefined;
+  logger: Logger;
+}): Promise<{ system: string; compactInstructions: string | undefined }> {
+  const project = await loadProjectContext(options.cwd, options.projectAccess ?? 'restricted');
+  for (const { file, reason } of project.skipped)
+    options.logger.warn({ file, reason }, 'project file not loaded');
+  const system = buildSystemPrompt({
+    cwd: options.cwd,
+    tools: options.tools,
+    projectInstructions: project.instructions,
+    ...(options.base === undefined ? {} : { base: options.base }),
+  });
+  return { system, compactInstructions: project.compactInstructions };
 }
