@@ -38,6 +38,16 @@ export class ContextMeter {
     );
   }
 
+  /**
+   * True when adding `next` would take `history` to `threshold` of the window
+   * or past it: the session compacts before such a turn. False when auto
+   * compaction is off or there is nothing to compact yet.
+   */
+  crosses(history: readonly HistoryMessage[], next: HistoryMessage, threshold: number | false): boolean {
+    if (threshold === false || history.length === 0) return false;
+    return this.tracker.measure([...history, next]) >= threshold * this.tracker.getState().maxTokens;
+  }
+
   /** Recomputes usage for `history` and reports it. */
   refresh(history: readonly HistoryMessage[]): ContextWindowState {
     const state = this.tracker.update(history);

@@ -34,7 +34,7 @@ import {
 } from './session-options.js';
 import { loadSessionPrompt } from './system-prompt.js';
 import { toolDefinitions } from './tool-runner.js';
-import { DEFAULT_MAX_ITERATIONS, runTurn, type TurnState } from './turn.js';
+import { DEFAULT_MAX_ITERATIONS, runTurnInSandbox, type TurnState } from './turn.js';
 import type {
   CompactEvent,
   ContextWindowState,
@@ -111,11 +111,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#id = resuming ? (options.resumeSessionId as string) : newSessionId(this.#clock.now());
     if (options.sessionName !== undefined) this.#name = validateSessionName(options.sessionName);
     this.#owner = options.owner;
-    this.#persistence = new SessionPersistence({
-      store: options.sessionStore,
-      logger,
-      onError: (error) => this.emit('save_error', error),
-    });
+    const onError = (error: Error) => this.emit('save_error', error);
+    this.#persistence = new SessionPersistence({ store: options.sessionStore, logger, onError });
     this.ready = this.#init(resuming);
     // `ready` may be ignored by a caller that only submits; submit() rethrows.
     this.ready.catch(() => undefined);
@@ -180,23 +177,13 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   async #turn(input: SubmitInput, signal: AbortSignal): Promise<TurnResult> {
     const { message: prompt, refused } = userMessage(input, this.#clock);
     for (const why of refused) this.emit('notice', why);
-    const max = this.#tracker.getState().maxTokens;
-    if (
-      this.#threshold !== false &&
-      this.#history.length > 0 &&
-      this.#tracker.measure([...this.#history, prompt]) >= this.#threshold * max
-    ) {
+    if (this.#meter.crosses(this.#history, prompt, this.#threshold)) {
       await this.#compact('auto', undefined, signal).catch((err: unknown) => {
         this.#logger.warn({ err }, 'auto-compaction failed; the turn goes on');
       });
     }
     if (signal.aborted) throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
-    // One sandbox per turn: whatever the turn's commands left running ends with it.
-    const sandbox = this.#sandbox.openTurn(this.#options.cwd, this.#clock);
-    const state = this.#turnState();
-    const outcome = await runTurn({ ...state, tools: { ...state.tools, sandbox } }, prompt, signal).finally(
-      () => sandbox.close(),
-    );
+    const outcome = await runTurnInSandbox(this.#turnState(), this.#sandbox, prompt, signal);
     await this.#persistence.saveTurn(this.#history, this.#meta());
     if (outcome.error && outcome.error.code !== 'ABORTED') {
       this.emit('error', outcome.error);

@@ -11,6 +11,7 @@
  */
 import type { SwitchboardError } from '../errors.js';
 import type { Provider } from '../provider/types.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ContextMeter } from './context-meter.js';
 import { createMessage, toProviderMessages } from './history.js';
 import { repairHistory } from './repair.js';
@@ -93,6 +94,24 @@ export function refusalNotice(explanation: string | undefined): string {
  * Runs one turn for `prompt` (already built, not yet in the history). Never
  * throws: failures come back as `error` with the partial result.
  */
+/**
+ * Runs a turn in a sandbox of its own (`sandbox.openTurn`), closed when the
+ * turn ends, so whatever the turn's commands left running ends with it.
+ */
+export async function runTurnInSandbox(
+  state: TurnState,
+  sandbox: Sandbox,
+  prompt: HistoryMessage,
+  signal: AbortSignal,
+): Promise<TurnOutcome> {
+  const turn = sandbox.openTurn(state.tools.cwd, state.tools.clock);
+  try {
+    return await runTurn({ ...state, tools: { ...state.tools, sandbox: turn } }, prompt, signal);
+  } finally {
+    await turn.close();
+  }
+}
+
 export async function runTurn(
   state: TurnState,
   prompt: HistoryMessage,
