@@ -22,6 +22,7 @@ import { AnthropicProvider } from './provider/index.js';
 import { costOf, type PriceTable, priceFor } from './provider/pricing.js';
 import { requireSandbox, Sandbox, sandboxWarning } from './sandbox/index.js';
 import { createSessionFactory, type SessionFactoryOptions } from './session/factory.js';
+import { totalsOf } from './session/usage-ledger.js';
 import type { SessionStore } from './store/types.js';
 import { scrubbedEnv } from './tools/index.js';
 import type { TokenUsage } from './vocabulary.js';
@@ -189,20 +190,7 @@ function unsavedChats(bot: Bot | undefined): string | undefined {
 /** A turn's list-price cost in US dollars, or undefined when the model has no price. */
 function turnCost(model: string, usage: TokenUsage, prices: PriceTable): number | undefined {
   const price = priceFor(model, prices);
-  if (!price) return undefined;
-  const written = usage.cacheCreationInputTokens ?? 0;
-  const split = usage.cacheCreation ?? { ephemeral5mInputTokens: written, ephemeral1hInputTokens: 0 };
-  return costOf(
-    {
-      calls: 1,
-      inputTokens: usage.inputTokens,
-      cacheWrite5mTokens: split.ephemeral5mInputTokens,
-      cacheWrite1hTokens: split.ephemeral1hInputTokens,
-      cacheReadTokens: usage.cacheReadInputTokens ?? 0,
-      outputTokens: usage.outputTokens,
-    },
-    price,
-  );
+  return price ? costOf(totalsOf(usage), price) : undefined;
 }
 
 /**
