@@ -3,6 +3,7 @@
  * share: stored channels and messages, the per-channel rate window, faults,
  * and waiting for a change of state.
  */
+import { seededRandom } from '../telegram/limits.js';
 import { FakeGateway } from './gateway.js';
 import {
   channelJson,
@@ -21,6 +22,8 @@ import { type RestCall, rateLimited } from './rest.js';
 /** Options for {@link startFakeDiscord}; limits are configurable so tests can run fast. */
 export interface FakeDiscordOptions {
   token?: string;
+  /** Seed of the source that picks which calls a `share` fault hits, so a run is repeatable (default 1). */
+  seed?: number;
   /** Message writes allowed per channel per window (Discord: 5 per 5 s). */
   rateLimit?: { count: number; windowMs: number };
   /** Interaction callbacks later than this answer 404 Unknown interaction (Discord: 3000). */
@@ -82,8 +85,10 @@ export class FakeDiscordState {
   /** Ids of users who do not accept DMs from the bot (Discord answers 50007). */
   readonly closedDms = new Set<string>();
   #waiters = new Set<() => void>();
+  readonly #random: () => number;
 
   constructor(options: FakeDiscordOptions = {}) {
+    this.#random = seededRandom(options.seed ?? 1);
     this.token = options.token ?? 'fake-discord-token.abc123';
     this.rateLimit = options.rateLimit ?? { count: 5, windowMs: 5000 };
     this.interactionDeadlineMs = options.interactionDeadlineMs ?? 3000;
@@ -174,7 +179,7 @@ export class FakeDiscordState {
       (f) =>
         (f.times ?? Number.POSITIVE_INFINITY) > 0 &&
         (typeof f.route === 'string' ? f.route === key : f.route.test(key)) &&
-        Math.random() < (f.share ?? 1),
+        this.#random() < (f.share ?? 1),
     );
     if (!fault) return undefined;
     if (fault.times !== undefined) fault.times -= 1;
