@@ -35,6 +35,8 @@ export interface TelegramWorldOptions {
   /** SDK retries of the Anthropic client (default 2, as in the ready bot). */
   maxRetries?: number;
   permissionMode?: 'default' | 'bypassPermissions';
+  /** The adapter's deadline for one outbox call (default: the adapter's). */
+  callTimeoutMs?: number;
 }
 
 /** A running world. */
@@ -78,6 +80,7 @@ export async function startTelegramWorld(options: TelegramWorldOptions): Promise
     token: TG_TOKEN,
     apiRoot: telegram.url,
     logger: logger.child({ platform: 'telegram' }),
+    ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
     paces: {
       privateEditIntervalMs: DEFAULT_PACES.privateEditIntervalMs / f,
       groupEditIntervalMs: DEFAULT_PACES.groupEditIntervalMs / f,

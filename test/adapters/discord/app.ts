@@ -4,7 +4,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createDiscordAdapter } from '../../../adapters/discord/index.js';
+import { createDiscordAdapter, type DiscordAdapterOptions } from '../../../adapters/discord/index.js';
 import { loadConfig } from '../../../config/index.js';
 import { type RunningApp, startSwitchboard } from '../../../src/app.js';
 import { createBot } from '../../../src/bot/index.js';
@@ -52,6 +52,7 @@ export async function startScaledApp(
   fake: FakeDiscord,
   anthropic: FakeAnthropic,
   root: string,
+  adapterOptions: Partial<DiscordAdapterOptions> = {},
 ): Promise<RunningApp> {
   fake.rateLimit = SCALED.fake;
   const workspace = join(root, 'workspace');
@@ -61,6 +62,7 @@ export async function startScaledApp(
     apiUrl: fake.apiUrl,
     guildId: fake.guildId,
     paces: { minEditIntervalMs: SCALED.minEditIntervalMs, budget: SCALED.fake },
+    ...adapterOptions,
   });
   const bot = createBot({
     adapters: [adapter],
