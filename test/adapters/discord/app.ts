@@ -16,12 +16,19 @@ import { createBotStateStore, createUserSessionStore } from '../../../src/store/
 import type { FakeAnthropic } from '../../fakes/anthropic.js';
 import type { FakeDiscord, FakeMessage } from '../../fakes/discord/index.js';
 
-/** Starts switchboard with only Discord configured; alice and bob are allowed, nobody is admin. */
+/**
+ * Starts switchboard with only Discord configured; alice and bob are allowed,
+ * nobody is admin. `scaled`: Discord's pace divided by ten on both sides
+ * ({@link SCALED}), for tests that send many messages to one channel and
+ * assert what happens to them, not the pace.
+ */
 export async function startApp(
   fake: FakeDiscord,
   anthropic: FakeAnthropic,
   root: string,
+  options: { scaled?: boolean } = {},
 ): Promise<RunningApp> {
+  if (options.scaled) fake.rateLimit = SCALED.fake;
   const config = loadConfig({
     env: {
       ANTHROPIC_API_KEY: 'sk-ant-discord-e2e-0123456789',
@@ -37,7 +44,10 @@ export async function startApp(
     argv: [],
     cwd: root,
   });
-  return startSwitchboard(config, { logger: silentLogger });
+  return startSwitchboard(config, {
+    logger: silentLogger,
+    ...(options.scaled ? { adapterOptions: { discord: { paces: scaledPaces() } } } : {}),
+  });
 }
 
 /**
@@ -46,6 +56,9 @@ export async function startApp(
  * it, so a test runs in a tenth of the time under the same rules.
  */
 export const SCALED = { fake: { count: 5, windowMs: 500 }, minEditIntervalMs: 100 };
+
+/** The adapter's side of {@link SCALED}. */
+const scaledPaces = () => ({ minEditIntervalMs: SCALED.minEditIntervalMs, budget: SCALED.fake });
 
 /** The same parts as {@link startApp}, wired with createBot so the Discord pace can be scaled. */
 export async function startScaledApp(
@@ -61,7 +74,7 @@ export async function startScaledApp(
     token: fake.token,
     apiUrl: fake.apiUrl,
     guildId: fake.guildId,
-    paces: { minEditIntervalMs: SCALED.minEditIntervalMs, budget: SCALED.fake },
+    paces: scaledPaces(),
     ...adapterOptions,
   });
   const bot = createBot({
