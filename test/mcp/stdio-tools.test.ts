@@ -1,0 +1,151 @@
+/**
+ * A real MCP server over stdio (the SDK's McpServer in a child process)
+ * gives the agent its tools, through a real session and the fake Messages
+ * API: what the model is offered, what runs without asking, what asks
+ * first, and what comes back.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAllowedEnvName } from '../../src/tools/env.js';
+import { toolResults } from '../fakes/anthropic.js';
+import { PNG_1X1 } from '../fakes/images.js';
+import { approvalPrompt, button, type McpWorld, notesEntry, startMcpWorld, toolNames } from './helpers.js';
+
+let world: McpWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const BUILT_IN = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash'];
+const NOTES_TOOLS = [
+  'mcp__notes__delete_note',
+  'mcp__notes__lookup',
+  'mcp__notes__picture',
+  'mcp__notes__show_env',
+  'mcp__notes__sleeper',
+  'mcp__notes__wait',
+];
+
+describe('MCP tools over stdio', () => {
+  it('offers the tools as mcp__notes__<tool>, sorted, with their schemas, byte for byte the same on every turn; a name too long for the API is left out with a warning', async () => {
+    world = await startMcpWorld({ notes: notesEntry });
+    const { h } = world;
+    await h.message('first');
+    await h.settle();
+    await h.message('second');
+    await h.settle();
+    const [first, second] = h.fakeAnthropic.requests;
+    expect(toolNames(first)).toEqual([...BUILT_IN, ...NOTES_TOOLS]);
+    const lookup = first.tools.find((t: { name: string }) => t.name === 'mcp__notes__lookup');
+    expect(lookup.description).toBe('Reads one note by key.');
+    expect(lookup.input_schema.properties.key).toMatchObject({ type: 'string', description: 'The note key' });
+    expect(JSON.stringify(second.tools)).toBe(JSON.stringify(first.tools));
+    expect(world.logs.join('\n')).toMatch(/mcp__notes__a_name_that_is_far_too_long.*is left out/);
+  });
+
+  it('runs a read-only tool without asking in default mode and gives the model its text', async () => {
+    world = await startMcpWorld({ notes: notesEntry });
+    const { h } = world;
+    h.fakeAnthropic.enqueue(
+      { text: 'Looking.', toolUse: [{ name: 'mcp__notes__lookup', input: { key: 'k1' } }] },
+      { text: 'It says buy milk.' },
+    );
+    await h.message('what is in k1?');
+    await h.settle();
+    expect(h.texts().some((t) => t.startsWith('🔐'))).toBe(false);
+    expect(toolResults(h.fakeAnthropic.requests)).toEqual([{ text: 'note k1: buy milk', isError: false }]);
+    expect(h.texts().join('\n')).toContain('It says buy milk.');
+  });
+
+  it('asks before a destructive tool, showing the server, the tool and the arguments; "allow for this session" covers the same arguments only', async () => {
+    world = await startMcpWorld({ notes: notesEntry });
+    const { h } = world;
+    const remove = (id: number) => ({
+      text: `Deleting ${id}.`,
+      toolUse: [{ name: 'mcp__notes__delete_note', input: { id } }],
+    });
+    h.fakeAnthropic.enqueue(remove(7), { text: 'Gone.' });
+    await h.message('delete note 7');
+    const prompt = await approvalPrompt(h);
+    expect(prompt.text).toContain('delete\\_note on notes');
+    expect(prompt.text).toContain('"id": 7');
+    expect(await h.press(button(prompt, 's:'))).toEqual(['Allowed for this session.']);
+    await h.settle();
+    expect(toolResults(h.fakeAnthropic.requests).at(-1)).toEqual({ text: 'deleted note 7', isError: false });
+
+    // The same call again runs at once; another id asks again.
+    const seen = h.adapter.chatMessages(h.chat).length;
+    h.fakeAnthropic.enqueue(remove(7), { text: 'Gone again.' });
+    await h.message('delete note 7 again');
+    await h.settle();
+    expect(
+      h.adapter
+        .chatMessages(h.chat)
+        .slice(seen)
+        .some((m) => m.text.startsWith('🔐')),
+    ).toBe(false);
+    expect(toolResults(h.fakeAnthropic.requests).at(-1)).toEqual({ text: 'deleted note 7', isError: false });
+
+    const before = h.adapter.chatMessages(h.chat).length;
+    h.fakeAnthropic.enqueue(remove(8), { text: 'Not deleted.' });
+    await h.message('delete note 8');
+    const second = await approvalPrompt(h, before);
+    expect(second.text).toContain('"id": 8');
+    await h.press(button(second, 'd:'));
+    await h.settle();
+    const last = toolResults(h.fakeAnthropic.requests).at(-1);
+    expect(last?.isError).toBe(true);
+    expect(last?.text).toMatch(/Permission denied/);
+  });
+
+  it('sends images back inside the tool_result after the text; an image the API would refuse is named instead', async () => {
+    world = await startMcpWorld({ notes: notesEntry });
+    const { h } = world;
+    h.fakeAnthropic.enqueue(
+      { text: 'Let me look.', toolUse: [{ name: 'mcp__notes__picture', input: {} }] },
+      { text: 'A tiny board.' },
+    );
+    await h.message('show me the board');
+    await h.settle();
+    const result = h.fakeAnthropic.requests[1].messages.at(-1).content[0];
+    expect(result.type).toBe('tool_result');
+    expect(result.content).toHaveLength(2);
+    expect(result.content[0].type).toBe('text');
+    expect(result.content[0].text).toContain('the board:');
+    expect(result.content[0].text).toContain('[resource link: board notes://board]');
+    expect(result.content[0].text).toMatch(/\[image 2 left out: it is image\/bmp/);
+    expect(result.content[1]).toEqual({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: PNG_1X1 },
+    });
+    expect(h.texts().join('\n')).toContain('A tiny board.');
+  });
+
+  it("starts the server with the scrubbed environment plus the file's env, never the bot's secrets", async () => {
+    world = await startMcpWorld({ notes: notesEntry }, { env: { NOTES_TOKEN: 'notes-token-from-env' } });
+    const { h } = world;
+    h.fakeAnthropic.enqueue(
+      { text: 'Checking.', toolUse: [{ name: 'mcp__notes__show_env', input: {} }] },
+      { text: 'Done.' },
+    );
+    await h.message('what do you see?');
+    await h.settle();
+    const seen = JSON.parse(toolResults(h.fakeAnthropic.requests)[0]?.text ?? '{}');
+    expect(seen.token).toBe('notes-token-from-env');
+    const unexpected = (seen.names as string[]).filter(
+      (name) => !isAllowedEnvName(name) && !['NOTES_EVENTS', 'NOTES_TOKEN'].includes(name),
+    );
+    expect(unexpected).toEqual([]);
+  });
+
+  it('/tools lists the tools by server and /status counts them', async () => {
+    world = await startMcpWorld({ notes: notesEntry });
+    const { h } = world;
+    const tools = await h.ask('tools');
+    expect(tools).toContain('Built in: `Read`, `Write`, `Edit`, `Glob`, `Grep`, `Bash`');
+    expect(tools).toContain(
+      `MCP server \`notes\` (connected, 6 tools): ${NOTES_TOOLS.map((t) => `\`${t}\``).join(', ')}`,
+    );
+    expect(await h.ask('status')).toContain('MCP server `notes`: connected, 6 tools');
+  });
+});
