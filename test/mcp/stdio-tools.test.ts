@@ -18,6 +18,8 @@ afterEach(async () => {
 
 const BUILT_IN = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash'];
 const NOTES_TOOLS = [
+  'mcp__notes__add_note',
+  'mcp__notes__big',
   'mcp__notes__delete_note',
   'mcp__notes__lookup',
   'mcp__notes__picture',
@@ -119,6 +121,70 @@ describe('MCP tools over stdio', () => {
       source: { type: 'base64', media_type: 'image/png', data: PNG_1X1 },
     });
     expect(h.texts().join('\n')).toContain('A tiny board.');
+    // The session was saved with the image and reads back as a valid record.
+    const [entry] = await h.sessionStore.list();
+    const saved = await h.sessionStore.load(entry?.id as string);
+    expect(saved.status).toBe('valid');
+    const blocks = saved.status === 'valid' ? saved.record.messages.flatMap((m) => m.content) : [];
+    expect(blocks.find((b) => b.type === 'tool_result')).toMatchObject({
+      images: [{ mediaType: 'image/png', data: PNG_1X1 }],
+    });
+  });
+
+  it('caps a long text result like Bash output, keeping its beginning and end', async () => {
+    world = await startMcpWorld({ notes: notesEntry });
+    const { h } = world;
+    h.fakeAnthropic.enqueue(
+      { text: 'Reading.', toolUse: [{ name: 'mcp__notes__big', input: {} }] },
+      { text: 'Long.' },
+    );
+    await h.message('read the big one');
+    await h.settle();
+    const [result] = toolResults(h.fakeAnthropic.requests);
+    expect(result?.text.startsWith('a'.repeat(15_000))).toBe(true);
+    expect(result?.text.endsWith('z'.repeat(15_000))).toBe(true);
+    expect(result?.text).toContain('[output truncated: 70000 characters omitted]');
+    expect(result?.text.length).toBeLessThan(30_100);
+  });
+
+  it('classes tools by annotation: a non-destructive change runs unasked in acceptEdits, a destructive one still asks', async () => {
+    world = await startMcpWorld({ notes: notesEntry });
+    const { h } = world;
+    expect(await h.ask('mode', 'acceptEdits')).toBe('Permission mode is now acceptEdits.');
+    h.fakeAnthropic.enqueue(
+      { text: 'Adding.', toolUse: [{ name: 'mcp__notes__add_note', input: { text: 'eggs' } }] },
+      { text: 'Deleting.', toolUse: [{ name: 'mcp__notes__delete_note', input: { id: 3 } }] },
+      { text: 'Done.' },
+    );
+    await h.message('add eggs, then delete 3');
+    const prompt = await approvalPrompt(h);
+    expect(prompt.text).toContain('delete\\_note on notes');
+    expect(toolResults(h.fakeAnthropic.requests)).toEqual([{ text: 'added: eggs', isError: false }]);
+    await h.press(button(prompt, 'a:'));
+    await h.settle();
+    expect(toolResults(h.fakeAnthropic.requests).at(-1)).toEqual({ text: 'deleted note 3', isError: false });
+  });
+
+  it("lets the file's permission and toolPermissions override the annotations", async () => {
+    world = await startMcpWorld({
+      notes: { ...notesEntry, permission: 'inspect', toolPermissions: { lookup: 'execute' } },
+    });
+    const { h } = world;
+    h.fakeAnthropic.enqueue(
+      { text: 'Deleting.', toolUse: [{ name: 'mcp__notes__delete_note', input: { id: 4 } }] },
+      { text: 'Looking.', toolUse: [{ name: 'mcp__notes__lookup', input: { key: 'k4' } }] },
+      { text: 'Done.' },
+    );
+    await h.message('delete 4, then look up k4');
+    const prompt = await approvalPrompt(h);
+    expect(prompt.text).toContain('lookup on notes');
+    expect(toolResults(h.fakeAnthropic.requests)).toEqual([{ text: 'deleted note 4', isError: false }]);
+    await h.press(button(prompt, 'a:'));
+    await h.settle();
+    expect(toolResults(h.fakeAnthropic.requests).at(-1)).toEqual({
+      text: 'note k4: buy milk',
+      isError: false,
+    });
   });
 
   it("starts the server with the scrubbed environment plus the file's env, never the bot's secrets", async () => {
@@ -144,8 +210,8 @@ describe('MCP tools over stdio', () => {
     const tools = await h.ask('tools');
     expect(tools).toContain('Built in: `Read`, `Write`, `Edit`, `Glob`, `Grep`, `Bash`');
     expect(tools).toContain(
-      `MCP server \`notes\` (connected, 6 tools): ${NOTES_TOOLS.map((t) => `\`${t}\``).join(', ')}`,
+      `MCP server \`notes\` (connected, 8 tools): ${NOTES_TOOLS.map((t) => `\`${t}\``).join(', ')}`,
     );
-    expect(await h.ask('status')).toContain('MCP server `notes`: connected, 6 tools');
+    expect(await h.ask('status')).toContain('MCP server `notes`: connected, 8 tools');
   });
 });
