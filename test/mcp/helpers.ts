@@ -7,6 +7,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterEach } from 'vitest';
 import { VirtualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { loadMcpConfig, type McpServers, startMcpServers } from '../../src/mcp/index.js';
@@ -81,6 +82,22 @@ export async function startMcpWorld(
   };
 }
 
+/**
+ * Closes each test's worlds after it: call once at the top of a test file,
+ * then start worlds with the function it returns.
+ */
+export function closingMcpWorlds(): typeof startMcpWorld {
+  const open: McpWorld[] = [];
+  afterEach(async () => {
+    for (const world of open.splice(0)) await world.close();
+  });
+  return async (servers, options) => {
+    const world = await startMcpWorld(servers, options);
+    open.push(world);
+    return world;
+  };
+}
+
 /** Waits for the approval prompt of the running turn and returns it. */
 export async function approvalPrompt(h: BotHarness, after = 0): Promise<StoredMessage> {
   let prompt: StoredMessage | undefined;
@@ -97,6 +114,18 @@ export async function approvalPrompt(h: BotHarness, after = 0): Promise<StoredMe
 /** The payload of the prompt's button whose payload starts with `prefix` (`a:`, `s:`, `d:`). */
 export function button(prompt: StoredMessage, prefix: string): string {
   return prompt.buttons.flat().find((b) => b.payload.startsWith(prefix))?.payload as string;
+}
+
+/** One turn in which the model calls `tool` with `input`, then answers `reply`; returns once it has settled. */
+export async function turnCalling(
+  h: BotHarness,
+  tool: string,
+  input: Record<string, unknown>,
+  reply: string,
+): Promise<void> {
+  h.fakeAnthropic.enqueue({ text: `Calling ${tool}.`, toolUse: [{ name: tool, input }] }, { text: reply });
+  await h.message(`please use ${tool}`);
+  await h.settle();
 }
 
 /** The tool names a request offered. */

@@ -8,14 +8,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { toolResults } from '../fakes/anthropic.js';
 import { type RemoteMcp, startRemoteMcp } from '../fixtures/mcp/remote-server.js';
-import { type McpWorld, startMcpWorld, toolNames } from './helpers.js';
+import { closingMcpWorlds, type McpWorld, toolNames, turnCalling } from './helpers.js';
 
-let world: McpWorld | undefined;
+const startMcpWorld = closingMcpWorlds();
 let remote: RemoteMcp | undefined;
 afterEach(async () => {
-  await world?.close();
   await remote?.close();
-  world = undefined;
   remote = undefined;
 });
 
@@ -23,7 +21,7 @@ const TOKEN = 'remote-token-0123456789';
 
 async function startRemoteWorld(): Promise<{ world: McpWorld; remote: RemoteMcp }> {
   remote = await startRemoteMcp();
-  world = await startMcpWorld(
+  const world = await startMcpWorld(
     {
       remote: {
         type: 'http',
@@ -42,12 +40,7 @@ describe('MCP tools over Streamable HTTP', () => {
   it('sends the expanded headers on every request and runs the tools through a session', async () => {
     const { world, remote } = await startRemoteWorld();
     const { h } = world;
-    h.fakeAnthropic.enqueue(
-      { text: 'Echoing.', toolUse: [{ name: 'mcp__remote__echo', input: { text: 'hi' } }] },
-      { text: 'It said hi.' },
-    );
-    await h.message('echo hi');
-    await h.settle();
+    await turnCalling(h, 'mcp__remote__echo', { text: 'hi' }, 'It said hi.');
     expect(toolResults(h.fakeAnthropic.requests)).toEqual([{ text: 'echo: hi', isError: false }]);
     expect(remote.headers.length).toBeGreaterThan(1);
     for (const seen of remote.headers) {

@@ -5,15 +5,11 @@
  * own children end with it.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toolResults } from '../fakes/anthropic.js';
-import { approvalPrompt, button, type McpWorld, notesEntry, startMcpWorld, toolNames } from './helpers.js';
+import { approvalPrompt, button, closingMcpWorlds, notesEntry, toolNames, turnCalling } from './helpers.js';
 
-let world: McpWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const startMcpWorld = closingMcpWorlds();
 
 /** True while `pid` runs; an exited process nobody has reaped yet (a zombie) counts as gone. */
 const alive = (pid: number) => {
@@ -26,7 +22,7 @@ const alive = (pid: number) => {
 
 describe('MCP servers that fail', () => {
   it('reports a crashed server in /status, leaves its tools out, reconnects after the backoff and offers the same tool bytes again', async () => {
-    world = await startMcpWorld({ notes: notesEntry });
+    const world = await startMcpWorld({ notes: notesEntry });
     const { h, mcp, mcpClock } = world;
     const notes = mcp.connection('notes');
     await h.message('before');
@@ -48,12 +44,7 @@ describe('MCP servers that fail', () => {
     await mcpClock.advance(1);
     await h.until(() => notes?.state === 'connected', 'server reconnected');
     expect(await h.ask('status')).toContain('MCP server `notes`: connected, 8 tools');
-    h.fakeAnthropic.enqueue(
-      { text: 'Looking.', toolUse: [{ name: 'mcp__notes__lookup', input: { key: 'k2' } }] },
-      { text: 'Found it.' },
-    );
-    await h.message('after');
-    await h.settle();
+    await turnCalling(h, 'mcp__notes__lookup', { key: 'k2' }, 'Found it.');
     expect(JSON.stringify(h.fakeAnthropic.requests[2].tools)).toBe(before);
     expect(toolResults(h.fakeAnthropic.requests).at(-1)).toEqual({
       text: 'note k2: buy milk',
@@ -62,7 +53,7 @@ describe('MCP servers that fail', () => {
   });
 
   it('answers the model with an error naming the server when it died during the turn', async () => {
-    world = await startMcpWorld({ notes: notesEntry });
+    const world = await startMcpWorld({ notes: notesEntry });
     const { h, mcp } = world;
     const notes = mcp.connection('notes');
     h.fakeAnthropic.enqueue(
@@ -82,17 +73,12 @@ describe('MCP servers that fail', () => {
   });
 
   it('leaves out a server that never starts, says why in /status, and the bot and the other server work', async () => {
-    world = await startMcpWorld({ broken: { command: '/nonexistent/mcp-server' }, notes: notesEntry });
+    const world = await startMcpWorld({ broken: { command: '/nonexistent/mcp-server' }, notes: notesEntry });
     const { h } = world;
     expect(await h.ask('status')).toMatch(
       /MCP server `broken`: down, its tools are left out until it reconnects \(it could not be started: .*ENOENT/,
     );
-    h.fakeAnthropic.enqueue(
-      { text: 'Looking.', toolUse: [{ name: 'mcp__notes__lookup', input: { key: 'k3' } }] },
-      { text: 'Done.' },
-    );
-    await h.message('look it up');
-    await h.settle();
+    await turnCalling(h, 'mcp__notes__lookup', { key: 'k3' }, 'Done.');
     const names = toolNames(h.fakeAnthropic.requests[0]);
     expect(names.some((n) => n.startsWith('mcp__broken__'))).toBe(false);
     expect(names).toContain('mcp__notes__lookup');
@@ -101,26 +87,21 @@ describe('MCP servers that fail', () => {
   });
 
   it('cancels the call in flight when the turn is stopped: the server sees notifications/cancelled', async () => {
-    world = await startMcpWorld({ notes: notesEntry });
+    const world = await startMcpWorld({ notes: notesEntry });
     const { h } = world;
     h.fakeAnthropic.enqueue({ text: 'Waiting.', toolUse: [{ name: 'mcp__notes__wait', input: {} }] });
     await h.message('wait for it');
-    await h.until(async () => (await world?.events())?.includes('started wait') === true, 'call started');
+    await h.until(async () => (await world.events())?.includes('started wait') === true, 'call started');
     expect(await h.ask('stop')).toMatch(/Stopped/);
-    await h.until(async () => (await world?.events())?.includes('cancelled wait') === true, 'call cancelled');
+    await h.until(async () => (await world.events())?.includes('cancelled wait') === true, 'call cancelled');
     await h.settle();
     expect(h.fakeAnthropic.requests).toHaveLength(1);
   });
 
   it('ends the server with its whole process group when the bot stops', async () => {
-    world = await startMcpWorld({ notes: notesEntry });
+    const world = await startMcpWorld({ notes: notesEntry });
     const { h, mcp } = world;
-    h.fakeAnthropic.enqueue(
-      { text: 'Starting.', toolUse: [{ name: 'mcp__notes__sleeper', input: {} }] },
-      { text: 'Started.' },
-    );
-    await h.message('start a sleeper');
-    await h.settle();
+    await turnCalling(h, 'mcp__notes__sleeper', {}, 'Started.');
     const sleeper = Number(toolResults(h.fakeAnthropic.requests)[0]?.text);
     const server = mcp.connection('notes')?.pid as number;
     expect(alive(sleeper)).toBe(true);

@@ -4,17 +4,14 @@
  * API: what the model is offered, what runs without asking, what asks
  * first, and what comes back.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAllowedEnvName } from '../../src/tools/env.js';
 import { toolResults } from '../fakes/anthropic.js';
 import { PNG_1X1 } from '../fakes/images.js';
-import { approvalPrompt, button, type McpWorld, notesEntry, startMcpWorld, toolNames } from './helpers.js';
+import type { BotHarness } from '../helpers/bot-harness.js';
+import { approvalPrompt, button, closingMcpWorlds, notesEntry, toolNames, turnCalling } from './helpers.js';
 
-let world: McpWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const startMcpWorld = closingMcpWorlds();
 
 const BUILT_IN = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash'];
 const NOTES_TOOLS = [
@@ -28,9 +25,34 @@ const NOTES_TOOLS = [
   'mcp__notes__wait',
 ];
 
+interface Call {
+  tool: string;
+  input: Record<string, unknown>;
+  /** What the server answers. */
+  result: string;
+  /** What the approval prompt must show. */
+  shown?: string;
+}
+
+/** One turn calling `unasked` then `asked`: the first runs at once, the second after its prompt is allowed. */
+async function expectUnaskedThenAsked(h: BotHarness, unasked: Call, asked: Call): Promise<void> {
+  h.fakeAnthropic.enqueue(
+    { text: 'First.', toolUse: [{ name: unasked.tool, input: unasked.input }] },
+    { text: 'Second.', toolUse: [{ name: asked.tool, input: asked.input }] },
+    { text: 'Done.' },
+  );
+  await h.message('two calls');
+  const prompt = await approvalPrompt(h);
+  expect(prompt.text).toContain(asked.shown);
+  expect(toolResults(h.fakeAnthropic.requests)).toEqual([{ text: unasked.result, isError: false }]);
+  await h.press(button(prompt, 'a:'));
+  await h.settle();
+  expect(toolResults(h.fakeAnthropic.requests).at(-1)).toEqual({ text: asked.result, isError: false });
+}
+
 describe('MCP tools over stdio', () => {
   it('offers the tools as mcp__notes__<tool>, sorted, with their schemas, byte for byte the same on every turn; a name too long for the API is left out with a warning', async () => {
-    world = await startMcpWorld({ notes: notesEntry });
+    const world = await startMcpWorld({ notes: notesEntry });
     const { h } = world;
     await h.message('first');
     await h.settle();
@@ -46,21 +68,16 @@ describe('MCP tools over stdio', () => {
   });
 
   it('runs a read-only tool without asking in default mode and gives the model its text', async () => {
-    world = await startMcpWorld({ notes: notesEntry });
+    const world = await startMcpWorld({ notes: notesEntry });
     const { h } = world;
-    h.fakeAnthropic.enqueue(
-      { text: 'Looking.', toolUse: [{ name: 'mcp__notes__lookup', input: { key: 'k1' } }] },
-      { text: 'It says buy milk.' },
-    );
-    await h.message('what is in k1?');
-    await h.settle();
+    await turnCalling(h, 'mcp__notes__lookup', { key: 'k1' }, 'It says buy milk.');
     expect(h.texts().some((t) => t.startsWith('🔐'))).toBe(false);
     expect(toolResults(h.fakeAnthropic.requests)).toEqual([{ text: 'note k1: buy milk', isError: false }]);
     expect(h.texts().join('\n')).toContain('It says buy milk.');
   });
 
   it('asks before a destructive tool, showing the server, the tool and the arguments; "allow for this session" covers the same arguments only', async () => {
-    world = await startMcpWorld({ notes: notesEntry });
+    const world = await startMcpWorld({ notes: notesEntry });
     const { h } = world;
     const remove = (id: number) => ({
       text: `Deleting ${id}.`,
@@ -101,14 +118,9 @@ describe('MCP tools over stdio', () => {
   });
 
   it('sends images back inside the tool_result after the text; an image the API would refuse is named instead', async () => {
-    world = await startMcpWorld({ notes: notesEntry });
+    const world = await startMcpWorld({ notes: notesEntry });
     const { h } = world;
-    h.fakeAnthropic.enqueue(
-      { text: 'Let me look.', toolUse: [{ name: 'mcp__notes__picture', input: {} }] },
-      { text: 'A tiny board.' },
-    );
-    await h.message('show me the board');
-    await h.settle();
+    await turnCalling(h, 'mcp__notes__picture', {}, 'A tiny board.');
     const result = h.fakeAnthropic.requests[1].messages.at(-1).content[0];
     expect(result.type).toBe('tool_result');
     expect(result.content).toHaveLength(2);
@@ -132,14 +144,9 @@ describe('MCP tools over stdio', () => {
   });
 
   it('caps a long text result like Bash output, keeping its beginning and end', async () => {
-    world = await startMcpWorld({ notes: notesEntry });
+    const world = await startMcpWorld({ notes: notesEntry });
     const { h } = world;
-    h.fakeAnthropic.enqueue(
-      { text: 'Reading.', toolUse: [{ name: 'mcp__notes__big', input: {} }] },
-      { text: 'Long.' },
-    );
-    await h.message('read the big one');
-    await h.settle();
+    await turnCalling(h, 'mcp__notes__big', {}, 'Long.');
     const [result] = toolResults(h.fakeAnthropic.requests);
     expect(result?.text.startsWith('a'.repeat(15_000))).toBe(true);
     expect(result?.text.endsWith('z'.repeat(15_000))).toBe(true);
@@ -148,54 +155,45 @@ describe('MCP tools over stdio', () => {
   });
 
   it('classes tools by annotation: a non-destructive change runs unasked in acceptEdits, a destructive one still asks', async () => {
-    world = await startMcpWorld({ notes: notesEntry });
+    const world = await startMcpWorld({ notes: notesEntry });
     const { h } = world;
     expect(await h.ask('mode', 'acceptEdits')).toBe('Permission mode is now acceptEdits.');
-    h.fakeAnthropic.enqueue(
-      { text: 'Adding.', toolUse: [{ name: 'mcp__notes__add_note', input: { text: 'eggs' } }] },
-      { text: 'Deleting.', toolUse: [{ name: 'mcp__notes__delete_note', input: { id: 3 } }] },
-      { text: 'Done.' },
+    await expectUnaskedThenAsked(
+      h,
+      { tool: 'mcp__notes__add_note', input: { text: 'eggs' }, result: 'added: eggs' },
+      {
+        tool: 'mcp__notes__delete_note',
+        input: { id: 3 },
+        result: 'deleted note 3',
+        shown: 'delete\\_note on notes',
+      },
     );
-    await h.message('add eggs, then delete 3');
-    const prompt = await approvalPrompt(h);
-    expect(prompt.text).toContain('delete\\_note on notes');
-    expect(toolResults(h.fakeAnthropic.requests)).toEqual([{ text: 'added: eggs', isError: false }]);
-    await h.press(button(prompt, 'a:'));
-    await h.settle();
-    expect(toolResults(h.fakeAnthropic.requests).at(-1)).toEqual({ text: 'deleted note 3', isError: false });
   });
 
   it("lets the file's permission and toolPermissions override the annotations", async () => {
-    world = await startMcpWorld({
+    const world = await startMcpWorld({
       notes: { ...notesEntry, permission: 'inspect', toolPermissions: { lookup: 'execute' } },
     });
     const { h } = world;
-    h.fakeAnthropic.enqueue(
-      { text: 'Deleting.', toolUse: [{ name: 'mcp__notes__delete_note', input: { id: 4 } }] },
-      { text: 'Looking.', toolUse: [{ name: 'mcp__notes__lookup', input: { key: 'k4' } }] },
-      { text: 'Done.' },
+    await expectUnaskedThenAsked(
+      h,
+      { tool: 'mcp__notes__delete_note', input: { id: 4 }, result: 'deleted note 4' },
+      {
+        tool: 'mcp__notes__lookup',
+        input: { key: 'k4' },
+        result: 'note k4: buy milk',
+        shown: 'lookup on notes',
+      },
     );
-    await h.message('delete 4, then look up k4');
-    const prompt = await approvalPrompt(h);
-    expect(prompt.text).toContain('lookup on notes');
-    expect(toolResults(h.fakeAnthropic.requests)).toEqual([{ text: 'deleted note 4', isError: false }]);
-    await h.press(button(prompt, 'a:'));
-    await h.settle();
-    expect(toolResults(h.fakeAnthropic.requests).at(-1)).toEqual({
-      text: 'note k4: buy milk',
-      isError: false,
-    });
   });
 
   it("starts the server with the scrubbed environment plus the file's env, never the bot's secrets", async () => {
-    world = await startMcpWorld({ notes: notesEntry }, { env: { NOTES_TOKEN: 'notes-token-from-env' } });
-    const { h } = world;
-    h.fakeAnthropic.enqueue(
-      { text: 'Checking.', toolUse: [{ name: 'mcp__notes__show_env', input: {} }] },
-      { text: 'Done.' },
+    const world = await startMcpWorld(
+      { notes: notesEntry },
+      { env: { NOTES_TOKEN: 'notes-token-from-env' } },
     );
-    await h.message('what do you see?');
-    await h.settle();
+    const { h } = world;
+    await turnCalling(h, 'mcp__notes__show_env', {}, 'Done.');
     const seen = JSON.parse(toolResults(h.fakeAnthropic.requests)[0]?.text ?? '{}');
     expect(seen.token).toBe('notes-token-from-env');
     const unexpected = (seen.names as string[]).filter(
@@ -205,7 +203,7 @@ describe('MCP tools over stdio', () => {
   });
 
   it('/tools lists the tools by server and /status counts them', async () => {
-    world = await startMcpWorld({ notes: notesEntry });
+    const world = await startMcpWorld({ notes: notesEntry });
     const { h } = world;
     const tools = await h.ask('tools');
     expect(tools).toContain('Built in: `Read`, `Write`, `Edit`, `Glob`, `Grep`, `Bash`');
