@@ -105,7 +105,12 @@ export class GroupStdioTransport implements Transport {
   /** Ends the server and everything in its group; resolves once it has exited. */
   async close(): Promise<void> {
     const child = this.#child;
-    if (!child) return;
+    this.#buffer.clear();
+    // Never spawned (no such command): there is nothing to wait for.
+    if (!child || child.pid === undefined) {
+      this.#child = undefined;
+      return;
+    }
     const exited = this.#exited;
     const gone = () => this.#child === undefined;
     child.stdin?.end();
@@ -116,7 +121,6 @@ export class GroupStdioTransport implements Transport {
     }
     if (!gone()) this.#signalGroup('SIGKILL');
     await exited;
-    this.#buffer.clear();
   }
 
   #signalGroup(signal: NodeJS.Signals): void {
