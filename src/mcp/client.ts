@@ -140,6 +140,11 @@ export class McpServerConnection {
         },
       },
     );
+    // Set before connecting, so no close is missed; while connecting, the failed attempt reports it.
+    client.onclose = () => {
+      if (client === this.#client && this.#state === 'connected')
+        this.#dropped(this.#exitReason('the connection closed'));
+    };
     const transport = this.#makeTransport();
     this.#client = client;
     this.#transport = transport;
@@ -154,9 +159,6 @@ export class McpServerConnection {
         cursor = page.nextCursor;
       } while (cursor);
       if (this.#closed() || client !== this.#client) return;
-      client.onclose = () => {
-        if (client === this.#client) this.#dropped(this.#exitReason('the connection closed'));
-      };
       this.#tools = tools;
       this.#state = 'connected';
       this.#problem = undefined;

@@ -106,7 +106,11 @@ export function loadMcpConfig(
   for (const server of servers) {
     const given =
       server.transport.type === 'stdio'
-        ? Object.entries(server.transport.env).map(([k, v]) => [`env.${k}`, v] as const)
+        ? [
+            ['command', server.transport.command] as const,
+            ...server.transport.args.map((arg, i) => [`args.${i}`, arg] as const),
+            ...Object.entries(server.transport.env).map(([k, v]) => [`env.${k}`, v] as const),
+          ]
         : [
             ['url', server.transport.url] as const,
             ...Object.entries(server.transport.headers).map(([k, v]) => [`headers.${k}`, v] as const),
