@@ -16,8 +16,10 @@ const startMcpWorld = closingMcpWorlds();
 const BUILT_IN = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash'];
 const NOTES_TOOLS = [
   'mcp__notes__add_note',
+  'mcp__notes__attachments',
   'mcp__notes__big',
   'mcp__notes__delete_note',
+  'mcp__notes__fail',
   'mcp__notes__lookup',
   'mcp__notes__picture',
   'mcp__notes__show_env',
@@ -143,6 +145,24 @@ describe('MCP tools over stdio', () => {
     });
   });
 
+  it('gives embedded text resources as text, names binary resources and audio, and keeps an error an error', async () => {
+    const world = await startMcpWorld({ notes: notesEntry });
+    const { h } = world;
+    await turnCalling(h, 'mcp__notes__attachments', {}, 'Read them.');
+    await turnCalling(h, 'mcp__notes__fail', {}, 'It failed.');
+    const [attachments, failed] = toolResults(h.fakeAnthropic.requests);
+    expect(attachments).toEqual({
+      text: [
+        '[resource notes://1.txt]\nthe note text',
+        '[binary resource notes://1.pdf (application/pdf), 9 bytes, left out]',
+        '[audio (audio/wav, 6 bytes) left out: the model cannot listen to it]',
+      ].join('\n'),
+      isError: false,
+    });
+    expect(failed?.isError).toBe(true);
+    expect(failed?.text).toContain('the notes database is locked');
+  });
+
   it('caps a long text result like Bash output, keeping its beginning and end', async () => {
     const world = await startMcpWorld({ notes: notesEntry });
     const { h } = world;
@@ -208,8 +228,8 @@ describe('MCP tools over stdio', () => {
     const tools = await h.ask('tools');
     expect(tools).toContain('Built in: `Read`, `Write`, `Edit`, `Glob`, `Grep`, `Bash`');
     expect(tools).toContain(
-      `MCP server \`notes\` (connected, 8 tools): ${NOTES_TOOLS.map((t) => `\`${t}\``).join(', ')}`,
+      `MCP server \`notes\` (connected, 10 tools): ${NOTES_TOOLS.map((t) => `\`${t}\``).join(', ')}`,
     );
-    expect(await h.ask('status')).toContain('MCP server `notes`: connected, 8 tools');
+    expect(await h.ask('status')).toContain('MCP server `notes`: connected, 10 tools');
   });
 });
