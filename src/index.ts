@@ -112,4 +112,12 @@ export {
   decidePermission,
   scrubbedEnv,
 } from './tools/index.js';
-export type { Tool, ToolContext, ToolResult } from './tools/types.js';
+export {
+  loadMcpConfig,
+  type McpConfig,
+  type McpServerConfig,
+  type McpServers,
+  type McpServersOptions,
+  startMcpServers,
+} from './mcp/index.js';
+export type { Tool, ToolContext, ToolResult, ToolSource } from './tools/types.js';

@@ -8,6 +8,7 @@ export {
   type SessionFactory,
   type SessionFactoryOptions,
   type SessionRequest,
+  type ToolsReport,
   workspaceFolderName,
 } from './factory.js';
 export { CUT_OFF_NOTICE, INTERRUPTED_TOOL_RESULT, type SubmitInput } from './history.js';

@@ -55,6 +55,7 @@ describe('Telegram inbound', () => {
       'stop',
       'status',
       'cost',
+      'tools',
       'sessions',
       'resume',
       'fork',
