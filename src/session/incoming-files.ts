@@ -119,8 +119,13 @@ function describe(
   contextWindow: number,
 ): ContentBlock[] {
   const kind = fileKind(file.bytes);
+  const fallback = kind.kind === 'text' ? 'text' : 'unknown type';
   const type =
-    kind.kind === 'image' ? kind.mediaType : kind.kind === 'pdf' ? 'application/pdf' : declared(file);
+    kind.kind === 'image'
+      ? kind.mediaType
+      : kind.kind === 'pdf'
+        ? 'application/pdf'
+        : declared(file, fallback);
   const where = saved ? `saved as ${saved}` : 'not saved (the workspace refused it)';
   const head = `File received: ${name} (${kb(file.bytes.length)}, ${type}), ${where}.`;
   const note = (rest: string): ContentBlock => ({ type: 'text', text: `[${head} ${rest}]` });
@@ -181,10 +186,10 @@ function describe(
   }
 }
 
-/** The platform's media type when it looks like one, else a neutral word. */
-function declared(file: IncomingFile): string {
+/** The platform's media type when it looks like one, else `fallback`. */
+function declared(file: IncomingFile, fallback: string): string {
   const type = file.mediaType?.split(';')[0]?.trim() ?? '';
-  return /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/.test(type) ? type : 'unknown type';
+  return /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/.test(type) ? type : fallback;
 }
 
 /**
