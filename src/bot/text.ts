@@ -36,7 +36,6 @@ export const say = {
     `The queue is full (${plural(limit, 'message')} ${limit === 1 ? 'is' : 'are'} waiting); send this again once the current replies are done, or /stop them.`,
   unreadable: (attachments: readonly Attachment[]) =>
     `I can't read ${describeKinds(attachments)} yet; please send text.`,
-  imageMissing: "I couldn't download that image; please send it again.",
   /** A file over the download limit; `ran`: the message's text went on without it. */
   fileTooLarge: (name: string, limitBytes: number, ran: boolean) =>
     `⚠️ ${name} is larger than ${megabytes(limitBytes)}, the most I take, so I left it out${ran ? ' and answered your text without it' : ''}. Send a smaller file, or split it.`,

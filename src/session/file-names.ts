@@ -46,12 +46,15 @@ export function safeBaseName(name: string | undefined): string {
 }
 
 /**
- * The names to try, in order, for a file saved on `date` (YYYY-MM-DD):
+ * The names to try, in order, for a file saved on `date` (YYYY-MM-DD),
+ * with `fallbackExtension` (`.png`) added when the name has none:
  * `2026-12-01-report.csv`, then `2026-12-01-report-2.csv` ... and last one
  * with a random suffix, so a folder full of same-named files still takes it.
  */
-export function candidateNames(name: string | undefined, date: string): string[] {
-  const base = safeBaseName(name);
+export function candidateNames(name: string | undefined, date: string, fallbackExtension?: string): string[] {
+  const named = safeBaseName(name);
+  // A name without an extension (a Telegram photo has no name at all) takes the one its content shows.
+  const base = fallbackExtension && !/\.[^.]+$/.test(named) ? `${named}${fallbackExtension}` : named;
   const dot = base.lastIndexOf('.');
   const stem = `${date}-${dot > 0 ? base.slice(0, dot) : base}`;
   const extension = dot > 0 ? base.slice(dot) : '';

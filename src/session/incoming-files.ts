@@ -14,7 +14,13 @@ import type { Logger } from '../logger.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SandboxTurn } from '../sandbox/turn.js';
 import type { ContentBlock, HistoryMessage } from '../vocabulary.js';
-import { fileKind, MAX_MEDIA_BASE64_PER_REQUEST, MAX_PDF_PAGES_PER_REQUEST, pdfPages } from './file-kinds.js';
+import {
+  type FileKind,
+  fileKind,
+  MAX_MEDIA_BASE64_PER_REQUEST,
+  MAX_PDF_PAGES_PER_REQUEST,
+  pdfPages,
+} from './file-kinds.js';
 import { candidateNames, shownName, UPLOADS_DIR } from './file-names.js';
 import { type SubmitInput, userMessage } from './history.js';
 import { imageProblem } from './images.js';
@@ -84,7 +90,9 @@ export async function fileBlocks(
   try {
     for (const file of files) {
       const name = shownName(file.name);
-      const saved = await save(turn, file, date).catch((err: unknown) => {
+      const kind = fileKind(file.bytes);
+      const extension = EXTENSIONS[kind.kind === 'image' ? kind.mediaType : kind.kind];
+      const saved = await save(turn, file, date, extension).catch((err: unknown) => {
         ctx.logger.warn(
           { err: describeError(err), size: file.bytes.length },
           'a received file could not be saved',
@@ -93,7 +101,7 @@ export async function fileBlocks(
         return undefined;
       });
       if (saved) ctx.logger.info({ path: saved, size: file.bytes.length }, 'received file saved');
-      blocks.push(...describe(file, name, saved, inUse, ctx.contextWindow));
+      blocks.push(...describe(file, kind, name, saved, inUse, ctx.contextWindow));
     }
   } finally {
     await turn.close();
@@ -101,11 +109,26 @@ export async function fileBlocks(
   return { blocks, refused };
 }
 
-async function save(turn: SandboxTurn, file: IncomingFile, date: string): Promise<string> {
+/** The extension a file without one is saved with, by what its content is. */
+const EXTENSIONS: Record<string, string> = {
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/gif': '.gif',
+  'image/webp': '.webp',
+  pdf: '.pdf',
+  text: '.txt',
+};
+
+async function save(
+  turn: SandboxTurn,
+  file: IncomingFile,
+  date: string,
+  extension?: string,
+): Promise<string> {
   const data = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength).toString(
     'base64',
   );
-  const names = candidateNames(file.name, date);
+  const names = candidateNames(file.name, date, extension);
   const { shown } = await turn.request<{ shown: string }>('saveNew', { dir: UPLOADS_DIR, names, data });
   return shown;
 }
@@ -113,12 +136,12 @@ async function save(turn: SandboxTurn, file: IncomingFile, date: string): Promis
 /** The note and the readable content of one file; counts what it adds to `inUse`. */
 function describe(
   file: IncomingFile,
+  kind: FileKind,
   name: string,
   saved: string | undefined,
   inUse: { base64: number; pages: number },
   contextWindow: number,
 ): ContentBlock[] {
-  const kind = fileKind(file.bytes);
   const fallback = kind.kind === 'text' ? 'text' : 'unknown type';
   const type =
     kind.kind === 'image'
@@ -209,6 +232,7 @@ export async function promptFor(
   const contextWindow = state.meter.tracker.getState().maxTokens;
   const ctx = { cwd, clock, logger, sandbox, history: state.history, contextWindow };
   const { blocks, refused } = await fileBlocks(files, ctx);
-  built.message.content.push(...blocks);
+  // Files first, the person's words last: the long-context tips put documents before the question.
+  built.message.content.unshift(...blocks);
   return { message: built.message, refused: [...built.refused, ...refused] };
 }

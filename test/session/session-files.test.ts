@@ -45,7 +45,8 @@ describe('files sent with a prompt', () => {
     expect(await readFile(join(fx.cwd, 'uploads', pdfName))).toEqual(pdfBytes(3));
 
     const blocks = blocksOf();
-    expect(blocks[0]).toMatchObject({ type: 'text', text: 'sum these up' });
+    // The files come first, the question last (long-context tips).
+    expect(blocks.at(-1)).toMatchObject({ type: 'text', text: 'sum these up' });
     const document = blocks.find((b) => b.type === 'document');
     expect(document).toMatchObject({
       source: { type: 'base64', media_type: 'application/pdf', data: pdfBytes(3).toString('base64') },
@@ -83,7 +84,7 @@ describe('files sent with a prompt', () => {
       expect(Buffer.byteLength(name)).toBeLessThanOrEqual(140);
     }
     expect(saved.map((n) => n.replace(DATED, ''))).toEqual(
-      expect.arrayContaining(['gpj.exe_quoted.txt', 'file', 'bashrc']),
+      expect.arrayContaining(['gpj.exe_quoted.txt', 'file.txt', 'bashrc.txt']),
     );
     // Nothing was written outside uploads/ (the workspace holds only that folder).
     expect(await readdir(fx.cwd)).toEqual(['uploads']);
