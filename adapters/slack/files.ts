@@ -93,7 +93,10 @@ export class SlackFiles {
       });
       // Without access (files:read missing) Slack answers 200 with its HTML login page, not the file.
       if (contentType.startsWith('text/html') && mediaType !== 'text/html') {
-        this.logger.warn({ kind: base.kind }, 'Slack answered a file download with a web page; is files:read granted?');
+        this.logger.warn(
+          { kind: base.kind },
+          'Slack answered a file download with a web page; is files:read granted?',
+        );
         return { ...base, problem: 'download-failed' };
       }
       return { ...base, bytes, size: bytes.length };
