@@ -72,7 +72,7 @@ describe('Telegram: files into the chat', () => {
 
   it('a file over SWITCHBOARD_MAX_FILE_MB sent alone runs nothing; a stalled download is given up', async () => {
     world = await createAppWorld();
-    await world.start({ SWITCHBOARD_MAX_FILE_MB: '1' }, { downloadTimeoutMs: 500 });
+    const app = await world.start({ SWITCHBOARD_MAX_FILE_MB: '1' }, { downloadTimeoutMs: 500 });
     const big = world.telegram.addFile(Buffer.alloc(2 * MB), 'documents/file_1.csv');
     world.telegram.pushUpdate(documentUpdate(dm, big, { name: 'big.csv', size: 2 * MB }));
     await world.telegram.waitFor(
@@ -84,6 +84,11 @@ describe('Telegram: files into the chat', () => {
       hasText(/I couldn't download "slow\.txt", so I left it out\. Please send it again/),
     );
     expect(world.anthropic.requests).toHaveLength(0);
+    // The failed download was logged, without the file URL (it holds the bot token) or the file's name.
+    const logs = app.lines.join('\n');
+    expect(logs).toContain('could not download a Telegram file');
+    expect(logs).not.toContain(world.telegram.token);
+    expect(logs).not.toContain('slow.txt');
   });
 
   it('with a workspace per chat, each chat finds only its own files', async () => {
