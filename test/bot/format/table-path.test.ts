@@ -40,7 +40,8 @@ function referenceShape(md: string): { tables: TableShape[]; top: string[] } {
   let table: TableShape | undefined;
   let row: string[] = [];
   for (const t of reference.parse(capNesting(md), {})) {
-    if (t.level === 0 && t.nesting >= 0) top.push(t.type === 'table_open' ? 'table' : t.type.replace(/_open$/, ''));
+    if (t.level === 0 && t.nesting >= 0)
+      top.push(t.type === 'table_open' ? 'table' : t.type.replace(/_open$/, ''));
     if (t.type === 'table_open') table = { align: [], rows: [] };
     else if (t.type === 'table_close' && table) {
       tables.push(table);
@@ -63,7 +64,9 @@ function ourShape(root: Root): { tables: TableShape[]; top: string[] } {
       const t = node as Table;
       tables.push({
         align: t.align ?? [],
-        rows: t.children.map((r) => r.children.map((c) => (c.children as PhrasingContent[]).map(textOf).join(''))),
+        rows: t.children.map((r) =>
+          r.children.map((c) => (c.children as PhrasingContent[]).map(textOf).join('')),
+        ),
       });
       return;
     }
@@ -101,17 +104,52 @@ function normalizeTop(top: string[]): string[] {
 }
 
 const cell = fc.oneof(
-  fc.constantFrom('', ' ', 'a', 'x y', '`code`', '`a|b`', '**b**', '_i_', '\\|', 'a\\|b', '[l](https://x.dev)'),
-  fc.constantFrom('![img](https://x.dev/i.png)', '<b>', '&amp;', 'https://x.dev/p', '~~s~~', '* a *', '1.', '#', '>'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'a',
+    'x y',
+    '`code`',
+    '`a|b`',
+    '**b**',
+    '_i_',
+    '\\|',
+    'a\\|b',
+    '[l](https://x.dev)',
+  ),
+  fc.constantFrom(
+    '![img](https://x.dev/i.png)',
+    '<b>',
+    '&amp;',
+    'https://x.dev/p',
+    '~~s~~',
+    '* a *',
+    '1.',
+    '#',
+    '>',
+  ),
   fc.stringMatching(/^[a-z |\\`*_:-]{0,6}$/),
 );
-const row = fc.array(cell, { minLength: 0, maxLength: 5 }).chain((cells) =>
-  fc.tuple(fc.constant(cells), fc.boolean(), fc.boolean(), fc.constantFrom('', ' ', '  ', '    ')),
-);
+const row = fc
+  .array(cell, { minLength: 0, maxLength: 5 })
+  .chain((cells) =>
+    fc.tuple(fc.constant(cells), fc.boolean(), fc.boolean(), fc.constantFrom('', ' ', '  ', '    ')),
+  );
 const line = fc.oneof(
-  row.map(([cells, lead, trail, indent]) => `${indent}${lead ? '|' : ''}${cells.join('|')}${trail ? '|' : ''}`),
+  row.map(
+    ([cells, lead, trail, indent]) => `${indent}${lead ? '|' : ''}${cells.join('|')}${trail ? '|' : ''}`,
+  ),
   fc.constantFrom('|---|---|', '---|:-:', '| :-- | --: | :-: |', '|-|', '- | -', '-', ':-', '| --- |', '|'),
-  fc.constantFrom('', 'text', '> quote | x', '- item | y', '1. one | two', '```', '# head | x', '    code | x'),
+  fc.constantFrom(
+    '',
+    'text',
+    '> quote | x',
+    '- item | y',
+    '1. one | two',
+    '```',
+    '# head | x',
+    '    code | x',
+  ),
 );
 
 describe('the cheaper table path', () => {
