@@ -6,26 +6,46 @@
  * cached, and only the last, growing group is parsed again.
  */
 import type { Dialect } from '../adapter-contract.js';
+import { healPartialMarkdown } from './parse.js';
 import { renderSource } from './render-source.js';
 import { stepFence } from './split.js';
 
-/** Rendered block groups by dialect and source; bounded. */
+/**
+ * Rendered block groups by dialect and source; bounded, the least recently
+ * used dropped first. The growing last group's rendering is held in one slot
+ * of its own: a reply's many prefixes would otherwise push finished groups
+ * out, and when that text turns out to be final (nothing was left to heal)
+ * its rendering is reused instead of rendering it once more.
+ */
 export class RenderCache {
   readonly #map = new Map<string, string>();
   readonly #limit: number;
+  #live: { key: string; out: string } | undefined;
 
   constructor(limit = 256) {
     this.#limit = limit;
   }
 
+  /** `source` rendered in `dialect` as final text. */
   render(source: string, dialect: Dialect): string {
     const key = `${dialect}\u0000${source}`;
     let out = this.#map.get(key);
-    if (out === undefined) {
-      out = renderSource(source, dialect, false);
-      if (this.#map.size >= this.#limit) this.#map.delete(this.#map.keys().next().value!);
-      this.#map.set(key, out);
-    }
+    if (out !== undefined) this.#map.delete(key);
+    else if (this.#live?.key === key) out = this.#live.out;
+    else out = renderSource(source, dialect, false);
+    this.#map.set(key, out);
+    if (this.#map.size > this.#limit) this.#map.delete(this.#map.keys().next().value!);
+    return out;
+  }
+
+  /** `source`, a reply's growing last group, rendered healed (as `renderSource(source, dialect, true)`). */
+  renderLive(source: string, dialect: Dialect): string {
+    const healed = healPartialMarkdown(source);
+    const key = `${dialect}\u0000${healed}`;
+    const cached = this.#map.get(key) ?? (this.#live?.key === key ? this.#live.out : undefined);
+    if (cached !== undefined) return cached;
+    const out = renderSource(healed, dialect, false);
+    this.#live = { key, out };
     return out;
   }
 }
@@ -72,7 +92,7 @@ export function renderIncremental(
   for (let i = 0; i < groups.length; i++) {
     const group = groups[i]!;
     const last = i === groups.length - 1;
-    const rendered = last && partial ? renderSource(group, dialect, true) : cache.render(group, dialect);
+    const rendered = last && partial ? cache.renderLive(group, dialect) : cache.render(group, dialect);
     if (rendered !== '') out.push(rendered);
   }
   return out.join('\n\n');

@@ -11,8 +11,17 @@ import { renderPlainProse } from './plain.js';
 import { renderTree } from './render.js';
 import { syntaxFor } from './syntax.js';
 
+/**
+ * How much text has gone through {@link renderSource} in this process. The
+ * rendering benchmark reads it around a streamed reply to show how much of
+ * the reply was rendered more than once; nothing else depends on it.
+ */
+export const renderWork = { calls: 0, chars: 0 };
+
 /** Renders `md` in `dialect`; `partial` heals a reply still being written. Never throws. */
 export function renderSource(md: string, dialect: Dialect, partial: boolean): string {
+  renderWork.calls++;
+  renderWork.chars += md.length;
   const prose = renderPlainProse(md, dialect);
   if (prose !== undefined) return prose;
   try {

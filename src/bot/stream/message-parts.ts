@@ -128,7 +128,8 @@ export function messageParts(
 
 /**
  * The part holding `text` from `start` (fence open there) to `cut`, closing a
- * fence still open at the cut; undefined when it renders too long.
+ * fence still open at the cut; undefined when it renders too long. With
+ * `cache`, block groups rendered before are reused.
  */
 export function partUntil(
   text: string,
@@ -137,6 +138,7 @@ export function partUntil(
   cut: number,
   dialect: Dialect,
   maxLength: number,
+  cache?: RenderCache,
 ): MessagePart | undefined {
   const fenceAtCut = fenceStateAt(text, start, fence, cut);
   const prefix = fence ? `${fence.indent}${fence.marker}${fence.info}\n` : '';
@@ -144,7 +146,7 @@ export function partUntil(
     ? `${text[cut - 1] === '\n' ? '' : '\n'}${fenceAtCut.indent}${fenceAtCut.marker}`
     : '';
   const partText = prefix + text.slice(start, cut) + suffix;
-  const rendered = renderPart(partText, dialect, false);
+  const rendered = renderPart(partText, dialect, false, cache);
   if (rendered.length > maxLength) return undefined;
   return { start, end: cut, fence, fenceAtEnd: fenceAtCut, text: partText, rendered };
 }

@@ -264,7 +264,7 @@ export class Reply implements ReplyStream {
       this.#layoutLive();
     }
     if (segment.final) {
-      if (segment.finalOutput === undefined) segment.finalOutput = finalOutput(segment, caps);
+      if (segment.finalOutput === undefined) segment.finalOutput = finalOutput(segment, caps, this.#cache);
       return { out: segment.finalOutput, end: undefined };
     }
     const out = liveOutput(segment, this.#liveText.rendered, this.#status, this.#liveButtons, caps);

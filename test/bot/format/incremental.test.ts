@@ -6,6 +6,7 @@ import {
   renderIncremental,
   renderMarkdown,
 } from '../../../src/bot/format/index.js';
+import { renderWork } from '../../../src/bot/format/render-source.js';
 
 const reply = [
   'Intro with **bold** and `code`.',
@@ -67,5 +68,22 @@ describe('incremental rendering', () => {
         renderMarkdown(prefix, 'telegram-html', { partial: true }),
       );
     }
+  });
+
+  it('renders each finished group once while streaming, and the final text not again', () => {
+    const cache = new RenderCache(8);
+    const before = renderWork.chars;
+    for (let i = 1; i <= reply.length; i++)
+      renderIncremental(reply.slice(0, i), 'telegram-html', true, cache);
+    const streamed = renderWork.chars - before;
+    // Each prefix renders its growing last group; a finished group is rendered once more, when it is done.
+    let lastGroups = 0;
+    for (let i = 1; i <= reply.length; i++) lastGroups += blockGroups(reply.slice(0, i)).at(-1)!.length;
+    expect(streamed).toBeLessThanOrEqual(lastGroups + reply.length);
+    // The last group needed no healing, so its live rendering is the final one.
+    const finalStart = renderWork.chars;
+    const final = renderIncremental(reply, 'telegram-html', false, cache);
+    expect(renderWork.chars - finalStart).toBe(0);
+    expect(final).toBe(renderMarkdown(reply, 'telegram-html'));
   });
 });
