@@ -281,6 +281,7 @@ async function createAdapters(
         ...(config.telegram.webhook ? { webhook: { ...config.telegram.webhook, routes: ops } } : {}),
         logger: logger.child({ platform: 'telegram' }),
         clock,
+        mentions: config.mentions,
         ...deps.adapterOptions?.telegram,
       }),
     );
@@ -297,6 +298,7 @@ async function createAdapters(
         ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
         routes: ops,
         logger: logger.child({ platform: 'slack' }),
+        mentions: config.mentions,
         ...deps.adapterOptions?.slack,
       }),
     );
@@ -309,6 +311,7 @@ async function createAdapters(
         ...(config.discord.apiUrl ? { apiUrl: config.discord.apiUrl } : {}),
         ...(config.discord.guildId ? { guildId: config.discord.guildId } : {}),
         logger: logger.child({ platform: 'discord' }),
+        mentions: config.mentions,
         ...deps.adapterOptions?.discord,
       }),
     );

@@ -5,7 +5,7 @@
  * as inside the whole document, so finished groups are rendered once and
  * cached, and only the last, growing group is parsed again.
  */
-import type { Dialect } from '../adapter-contract.js';
+import type { Dialect, MentionPolicy } from '../adapter-contract.js';
 import { healPartialMarkdown } from './parse.js';
 import { renderSource } from './render-source.js';
 import { stepFence } from './split.js';
@@ -26,25 +26,25 @@ export class RenderCache {
     this.#limit = limit;
   }
 
-  /** `source` rendered in `dialect` as final text. */
-  render(source: string, dialect: Dialect): string {
-    const key = `${dialect}\u0000${source}`;
+  /** `source` rendered in `dialect` as final text, keeping the mentions `mentions` allows. */
+  render(source: string, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
+    const key = `${dialect}\u0000${mentions}\u0000${source}`;
     let out = this.#map.get(key);
     if (out !== undefined) this.#map.delete(key);
     else if (this.#live?.key === key) out = this.#live.out;
-    else out = renderSource(source, dialect, false);
+    else out = renderSource(source, dialect, false, mentions);
     this.#map.set(key, out);
     if (this.#map.size > this.#limit) this.#map.delete(this.#map.keys().next().value!);
     return out;
   }
 
   /** `source`, a reply's growing last group, rendered healed (as `renderSource(source, dialect, true)`). */
-  renderLive(source: string, dialect: Dialect): string {
+  renderLive(source: string, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
     const healed = healPartialMarkdown(source);
-    const key = `${dialect}\u0000${healed}`;
+    const key = `${dialect}\u0000${mentions}\u0000${healed}`;
     const cached = this.#map.get(key) ?? (this.#live?.key === key ? this.#live.out : undefined);
     if (cached !== undefined) return cached;
-    const out = renderSource(healed, dialect, false);
+    const out = renderSource(healed, dialect, false, mentions);
     this.#live = { key, out };
     return out;
   }
@@ -86,13 +86,15 @@ export function renderIncremental(
   dialect: Dialect,
   partial: boolean,
   cache: RenderCache,
+  mentions: MentionPolicy = 'none',
 ): string {
   const groups = blockGroups(md);
   const out: string[] = [];
   for (let i = 0; i < groups.length; i++) {
     const group = groups[i]!;
     const last = i === groups.length - 1;
-    const rendered = last && partial ? cache.renderLive(group, dialect) : cache.render(group, dialect);
+    const rendered =
+      last && partial ? cache.renderLive(group, dialect, mentions) : cache.render(group, dialect, mentions);
     if (rendered !== '') out.push(rendered);
   }
   return out.join('\n\n');

@@ -13,6 +13,7 @@ import type {
   StreamHandle,
 } from '../adapter-contract.js';
 import { type RenderCache, renderPart, renderStatusLine } from '../format/index.js';
+import { rawText } from './message-parts.js';
 import type { PaceKey } from './pace.js';
 import type { CallKind } from './retry.js';
 import type { Call } from './scheduler.js';
@@ -39,8 +40,8 @@ export function finalOutput(
 ): SegmentOutput | null {
   const dialect = segmentDialect(segment, caps);
   const text = carriesRawText(segment, caps)
-    ? segment.partText.trim()
-    : renderPart(segment.partText, dialect, false, cache);
+    ? rawText(segment.partText.trim(), dialect, caps.mentions ?? 'none', true)
+    : renderPart(segment.partText, dialect, false, cache, caps.mentions);
   if (text.trim() === '') return null;
   return { text, format: dialect, ...(segment.hadButtons ? { buttons: [] as Button[][] } : {}) };
 }

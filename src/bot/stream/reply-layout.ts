@@ -103,7 +103,16 @@ function shownPart(markdown: string, live: Segment, c: LayoutContext): MessagePa
   const cut = cutNear(markdown, live.start, shown);
   if (cut <= live.start) return undefined;
   const dialect = segmentDialect(live, caps);
-  return partUntil(markdown, live.start, live.fence, cut, dialect, caps.maxMessageLength, c.cache);
+  return partUntil(
+    markdown,
+    live.start,
+    live.fence,
+    cut,
+    dialect,
+    caps.maxMessageLength,
+    c.cache,
+    caps.mentions,
+  );
 }
 
 /** The closing note under a finished reply, closing a code fence left open. */
