@@ -21,6 +21,7 @@ export async function startApp(
   fake: FakeDiscord,
   anthropic: FakeAnthropic,
   root: string,
+  env: Record<string, string> = {},
 ): Promise<RunningApp> {
   const config = loadConfig({
     env: {
@@ -33,6 +34,7 @@ export async function startApp(
       SWITCHBOARD_WORKSPACE: join(root, 'workspace'),
       SWITCHBOARD_ALLOWED_USERS: `discord:${fake.user('alice').id},discord:${fake.user('bob').id}`,
       SWITCHBOARD_LOG_LEVEL: 'silent',
+      ...env,
     },
     argv: [],
     cwd: root,
