@@ -66,27 +66,38 @@ const RAW_BREAKS: Record<MentionPolicy, RegExp | undefined> = {
 };
 
 /**
- * The end of `text` that could still become a token the policy breaks
- * (`<!chan`, `@ever`, `](`, `tg:/`): a live update holds it back until the
- * next characters decide, so what a stream has shown is never changed.
+ * Ends of `text` where a zero-width space may still have to go in once the
+ * next characters come (`<!chan`, `@ever`, `tg:/`), with how many of their
+ * characters come before that place. A live update stops there, so what a
+ * stream has shown is never changed.
  */
-const UNDECIDED_TAIL = /(?:<[!@#]?[\w^&!]*|@\w*|\]\(\s*<?[\w:]*|\btg:?\/?)$/i;
+const UNDECIDED: readonly [RegExp, number][] = [
+  [/<[!@#]?[\w^&!]*$/, 1],
+  [/(?<![\w@.])@\w*$/, 1],
+  [/\btg:?\/?$/i, 2],
+];
 const LONGEST_UNDECIDED = 16;
+
+/** Where a live text stops: before the first undecided place at its end, else its end. */
+function decidedEnd(text: string): number {
+  let end = text.length;
+  for (const [pattern, keep] of UNDECIDED) {
+    const m = pattern.exec(text);
+    if (m && m[0].length <= LONGEST_UNDECIDED) end = Math.min(end, m.index + keep);
+  }
+  return end;
+}
 
 /**
  * The model's Markdown with the mentions `policy` does not allow broken by
  * a zero-width space (`<\u200b!channel>`, `@\u200beveryone`, `tg\u200b://…`),
  * for platforms that render Markdown themselves. A live (not `final`) text
- * leaves out a short undecided tail, so each live result is a prefix of the
- * next: an append-only stream never has to take text back.
+ * stops before a place still undecided, so each live result is a prefix of
+ * the next and of the final one: an append-only stream never takes text back.
  */
 export function neutralizeRawMarkdown(text: string, policy: MentionPolicy, final: boolean): string {
   const breaks = RAW_BREAKS[policy];
   if (!breaks) return text;
-  let body = text;
-  if (!final) {
-    const tail = UNDECIDED_TAIL.exec(text);
-    if (tail && tail[0].length <= LONGEST_UNDECIDED) body = text.slice(0, tail.index);
-  }
+  const body = final ? text : text.slice(0, decidedEnd(text));
   return body.replace(breaks, (m) => m + ZWSP);
 }
