@@ -9,13 +9,11 @@
  */
 
 import { renderWork } from '../src/bot/format/render-source.js';
-import { VirtualClock } from '../src/clock.js';
-import { RecordingAdapter } from '../test/fakes/recording-adapter.js';
 import { OutboxStrategy } from './ours.js';
 import { type PlatformCase, platformCases } from './platforms.js';
 import { longAnswer, type ReplyProfile, timedDeltas } from './profiles.js';
 import { type Cell, round, table } from './stats.js';
-import { playProfile } from './timeline.js';
+import { runOne } from './streaming.js';
 
 /** One reply on one platform. */
 export interface StreamedRenderFigures {
@@ -56,27 +54,8 @@ export function streamedReplies(): ReplyProfile[] {
 }
 
 async function measure(pcase: PlatformCase, profile: ReplyProfile): Promise<StreamedRenderFigures> {
-  const clock = new VirtualClock(1_000_000);
-  const platform = new RecordingAdapter({
-    clock,
-    platform: pcase.platform,
-    capabilities: () => pcase.capabilities,
-    ...(pcase.globalBudget ? { globalBudget: pcase.globalBudget } : {}),
-    latencyMs: 100,
-    nativeStream: pcase.capabilities.nativeStream,
-  });
   const before = renderWork.chars;
-  try {
-    await playProfile({
-      clock,
-      platform,
-      strategy: new OutboxStrategy(platform, pcase.chat),
-      profile,
-      pcase,
-    });
-  } finally {
-    platform.removeAllListeners();
-  }
+  await runOne(pcase, profile, 100, (platform) => new OutboxStrategy(platform, pcase.chat));
   const renderedChars = renderWork.chars - before;
   return {
     platform: pcase.name,

@@ -95,6 +95,11 @@ function cellText(md: MarkdownIt, state: StateBlock, source: string): string {
   if (!INLINE_SYNTAX.test(source)) return source;
   const tokens: Token[] = [];
   md.inline.parse(source, md, state.env, tokens);
+  return inlinePlainText(tokens);
+}
+
+/** The text of a cell's inline tokens as a table shows it (markup dropped, images left out). */
+export function inlinePlainText(tokens: readonly Token[]): string {
   let out = '';
   for (const token of tokens) {
     if (token.type === 'image') continue;

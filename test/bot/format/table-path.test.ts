@@ -6,11 +6,12 @@
  * with the same options, so a change of grammar in markdown-it shows here.
  */
 import fc from 'fast-check';
-import MarkdownIt, { type Token } from 'markdown-it';
+import MarkdownIt from 'markdown-it';
 import type { Nodes, PhrasingContent, Root, Table } from 'mdast';
 import { describe, expect, it } from 'vitest';
 import { capNesting } from '../../../src/bot/format/depth.js';
 import { parseMarkdown, renderMarkdown } from '../../../src/bot/format/index.js';
+import { inlinePlainText } from '../../../src/bot/format/table-rule.js';
 import { hostileShapes } from '../../fakes/markdown-shapes.js';
 
 interface TableShape {
@@ -20,18 +21,6 @@ interface TableShape {
 
 const reference = new MarkdownIt('default', { html: false, linkify: true, maxNesting: 200 });
 reference.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
-
-/** Text of a cell's inline tokens as the renderer shows a cell. */
-function referenceCell(children: readonly Token[]): string {
-  let out = '';
-  for (const t of children) {
-    if (t.type === 'image') continue;
-    if (t.type === 'softbreak') out += '\n';
-    else if (t.type === 'hardbreak') out += ' ';
-    else if (t.nesting === 0) out += t.content;
-  }
-  return out;
-}
 
 /** The tables of markdown-it's own token stream, and the block types at the top level. */
 function referenceShape(md: string): { tables: TableShape[]; top: string[] } {
@@ -51,7 +40,7 @@ function referenceShape(md: string): { tables: TableShape[]; top: string[] } {
       table.align.push(m ? m[1]! : null);
     } else if (t.type === 'tr_open') row = [];
     else if (t.type === 'tr_close') table?.rows.push(row);
-    else if (t.type === 'inline' && table) row.push(referenceCell(t.children ?? []));
+    else if (t.type === 'inline' && table) row.push(inlinePlainText(t.children ?? []));
   }
   return { tables, top };
 }
