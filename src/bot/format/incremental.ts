@@ -28,6 +28,21 @@ export class RenderCache {
 
   /** `source` rendered in `dialect` as final text, keeping the mentions `mentions` allows. */
   render(source: string, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
+    const runs = itemRuns(source);
+    if (!runs) return this.#render(source, dialect, mentions);
+    return runs.map((run) => this.#render(run, dialect, mentions)).join('\n');
+  }
+
+  /** `source`, a reply's growing last group, rendered healed (as `renderSource(source, dialect, true)`). */
+  renderLive(source: string, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
+    const healed = healPartialMarkdown(source);
+    // Healing changes only the end, so every item before the last is a finished one, rendered once.
+    const runs = itemRuns(healed) ?? [healed];
+    const done = runs.slice(0, -1).map((run) => this.#render(run, dialect, mentions));
+    return [...done, this.#renderLive(runs.at(-1)!, dialect, mentions)].join('\n');
+  }
+
+  #render(source: string, dialect: Dialect, mentions: MentionPolicy): string {
     const key = `${dialect}\u0000${mentions}\u0000${source}`;
     let out = this.#map.get(key);
     if (out !== undefined) this.#map.delete(key);
@@ -38,9 +53,7 @@ export class RenderCache {
     return out;
   }
 
-  /** `source`, a reply's growing last group, rendered healed (as `renderSource(source, dialect, true)`). */
-  renderLive(source: string, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
-    const healed = healPartialMarkdown(source);
+  #renderLive(healed: string, dialect: Dialect, mentions: MentionPolicy): string {
     const key = `${dialect}\u0000${mentions}\u0000${healed}`;
     const cached = this.#map.get(key) ?? (this.#live?.key === key ? this.#live.out : undefined);
     if (cached !== undefined) return cached;
@@ -51,6 +64,49 @@ export class RenderCache {
 }
 
 const LIST_ITEM = /^([-*+]|\d{1,9}[.)])(\s|$)/;
+
+const BULLET_ITEM = /^[-*+](?:[ \t]+\S|[ \t]*$)/;
+const THEMATIC_BREAK = /^([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+/** A line inside a tight list that can only continue the item above it (indented, or plain words). */
+const CONTINUATION = /^([ \t]|[A-Za-z(])/;
+
+/**
+ * A group that is one tight bullet list (and maybe a paragraph before it),
+ * cut before each item: such items render alone as they do inside the list,
+ * one line apart, so a list growing item by item renders only its newest
+ * item. Undefined for anything else (a blank line inside would make the list
+ * loose; another kind of line might end it or change its numbering).
+ */
+export function itemRuns(group: string): string[] | undefined {
+  const body = group.replace(/\s+$/, '');
+  if (/\n[ \t]*\n/.test(body)) return undefined;
+  const runs: string[] = [];
+  let fence: ReturnType<typeof stepFence>;
+  let start = 0;
+  let pos = 0;
+  let marker: string | undefined;
+  while (pos < body.length) {
+    let nl = body.indexOf('\n', pos);
+    if (nl < 0) nl = body.length;
+    const line = body.slice(pos, nl);
+    if (!fence) {
+      const item = BULLET_ITEM.test(line) && !THEMATIC_BREAK.test(line);
+      if (item) {
+        // The same marker continues the list; another one starts a new list, a block apart.
+        if (marker === line[0] && pos > start) {
+          runs.push(group.slice(start, pos));
+          start = pos;
+        }
+        marker = line[0];
+      } else if (!CONTINUATION.test(line) || (marker === undefined && pos > 0 && !/^[A-Za-z(]/.test(line)))
+        return undefined;
+    }
+    fence = stepFence(line, fence);
+    pos = nl + 1;
+  }
+  runs.push(group.slice(start));
+  return runs.length > 1 ? runs : undefined;
+}
 
 /** Top-level block groups of `md`; joined they are `md`. */
 export function blockGroups(md: string): string[] {

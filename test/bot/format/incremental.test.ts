@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../../src/bot/adapter-contract.js';
 import {
@@ -85,5 +86,58 @@ describe('incremental rendering', () => {
     const final = renderIncremental(reply, 'telegram-html', false, cache);
     expect(renderWork.chars - finalStart).toBe(0);
     expect(final).toBe(renderMarkdown(reply, 'telegram-html'));
+  });
+
+  it('renders a list growing item by item like a whole render, for every prefix, rendering each item once', () => {
+    const line = fc.oneof(
+      fc.constantFrom(
+        '- item **bold',
+        '- plain item',
+        '* star item',
+        '+ plus',
+        '- `code` and [x](https://x.dev)',
+      ),
+      fc.constantFrom('  nested text', '  - nested item', 'lazy words', '1. ordered', '# heading', '> quote'),
+      fc.constantFrom(
+        '',
+        '```',
+        '  ```',
+        '- - -',
+        '---',
+        'Intro:',
+        '    indented code',
+        '- a ** b',
+        '- end`',
+      ),
+    );
+    const dialects: Dialect[] = ['telegram-html', 'slack-mrkdwn', 'discord-markdown', 'markdown', 'plain'];
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom(...dialects),
+        (lines, d) => {
+          const md = lines.join('\n');
+          const cache = new RenderCache();
+          for (let i = 1; i <= md.length; i++) {
+            const prefix = md.slice(0, i);
+            expect(renderIncremental(prefix, d, true, cache), JSON.stringify(prefix)).toBe(
+              renderMarkdown(prefix, d, { partial: true }),
+            );
+          }
+          expect(renderIncremental(md, d, false, cache)).toBe(renderMarkdown(md, d));
+        },
+      ),
+      { numRuns: 250 },
+    );
+    // A tight list of 200 items streamed a character at a time renders each finished item once.
+    const list = Array.from({ length: 200 }, (_, i) => `- item ${i} with *emphasis*`).join('\n');
+    const cache = new RenderCache();
+    const before = renderWork.chars;
+    let lastItems = 0;
+    for (let i = 1; i <= list.length; i++) {
+      renderIncremental(list.slice(0, i), 'telegram-html', true, cache);
+      lastItems += i - list.lastIndexOf('\n- ', i - 1);
+    }
+    expect(renderWork.chars - before).toBeLessThanOrEqual(lastItems + list.length);
   });
 });
