@@ -1,9 +1,11 @@
 /**
  * Rendering a growing reply without re-parsing all of it on every flush. The
  * text is cut into top-level block groups (at a blank line followed by an
- * unindented line that does not start a list item, outside code fences): such a group renders the same alone
- * as inside the whole document, so finished groups are rendered once and
- * cached, and only the last, growing group is parsed again.
+ * unindented line that does not start a list item, outside code fences),
+ * and a group that is one tight bullet list is cut again before each item:
+ * each piece renders the same alone as inside the whole document, so
+ * finished pieces are rendered once and cached, and only the last, growing
+ * one is parsed again.
  */
 import type { Dialect, MentionPolicy } from '../adapter-contract.js';
 import { healPartialMarkdown } from './parse.js';
