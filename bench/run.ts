@@ -17,6 +17,7 @@ import { costTable, runCost } from './cost.js';
 import { e2eTable, runE2eTelegram } from './e2e-telegram.js';
 import { persistenceTable, runPersistence } from './persistence.js';
 import { renderingTable, runRendering } from './rendering.js';
+import { runStreamedRendering, streamedRenderingTable } from './rendering-stream.js';
 import { type Cell, round, type TargetCheck, table } from './stats.js';
 import { runStreaming, streamingTables } from './streaming.js';
 
@@ -105,7 +106,10 @@ export async function runBench(args: BenchArgs, log: (line: string) => void = co
       const f = runRendering(quick ? { runs: 5 } : {});
       log('Telegram HTML, whole and partial renders alternating, after one warm-up render.');
       log(renderingTable(f));
-      parts.rendering = { quick, measuredAt: new Date().toISOString(), ...f };
+      const streamed = await runStreamedRendering();
+      log('Streamed through the outbox (edited messages): characters rendered over the reply.');
+      log(streamedRenderingTable(streamed));
+      parts.rendering = { quick, measuredAt: new Date().toISOString(), ...f, streamed };
       checks.push(...targetRows('rendering', f.targets));
     } else {
       const f = await runE2eTelegram(quick ? { chats: 40, turnsPerChat: 2 } : {});

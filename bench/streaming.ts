@@ -39,7 +39,8 @@ export interface StreamingCase {
 
 const BASELINES: BaselineKind[] = ['every-delta', 'fixed-timer'];
 
-async function runOne(
+/** Plays `profile` through the strategy `make` builds, on `pcase`'s simulated platform. */
+export async function runOne(
   pcase: PlatformCase,
   profile: ReplyProfile,
   latencyMs: number,

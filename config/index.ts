@@ -12,7 +12,13 @@ import { loadMcpConfig, type McpConfig } from '../src/mcp/config.js';
 import type { CacheSetting } from '../src/provider/cache.js';
 import { type PriceTable, parsePriceOverrides, priceTable } from '../src/provider/pricing.js';
 import type { SandboxMode, SandboxNetwork } from '../src/sandbox/settings.js';
-import type { Effort, PermissionMode, ProjectAccess, ThinkingSetting } from '../src/vocabulary.js';
+import type {
+  Effort,
+  MentionPolicy,
+  PermissionMode,
+  ProjectAccess,
+  ThinkingSetting,
+} from '../src/vocabulary.js';
 import { envSchema, type ParsedEnv } from './schema.js';
 
 /** Telegram settings, present when TELEGRAM_BOT_TOKEN is set. */
@@ -97,6 +103,8 @@ export interface Config {
   leaseTtlMs: number;
   /** Prompt caching: `auto` (lifetime per chat), `5m`, `1h` or `off`. */
   cache: CacheSetting;
+  /** Mentions the model's text may make on every platform (`SWITCHBOARD_ALLOW_MENTIONS`). */
+  mentions: MentionPolicy;
   /** List prices by model id: the built-in table with `SWITCHBOARD_PRICES` laid over it. */
   prices: PriceTable;
   /** Run the terminal chat (no platform configured, or `--console`). */
@@ -259,6 +267,7 @@ function toConfig(
       : {}),
     leaseTtlMs: e.SWITCHBOARD_LEASE_TTL,
     cache: e.SWITCHBOARD_CACHE,
+    mentions: e.SWITCHBOARD_ALLOW_MENTIONS,
     prices: priceTable(e.SWITCHBOARD_PRICES ? parsePriceOverrides(e.SWITCHBOARD_PRICES) : {}),
     console: argv.includes('--console') || (!telegram && !slack && !discord),
     secrets: mcp ? [...secrets, ...mcp.secrets] : secrets,

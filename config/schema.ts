@@ -11,7 +11,13 @@ import {
   type SandboxMode,
   type SandboxNetwork,
 } from '../src/sandbox/settings.js';
-import { EFFORTS, PERMISSION_MODES, THINKING_SETTINGS } from '../src/vocabulary.js';
+import {
+  EFFORTS,
+  MENTION_POLICIES,
+  type MentionPolicy,
+  PERMISSION_MODES,
+  THINKING_SETTINGS,
+} from '../src/vocabulary.js';
 
 const PLATFORMS = ['telegram', 'slack', 'discord', 'console'] as const;
 const USER_KEY = /^(telegram|slack|discord|console):[A-Za-z0-9_.@-]{1,64}$/;
@@ -172,6 +178,11 @@ export const envSchema = z.object({
     })
     .transform((v) => (v ?? 'auto') as CacheSetting),
   SWITCHBOARD_PRICES: priceOverrides,
+  SWITCHBOARD_ALLOW_MENTIONS: optionalString
+    .refine((v) => v === undefined || (MENTION_POLICIES as readonly string[]).includes(v), {
+      message: `expected one of ${MENTION_POLICIES.join(', ')} (none: the model's mentions reach the chat as text)`,
+    })
+    .transform((v) => (v ?? 'none') as MentionPolicy),
   SWITCHBOARD_LOG_LEVEL: optionalString
     .refine(
       (v) => v === undefined || ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(v),

@@ -310,6 +310,7 @@ async function createAdapters(
         logger: logger.child({ platform: 'telegram' }),
         clock,
         maxFileBytes: config.maxFileBytes,
+        mentions: config.mentions,
         ...deps.adapterOptions?.telegram,
       }),
     );
@@ -327,6 +328,7 @@ async function createAdapters(
         routes: ops,
         maxFileBytes: config.maxFileBytes,
         logger: logger.child({ platform: 'slack' }),
+        mentions: config.mentions,
         ...deps.adapterOptions?.slack,
       }),
     );
@@ -340,6 +342,7 @@ async function createAdapters(
         ...(config.discord.guildId ? { guildId: config.discord.guildId } : {}),
         maxFileBytes: config.maxFileBytes,
         logger: logger.child({ platform: 'discord' }),
+        mentions: config.mentions,
         ...deps.adapterOptions?.discord,
       }),
     );

@@ -173,3 +173,16 @@ export const THINKING_SETTINGS = ['adaptive', 'between_tools'] as const;
 
 /** One of {@link THINKING_SETTINGS}. */
 export type ThinkingSetting = (typeof THINKING_SETTINGS)[number];
+
+/**
+ * Which mentions the model's text may make. `none` (the default): every
+ * mention, special token and user link reaches the chat as text. `users`:
+ * mentions of one person (Slack `<@U…>`, Discord `<@…>`, Telegram
+ * `tg://user?id=…` links) notify them. `all`: also the ones that notify many
+ * (Slack `<!here>`, `<!channel>`, `<!everyone>`, `<!subteam^…>`; Discord
+ * `@everyone`, `@here`, role mentions).
+ */
+export type MentionPolicy = 'none' | 'users' | 'all';
+
+/** Every mention policy, from the strictest (SWITCHBOARD_ALLOW_MENTIONS). */
+export const MENTION_POLICIES: readonly MentionPolicy[] = ['none', 'users', 'all'];

@@ -21,6 +21,7 @@ import type {
   ChatAdapter,
   ChatCapabilities,
   EventSink,
+  MentionPolicy,
   OutboundMessage,
   SentMessage,
 } from '../../src/bot/adapter-contract.js';
@@ -73,6 +74,8 @@ export interface DiscordAdapterOptions {
   maxFileBytes?: number;
   /** Give up on an attachment download after this long (default 30 s). */
   downloadTimeoutMs?: number;
+  /** Mentions the model's text may make (SWITCHBOARD_ALLOW_MENTIONS; default `none`: they reach the chat as text, and `allowed_mentions` lets none ping). */
+  mentions?: MentionPolicy;
 }
 
 /** The Discord {@link ChatAdapter}, with the underlying client for library users who need more. */
@@ -91,7 +94,8 @@ function isMessageEdit(data: RateLimitData): boolean {
 export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAdapter {
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
-  const capabilities = discordCapabilities({ ...DEFAULT_PACES, ...options.paces });
+  const mentions = options.mentions ?? 'none';
+  const capabilities = { ...discordCapabilities({ ...DEFAULT_PACES, ...options.paces }), mentions };
   let client: Client<true> | undefined;
   const joinedThreads = new Set<string>();
 
@@ -99,10 +103,11 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     if (!client) throw new SwitchboardError('PLATFORM_ERROR', 'The Discord adapter is not started.');
     return client.rest;
   };
-  const outbound = new DiscordOutbound(rest, {
-    timeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
-    clock,
-  });
+  const outbound = new DiscordOutbound(
+    rest,
+    { timeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, clock },
+    mentions,
+  );
 
   return {
     platform: PLATFORM,

@@ -9,7 +9,7 @@
  * limits, so without one a call could keep its message waiting for minutes.
  */
 import { escapeMarkdown, type REST, Routes } from 'discord.js';
-import type { OutboundMessage, SentMessage } from '../../src/bot/adapter-contract.js';
+import type { MentionPolicy, OutboundMessage, SentMessage } from '../../src/bot/adapter-contract.js';
 import { type DeadlineOptions, withDeadline } from '../../src/call-deadline.js';
 import { toActionRows } from './buttons.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
@@ -19,8 +19,22 @@ import { toSwitchboardError } from './errors.js';
 /** Discord refuses empty content; a zero-width space keeps a button-only or emptied message valid. */
 const EMPTY = '\u200b';
 
+/**
+ * Discord's own lock on pings, matching what the text may hold: `allowed_mentions`
+ * parses nothing unless the policy allows users, or also roles and @everyone/@here.
+ * https://discord.com/developers/docs/resources/message#allowed-mentions-object
+ */
+export function allowedMentions(policy: MentionPolicy): { parse: ('users' | 'roles' | 'everyone')[] } {
+  if (policy === 'all') return { parse: ['users', 'roles', 'everyone'] };
+  return { parse: policy === 'users' ? ['users'] : [] };
+}
+
 /** The JSON body of a create or edit. */
-export function messageBody(message: OutboundMessage, editing: boolean): Record<string, unknown> {
+export function messageBody(
+  message: OutboundMessage,
+  editing: boolean,
+  mentions: MentionPolicy = 'none',
+): Record<string, unknown> {
   let content = message.text;
   if (message.format === 'plain') {
     // Plain text must not render as Markdown; escape it when the escaped text still fits.
@@ -29,8 +43,8 @@ export function messageBody(message: OutboundMessage, editing: boolean): Record<
   }
   const body: Record<string, unknown> = {
     content: content.length > 0 ? content : EMPTY,
-    // The agent's text must never ping @everyone, roles or users.
-    allowed_mentions: { parse: [] },
+    // The agent's text pings nobody unless SWITCHBOARD_ALLOW_MENTIONS says so.
+    allowed_mentions: allowedMentions(mentions),
   };
   if (message.buttons !== undefined) body.components = toActionRows(message.buttons);
   else if (!editing) body.components = [];
@@ -42,6 +56,7 @@ export class DiscordOutbound {
   constructor(
     private readonly rest: () => REST,
     private readonly deadline: Omit<DeadlineOptions, 'what'>,
+    private readonly mentions: MentionPolicy = 'none',
   ) {}
 
   /** Runs one REST call within the deadline (the signal stops discord.js from sending it later), mapping errors. */
@@ -59,7 +74,7 @@ export class DiscordOutbound {
 
   async send(chat: string, message: OutboundMessage): Promise<SentMessage> {
     const { channelId } = parseChatKey(chat);
-    const body = messageBody(message, false);
+    const body = messageBody(message, false, this.mentions);
     // A thread started from a message has that message's id; the starter lives in the parent channel,
     // and Discord refuses a reply across channels, so it is not referenced.
     if (message.replyTo && message.replyTo !== channelId) {
@@ -73,7 +88,7 @@ export class DiscordOutbound {
 
   async edit(chat: string, messageId: string, message: OutboundMessage): Promise<void> {
     const { channelId } = parseChatKey(chat);
-    const body = messageBody(message, true);
+    const body = messageBody(message, true, this.mentions);
     await this.#call('edit a message', (rest, signal) =>
       rest.patch(Routes.channelMessage(channelId, messageId), { body, signal }),
     );

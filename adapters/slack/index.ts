@@ -16,6 +16,7 @@ import type {
   ChatCapabilities,
   EventSink,
   HttpRoutes,
+  MentionPolicy,
   NativeStreaming,
   OutboundMessage,
   SentMessage,
@@ -78,6 +79,8 @@ export interface SlackAdapterOptions {
    */
   callTimeoutMs?: number;
   clock?: Clock;
+  /** Mentions the model's text may make (SWITCHBOARD_ALLOW_MENTIONS; default `none`: they reach the chat as text). */
+  mentions?: MentionPolicy;
 }
 
 /** The Slack adapter. */
@@ -178,7 +181,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     },
     health: () => (transport ? transport.health() : 'not started'),
     capabilities(_chat: string): ChatCapabilities {
-      return slackCapabilities(paces, streams.available !== false);
+      return {
+        ...slackCapabilities(paces, streams.available !== false),
+        mentions: options.mentions ?? 'none',
+      };
     },
     async start(sink: EventSink, gate?: AccessGate): Promise<void> {
       if (transport) throw new SwitchboardError('PLATFORM_ERROR', 'The Slack adapter is already started.');

@@ -14,6 +14,7 @@ import type {
   ChatAdapter,
   ChatCapabilities,
   EventSink,
+  MentionPolicy,
   NativeStreaming,
   RateBudget,
 } from '../../src/bot/adapter-contract.js';
@@ -67,6 +68,8 @@ export interface TelegramAdapterOptions {
   maxFileBytes?: number;
   /** Give up on a file download after this long (default 30 s). */
   downloadTimeoutMs?: number;
+  /** Mentions the model's text may make (SWITCHBOARD_ALLOW_MENTIONS; default `none`: they reach the chat as text). */
+  mentions?: MentionPolicy;
 }
 
 /** The adapter: a {@link ChatAdapter} with Telegram's drafts as native streaming. */
@@ -136,7 +139,10 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     health: () => (transport ? transport.health() : 'not started'),
 
     capabilities(chat: string): ChatCapabilities {
-      return telegramCapabilities(parseChatKey(chat), features, paces);
+      return {
+        ...telegramCapabilities(parseChatKey(chat), features, paces),
+        mentions: options.mentions ?? 'none',
+      };
     },
 
     async start(eventSink: EventSink): Promise<void> {

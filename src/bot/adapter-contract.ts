@@ -7,7 +7,9 @@
  * scheduler waits.
  */
 
-import { PERMISSION_MODES } from '../vocabulary.js';
+import { type MentionPolicy, PERMISSION_MODES } from '../vocabulary.js';
+
+export type { MentionPolicy } from '../vocabulary.js';
 
 /** A person on a platform. `id` is the platform's own id (no prefix). */
 export interface ChatUser {
@@ -147,6 +149,8 @@ export interface ChatCapabilities {
   /** Calls allowed per chat over a window (Telegram groups: 20 per minute). */
   budget?: RateBudget;
   dialect: Dialect;
+  /** Mentions the model's text may make here (default `none`); the adapter enforces the same at the API. */
+  mentions?: MentionPolicy;
   /** The adapter implements {@link NativeStreaming} for this chat. */
   nativeStream: boolean;
   /** A native stream must be finished and restarted before this age (Slack ~5 min, Telegram drafts ~30 s). */

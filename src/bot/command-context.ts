@@ -5,6 +5,7 @@
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
+import type { InteractiveSession } from '../session/index.js';
 import type { SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
 import type { ChatRuntime } from './chat-runtime.js';
@@ -27,6 +28,11 @@ export interface CommandContext {
   access: AccessPolicy;
   logger: Logger;
   answer: (text: string) => Promise<void>;
+  /**
+   * Waits for a save the command made in this chat's session and says in the
+   * chat if it failed (once) or if saving works again, as after a turn.
+   */
+  reportSave: (session: InteractiveSession) => Promise<void>;
 }
 
 /**

@@ -85,6 +85,7 @@ export async function runCommand(ctx: CommandContext, rawName: string, rawArgs: 
 async function runNew(ctx: CommandContext): Promise<void> {
   await whenIdle(ctx, 'new', async () => {
     const session = await ctx.registry.create(ctx.chat, ctx.owner);
+    await ctx.reportSave(session);
     return `Started a new session (${session.getSession().getSessionId()}). /resume brings back earlier ones.`;
   });
 }
@@ -107,6 +108,7 @@ async function runCompact(ctx: CommandContext, focus: string): Promise<void> {
       session = held.session;
       try {
         const { before, after } = await session.compactContext(focus || undefined);
+        await ctx.reportSave(session);
         return `Compacted: context ${pct(before.usedPercentage)} -> ${pct(after.usedPercentage)}.`;
       } catch (err) {
         if (isErrorCode(err, 'ABORTED')) return 'Compaction stopped; the history is unchanged.';
@@ -133,7 +135,8 @@ async function runRename(ctx: CommandContext, args: string): Promise<void> {
   }
   await ctx.runtime.exclusive(async () => {
     const session = await ctx.registry.forChat(ctx.chat, ctx.owner);
-    await session.setName(name);
+    session.setName(name);
+    await ctx.reportSave(session);
   });
   await ctx.answer(`Renamed this session to "${name}".`);
 }
@@ -175,6 +178,7 @@ async function runFork(ctx: CommandContext): Promise<void> {
   await whenIdle(ctx, 'fork', async () => {
     const from = await ctx.registry.boundId(ctx.chat);
     const copy = await ctx.registry.fork(ctx.chat, ctx.owner, ctx.access.isAdmin(ctx.user));
+    await ctx.reportSave(copy);
     return `Forked ${from} into ${copy.getSession().getSessionId()}; this chat continues the copy.`;
   });
 }
@@ -194,6 +198,7 @@ async function runMode(ctx: CommandContext, args: string): Promise<void> {
   await ctx.runtime.exclusive(async () => {
     const session = await ctx.registry.forChat(ctx.chat, ctx.owner);
     session.getSession().setPermissionMode(mode satisfies PermissionMode);
+    await ctx.reportSave(session);
   });
   await ctx.answer(`Permission mode is now ${mode}.`);
 }

@@ -8,6 +8,7 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
+import type { InteractiveSession } from '../session/index.js';
 import type { BotStateStore, SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
 import type { ButtonEvent, ChatEvent, MessageEvent } from './adapter-contract.js';
@@ -199,6 +200,12 @@ export class ChatRouter {
       access,
       logger,
       answer: (text: string) => this.answer(event, text),
+      reportSave: async (session: InteractiveSession) => {
+        const health = this.#d.saveHealth;
+        if (!health) return;
+        const line = await health.afterSave(event.chat, session.getSession().lastSave, this.#d.clock.now());
+        if (line) this.notify(event.chat, line);
+      },
     };
     // Commands may wait on a compaction or a store; the sink must not.
     const running = this.#commandsRunning;

@@ -43,4 +43,18 @@ export class SaveHealth implements SaveHealthView {
     if (!this.#failing.delete(chat)) return undefined;
     return '✅ Saving works again: this chat’s history is saved.';
   }
+
+  /**
+   * After a save outside a turn (a rename, a mode, a compaction, a new
+   * session): waits for it, and returns the line to say in `chat` when its
+   * outcome changed what the chat was told, else undefined.
+   */
+  async afterSave(
+    chat: string,
+    lastSave: () => Promise<Error | undefined>,
+    now: number,
+  ): Promise<string | undefined> {
+    const error = await lastSave();
+    return error ? this.failed(chat, error, now) : this.saved(chat);
+  }
 }

@@ -301,6 +301,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     return {
       getSessionId: () => this.#id,
       getPermissionMode: () => this.#grants.mode,
+      lastSave: () => this.#persistence.lastResult(),
       setPermissionMode: (mode) => {
         this.#grants.mode = checkPermissionMode(mode);
         this.#saveMeta();

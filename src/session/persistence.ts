@@ -21,6 +21,8 @@ export class SessionPersistence {
   #created: boolean;
   /** Set after a failed replace: the stored messages no longer match and must be rewritten whole. */
   #needsReplace = false;
+  /** The error of the newest write when it failed; cleared by the next write that works. */
+  #lastError: Error | undefined;
 
   constructor(options: {
     store: SessionStore | undefined;
@@ -78,6 +80,12 @@ export class SessionPersistence {
     });
   }
 
+  /** Waits for the queued writes; the newest one's error when it failed, else undefined. */
+  async lastResult(): Promise<Error | undefined> {
+    await this.#chain;
+    return this.#lastError;
+  }
+
   /** Waits for every queued write, then for the store's own pending writes. */
   async flush(): Promise<void> {
     await this.#chain;
@@ -102,16 +110,22 @@ export class SessionPersistence {
     const store = this.#store;
     if (!store) return Promise.resolve();
     const run = this.#chain.then(() =>
-      write(store).catch((err: unknown) => {
-        const error =
-          err instanceof Error
-            ? err
-            : new SwitchboardError('STORE_WRITE_FAILED', `Saving the session failed: ${String(err)}`, {
-                cause: err,
-              });
-        this.#logger.error({ err: error, operation }, 'session save failed');
-        this.#onError(error);
-      }),
+      write(store).then(
+        () => {
+          this.#lastError = undefined;
+        },
+        (err: unknown) => {
+          const error =
+            err instanceof Error
+              ? err
+              : new SwitchboardError('STORE_WRITE_FAILED', `Saving the session failed: ${String(err)}`, {
+                  cause: err,
+                });
+          this.#logger.error({ err: error, operation }, 'session save failed');
+          this.#lastError = error;
+          this.#onError(error);
+        },
+      ),
     );
     this.#chain = run;
     return run;

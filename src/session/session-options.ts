@@ -76,6 +76,12 @@ export interface SessionHandle {
   getSessionId(): string;
   getPermissionMode(): PermissionMode;
   setPermissionMode(mode: PermissionMode): void;
+  /**
+   * Waits for the saves queued so far (a rename, a mode, a compaction); the
+   * newest one's error when it failed, else undefined. Failures are also
+   * emitted as `save_error` when they happen.
+   */
+  lastSave(): Promise<Error | undefined>;
 }
 
 /** Checks an auto-compaction threshold: a fraction in (0, 1], or false. */

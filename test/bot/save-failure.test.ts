@@ -57,4 +57,38 @@ describe('a failing store', () => {
     await h.settle();
     expect(h.texts().filter((t) => t === RECOVERED || NOT_SAVED.test(t))).toHaveLength(2);
   });
+
+  it('outside a turn (/rename, /mode, /compact) is said once too, and so is its recovery', async () => {
+    h = await startBotHarness();
+    await h.message('one');
+    await h.settle();
+    const aside = `${h.dirs.sessions}.aside`;
+    await rename(h.dirs.sessions, aside);
+    await writeFile(h.dirs.sessions, 'a file where the sessions folder was');
+
+    await h.command('rename', 'kept-name');
+    await h.settle();
+    expect(h.texts()).toContain('Renamed this session to "kept-name".');
+    expect(h.texts().filter((t) => NOT_SAVED.test(t))).toHaveLength(1);
+    // What a readiness check reads.
+    expect(h.bot.saveHealth.healthy).toBe(false);
+    expect(h.bot.saveHealth.failing().map((f) => f.chat)).toEqual([h.chat]);
+
+    await h.command('mode', 'acceptEdits');
+    await h.command('compact');
+    await h.settle();
+    expect(h.texts()).toContain('Permission mode is now acceptEdits.');
+    expect(h.texts().some((t) => t.startsWith('Compacted: context'))).toBe(true);
+    expect(h.texts().filter((t) => NOT_SAVED.test(t))).toHaveLength(1);
+
+    await rm(h.dirs.sessions);
+    await rename(aside, h.dirs.sessions);
+    await h.command('rename', 'saved-again');
+    await h.settle();
+    expect(h.texts().filter((t) => t === RECOVERED)).toHaveLength(1);
+    expect(h.bot.saveHealth.healthy).toBe(true);
+    await h.command('mode', 'default');
+    await h.settle();
+    expect(h.texts().filter((t) => t === RECOVERED || NOT_SAVED.test(t))).toHaveLength(2);
+  });
 });

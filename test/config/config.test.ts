@@ -123,6 +123,21 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads SWITCHBOARD_ALLOW_MENTIONS: none by default, users or all, anything else named', () => {
+    expect(loadConfig({ env: base, cwd: '/srv/bot' }).mentions).toBe('none');
+    expect(
+      loadConfig({ env: { ...base, SWITCHBOARD_ALLOW_MENTIONS: 'users' }, cwd: '/srv/bot' }).mentions,
+    ).toBe('users');
+    expect(
+      loadConfig({ env: { ...base, SWITCHBOARD_ALLOW_MENTIONS: 'all' }, cwd: '/srv/bot' }).mentions,
+    ).toBe('all');
+    const p = problems({ ...base, SWITCHBOARD_ALLOW_MENTIONS: 'everyone' });
+    expect(p.variables).toEqual(['SWITCHBOARD_ALLOW_MENTIONS']);
+    expect(p.message).toMatch(
+      /SWITCHBOARD_ALLOW_MENTIONS expected one of none, users, all .*\(got "everyone"\)/,
+    );
+  });
+
   it('never echoes a secret value in its message', () => {
     const p = problems({ ...base, TELEGRAM_BOT_TOKEN: 'not-a-token-but-secret' });
     expect(p.variables).toEqual(['TELEGRAM_BOT_TOKEN']);

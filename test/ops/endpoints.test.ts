@@ -138,6 +138,31 @@ describe('operations endpoints', () => {
     await rename(`${sessions}.away`, sessions);
   });
 
+  it('/readyz reports a chat whose /rename could not be saved, and ready again once a save works', async () => {
+    world = await createAppWorld();
+    const app = await world.start({ SWITCHBOARD_HTTP_PORT: '0' });
+    const port = app.opsPort ?? 0;
+    const shows = (pattern: RegExp) => () =>
+      world?.telegram.botMessages(11).some((m) => pattern.test(m.text)) ?? false;
+    world.telegram.pushUpdate(messageUpdate(dm, 'first'));
+    await world.telegram.waitFor(shows(/You said: .*first/), 10_000);
+    await app.bot.idle();
+    const sessions = join(world.root, 'data', 'sessions');
+    await rename(sessions, `${sessions}.away`);
+    await writeFile(sessions, 'not a directory');
+    world.telegram.pushUpdate(messageUpdate(dm, '/rename kept'));
+    await world.telegram.waitFor(shows(/not being saved/), 10_000);
+    const unsaved = await get(port, '/readyz');
+    expect(unsaved.status).toBe(503);
+    expect(unsaved.body).toMatch(/^saves: 1 chat is not being saved/m);
+
+    await rm(sessions);
+    await rename(`${sessions}.away`, sessions);
+    world.telegram.pushUpdate(messageUpdate(dm, '/rename again'));
+    await world.telegram.waitFor(shows(/Saving works again/), 10_000);
+    expect(await get(port, '/readyz')).toMatchObject({ status: 200, body: 'ready\n' });
+  });
+
   it('answer on the Telegram webhook port without its secret, which the webhook itself still requires', async () => {
     world = await createAppWorld();
     const port = await freePort();

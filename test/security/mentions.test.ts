@@ -3,9 +3,10 @@
  * reaches each platform as text that notifies nobody, and names quoted from
  * people read as themselves. Asserted on the text each platform receives.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Dialect } from '../../src/bot/adapter-contract.js';
-import { renderMarkdown } from '../../src/bot/format/index.js';
+import type { Dialect, MentionPolicy } from '../../src/bot/adapter-contract.js';
+import { neutralizeRawMarkdown, renderMarkdown } from '../../src/bot/format/index.js';
 import { say } from '../../src/bot/text.js';
 
 const ALL: Dialect[] = ['telegram-html', 'slack-mrkdwn', 'discord-markdown', 'markdown', 'plain'];
@@ -57,5 +58,64 @@ describe('the model cannot ping or spoof', () => {
     const discord = renderMarkdown(say.allowedSession(name), 'discord-markdown');
     expect(discord).toContain('@\u200beveryone');
     expect(discord).toContain('\\[boss\\]');
+  });
+
+  it('users and all keep the allowed mentions as written and nothing more', () => {
+    const md = '<@U2> <!here> <@123> <@&456> @everyone [me](tg://user?id=42)';
+    const users = { mentions: 'users' as const };
+    expect(renderMarkdown(md, 'slack-mrkdwn', users)).toBe(
+      '<@U2> &lt;!here&gt; <@123> &lt;@&amp;456&gt; @everyone <tg://user?id=42|me>',
+    );
+    expect(renderMarkdown(md, 'discord-markdown', users)).toContain('<@123> \\<@&456\\> @\u200beveryone');
+    expect(renderMarkdown(md, 'telegram-html', users)).toContain('<a href="tg://user?id=42">me</a>');
+    const all = renderMarkdown(md, 'discord-markdown', { mentions: 'all' });
+    expect(all).toContain('<@&456> @everyone');
+  });
+
+  it('raw Markdown for native streams: live texts only grow, and the final one pings nobody', () => {
+    const piece = fc.constantFrom(
+      '<',
+      '!',
+      '@',
+      '#',
+      'here',
+      'channel',
+      'everyone',
+      'U2',
+      '&',
+      '](',
+      '[x',
+      ')',
+      'tg',
+      '://user?id=1',
+      ' ',
+      'a',
+      '>',
+      '\\',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 30 }),
+        fc.constantFrom<MentionPolicy>('none', 'users'),
+        (pieces, policy) => {
+          const text = pieces.join('');
+          const final = neutralizeRawMarkdown(text, policy, true);
+          let shown = '';
+          for (let i = 0; i <= text.length; i++) {
+            const live = neutralizeRawMarkdown(text.slice(0, i), policy, false);
+            expect(final.startsWith(live)).toBe(true);
+            expect(live.startsWith(shown)).toBe(true);
+            shown = live;
+          }
+          // Removing the zero-width spaces gives back the model's text.
+          expect(final.replaceAll('\u200b', '')).toBe(text);
+          expect(final).not.toMatch(
+            /<!(here|channel|everyone)|(^|[^\w@.])@(everyone|here|channel)\b|\]\(\s*<?!/i,
+          );
+          if (policy === 'none') expect(final).not.toMatch(/<[@#][A-Z0-9]|\btg:\/\/|\]\(\s*<?[@#]/i);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,36 +1,114 @@
 /**
  * Rendering a growing reply without re-parsing all of it on every flush. The
  * text is cut into top-level block groups (at a blank line followed by an
- * unindented line that does not start a list item, outside code fences): such a group renders the same alone
- * as inside the whole document, so finished groups are rendered once and
- * cached, and only the last, growing group is parsed again.
+ * unindented line that does not start a list item, outside code fences),
+ * and a group that is one tight bullet list is cut again before each item:
+ * each piece renders the same alone as inside the whole document, so
+ * finished pieces are rendered once and cached, and only the last, growing
+ * one is parsed again.
  */
-import type { Dialect } from '../adapter-contract.js';
+import type { Dialect, MentionPolicy } from '../adapter-contract.js';
+import { healPartialMarkdown } from './parse.js';
 import { renderSource } from './render-source.js';
 import { stepFence } from './split.js';
 
-/** Rendered block groups by dialect and source; bounded. */
+/**
+ * Rendered block groups by dialect and source; bounded, the least recently
+ * used dropped first. The growing last group's rendering is held in one slot
+ * of its own: a reply's many prefixes would otherwise push finished groups
+ * out, and when that text turns out to be final (nothing was left to heal)
+ * its rendering is reused instead of rendering it once more.
+ */
 export class RenderCache {
   readonly #map = new Map<string, string>();
   readonly #limit: number;
+  #live: { key: string; out: string } | undefined;
 
   constructor(limit = 256) {
     this.#limit = limit;
   }
 
-  render(source: string, dialect: Dialect): string {
-    const key = `${dialect}\u0000${source}`;
+  /** `source` rendered in `dialect` as final text, keeping the mentions `mentions` allows. */
+  render(source: string, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
+    const runs = itemRuns(source);
+    if (!runs) return this.#render(source, dialect, mentions);
+    return runs.map((run) => this.#render(run, dialect, mentions)).join('\n');
+  }
+
+  /** `source`, a reply's growing last group, rendered healed (as `renderSource(source, dialect, true)`). */
+  renderLive(source: string, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
+    const healed = healPartialMarkdown(source);
+    // Healing changes only the end, so every item before the last is a finished one, rendered once.
+    const runs = itemRuns(healed) ?? [healed];
+    const done = runs.slice(0, -1).map((run) => this.#render(run, dialect, mentions));
+    return [...done, this.#renderLive(runs.at(-1)!, dialect, mentions)].join('\n');
+  }
+
+  #render(source: string, dialect: Dialect, mentions: MentionPolicy): string {
+    const key = `${dialect}\u0000${mentions}\u0000${source}`;
     let out = this.#map.get(key);
-    if (out === undefined) {
-      out = renderSource(source, dialect, false);
-      if (this.#map.size >= this.#limit) this.#map.delete(this.#map.keys().next().value!);
-      this.#map.set(key, out);
-    }
+    if (out !== undefined) this.#map.delete(key);
+    else if (this.#live?.key === key) out = this.#live.out;
+    else out = renderSource(source, dialect, false, mentions);
+    this.#map.set(key, out);
+    if (this.#map.size > this.#limit) this.#map.delete(this.#map.keys().next().value!);
+    return out;
+  }
+
+  #renderLive(healed: string, dialect: Dialect, mentions: MentionPolicy): string {
+    const key = `${dialect}\u0000${mentions}\u0000${healed}`;
+    const cached = this.#map.get(key) ?? (this.#live?.key === key ? this.#live.out : undefined);
+    if (cached !== undefined) return cached;
+    const out = renderSource(healed, dialect, false, mentions);
+    this.#live = { key, out };
     return out;
   }
 }
 
 const LIST_ITEM = /^([-*+]|\d{1,9}[.)])(\s|$)/;
+
+const BULLET_ITEM = /^[-*+](?:[ \t]+\S|[ \t]*$)/;
+const THEMATIC_BREAK = /^([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+/** A line inside a tight list that can only continue the item above it (indented, or plain words). */
+const CONTINUATION = /^([ \t]|[A-Za-z(])/;
+
+/**
+ * A group that is one tight bullet list (and maybe a paragraph before it),
+ * cut before each item: such items render alone as they do inside the list,
+ * one line apart, so a list growing item by item renders only its newest
+ * item. Undefined for anything else (a blank line inside would make the list
+ * loose; another kind of line might end it or change its numbering).
+ */
+export function itemRuns(group: string): string[] | undefined {
+  const body = group.replace(/\s+$/, '');
+  if (/\n[ \t]*\n/.test(body)) return undefined;
+  const runs: string[] = [];
+  let fence: ReturnType<typeof stepFence>;
+  let start = 0;
+  let pos = 0;
+  let marker: string | undefined;
+  while (pos < body.length) {
+    let nl = body.indexOf('\n', pos);
+    if (nl < 0) nl = body.length;
+    const line = body.slice(pos, nl);
+    if (!fence) {
+      const item = BULLET_ITEM.test(line) && !THEMATIC_BREAK.test(line);
+      if (item) {
+        // The same marker continues the list; another one starts a new list, a block apart.
+        if (marker === line[0] && pos > start) {
+          runs.push(group.slice(start, pos));
+          start = pos;
+        }
+        marker = line[0];
+      } else if (!CONTINUATION.test(line) || (marker === undefined && pos > 0 && !/^[A-Za-z(]/.test(line)))
+        return undefined;
+    }
+    fence = stepFence(line, fence);
+    pos = nl + 1;
+  }
+  runs.push(group.slice(start));
+  return runs.length > 1 ? runs : undefined;
+}
 
 /** Top-level block groups of `md`; joined they are `md`. */
 export function blockGroups(md: string): string[] {
@@ -66,13 +144,15 @@ export function renderIncremental(
   dialect: Dialect,
   partial: boolean,
   cache: RenderCache,
+  mentions: MentionPolicy = 'none',
 ): string {
   const groups = blockGroups(md);
   const out: string[] = [];
   for (let i = 0; i < groups.length; i++) {
     const group = groups[i]!;
     const last = i === groups.length - 1;
-    const rendered = last && partial ? renderSource(group, dialect, true) : cache.render(group, dialect);
+    const rendered =
+      last && partial ? cache.renderLive(group, dialect, mentions) : cache.render(group, dialect, mentions);
     if (rendered !== '') out.push(rendered);
   }
   return out.join('\n\n');

@@ -3,10 +3,11 @@
  * tree and written out in each platform's dialect; splitting long text at
  * readable boundaries without breaking code fences.
  */
-import type { Dialect } from '../adapter-contract.js';
+import type { Dialect, MentionPolicy } from '../adapter-contract.js';
 import { renderSource } from './render-source.js';
 
 export { isSafeLinkTarget, markdownLiteral } from './links.js';
+export { isUserLink, mentionEscaper, neutralizeRawMarkdown } from './mentions.js';
 export { healPartialMarkdown, parseMarkdown } from './parse.js';
 export {
   type FenceState,
@@ -25,6 +26,8 @@ export interface RenderOptions {
    * span, bold or strike and drop a half-typed link before parsing.
    */
   partial?: boolean;
+  /** Mentions that stay mentions (default `none`: every mention reaches the chat as text). */
+  mentions?: MentionPolicy;
 }
 
 /**
@@ -36,7 +39,7 @@ export interface RenderOptions {
  * renderMarkdown('**hi** <you>', 'telegram-html'); // '<b>hi</b> &lt;you&gt;'
  */
 export function renderMarkdown(md: string, dialect: Dialect, options: RenderOptions = {}): string {
-  return renderSource(md, dialect, options.partial === true);
+  return renderSource(md, dialect, options.partial === true, options.mentions);
 }
 
 /** The text of `md` without any markup (what a user would read). */

@@ -3,7 +3,7 @@
  * text (`&` becomes `&amp;`, a table becomes a padded block), so each part is
  * rendered and split smaller until its rendered form fits.
  */
-import type { Dialect } from '../adapter-contract.js';
+import type { Dialect, MentionPolicy } from '../adapter-contract.js';
 import { type RenderCache, renderIncremental } from './incremental.js';
 import { renderSource } from './render-source.js';
 import { type FenceState, nextSplit, type SplitPart } from './split.js';
@@ -25,14 +25,22 @@ export interface LayoutOptions {
   partial?: boolean;
   /** Reuse renderings of finished block groups (streaming: render only what grew). */
   cache?: RenderCache;
+  /** Mentions that stay mentions (default `none`). */
+  mentions?: MentionPolicy;
 }
 
 const MIN_LIMIT = 32;
 
 /** Renders one part's text in `dialect` (block by block through `cache` when given). */
-export function renderPart(text: string, dialect: Dialect, partial: boolean, cache?: RenderCache): string {
-  if (cache) return renderIncremental(text, dialect, partial, cache);
-  return renderSource(text, dialect, partial);
+export function renderPart(
+  text: string,
+  dialect: Dialect,
+  partial: boolean,
+  cache?: RenderCache,
+  mentions: MentionPolicy = 'none',
+): string {
+  if (cache) return renderIncremental(text, dialect, partial, cache, mentions);
+  return renderSource(text, dialect, partial, mentions);
 }
 
 /**
@@ -51,7 +59,8 @@ export function layoutMarkdown(md: string, options: LayoutOptions): RenderedPart
     for (;;) {
       part = nextSplit(md, start, fence, limit);
       const last = part.end >= md.length;
-      rendered = renderPart(part.text, options.dialect, last && options.partial === true, options.cache);
+      const partial = last && options.partial === true;
+      rendered = renderPart(part.text, options.dialect, partial, options.cache, options.mentions);
       if (rendered.length <= options.maxLength || limit <= MIN_LIMIT) break;
       limit = Math.max(MIN_LIMIT, Math.floor((limit * options.maxLength * 0.95) / rendered.length));
     }

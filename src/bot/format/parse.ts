@@ -8,6 +8,7 @@
 import MarkdownItCallable, { type MarkdownIt, type StateInline } from 'markdown-it';
 import type { Root } from 'mdast';
 import { capNesting } from './depth.js';
+import { useCheapTables } from './table-rule.js';
 import { tokensToTree } from './tokens-to-tree.js';
 
 /**
@@ -21,6 +22,7 @@ import { tokensToTree } from './tokens-to-tree.js';
 const parser = new MarkdownItCallable('default', { html: false, linkify: true, maxNesting: 200 });
 parser.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
 skipHopelessLinks(parser);
+useCheapTables(parser);
 
 /**
  * markdown-it scans from every `[` to the end of the paragraph looking for
@@ -34,7 +36,10 @@ function skipHopelessLinks(md: MarkdownIt): void {
     if (!rule) throw new Error(`markdown-it has no inline rule "${name}"`);
     // One inline state per paragraph: the last `]` of its source, found once.
     const lastClose = new WeakMap<StateInline, number>();
+    const opener = name === 'link' ? 0x5b : 0x21;
     md.inline.ruler.at(name, (state, silent) => {
+      // Asked at every position the text rule stops at: answer other characters before any lookup.
+      if (state.src.charCodeAt(state.pos) !== opener) return false;
       let close = lastClose.get(state);
       if (close === undefined) {
         close = state.src.lastIndexOf(']');

@@ -5,18 +5,35 @@
  * its formatting: if parsing or rendering throws, the same text goes out as
  * the dialect's escaped literal text.
  */
-import type { Dialect } from '../adapter-contract.js';
+import type { Dialect, MentionPolicy } from '../adapter-contract.js';
 import { healPartialMarkdown, parseMarkdown } from './parse.js';
 import { renderPlainProse } from './plain.js';
 import { renderTree } from './render.js';
 import { syntaxFor } from './syntax.js';
 
-/** Renders `md` in `dialect`; `partial` heals a reply still being written. Never throws. */
-export function renderSource(md: string, dialect: Dialect, partial: boolean): string {
+/**
+ * How much text has gone through {@link renderSource} in this process. The
+ * rendering benchmark reads it around a streamed reply to show how much of
+ * the reply was rendered more than once; nothing else depends on it.
+ */
+export const renderWork = { calls: 0, chars: 0 };
+
+/**
+ * Renders `md` in `dialect`; `partial` heals a reply still being written;
+ * `mentions` says which mentions stay mentions. Never throws.
+ */
+export function renderSource(
+  md: string,
+  dialect: Dialect,
+  partial: boolean,
+  mentions: MentionPolicy = 'none',
+): string {
+  renderWork.calls++;
+  renderWork.chars += md.length;
   const prose = renderPlainProse(md, dialect);
   if (prose !== undefined) return prose;
   try {
-    return renderTree(parseMarkdown(partial ? healPartialMarkdown(md) : md), dialect);
+    return renderTree(parseMarkdown(partial ? healPartialMarkdown(md) : md), dialect, mentions);
   } catch {
     return syntaxFor(dialect).text(md).trim();
   }

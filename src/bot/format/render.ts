@@ -5,13 +5,12 @@
  * reply can never produce an unbalanced tag or a stray marker.
  */
 import type { Nodes, Parents, PhrasingContent, Root, RootContent, Table } from 'mdast';
-import type { Dialect } from '../adapter-contract.js';
-import { isSafeLinkTarget } from './links.js';
+import type { Dialect, MentionPolicy } from '../adapter-contract.js';
 import { type Syntax, syntaxFor } from './syntax.js';
 
-/** Renders a parsed tree in `dialect`. */
-export function renderTree(root: Root, dialect: Dialect): string {
-  const syntax = syntaxFor(dialect);
+/** Renders a parsed tree in `dialect`, keeping the mentions `mentions` allows. */
+export function renderTree(root: Root, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
+  const syntax = syntaxFor(dialect, mentions);
   return blocks(root.children, syntax).trim();
 }
 
@@ -120,12 +119,12 @@ function phrase(node: PhrasingContent, s: Syntax): string {
       return '\n';
     case 'link': {
       const inner = inline(node.children, s);
-      if (!isSafeLinkTarget(node.url)) return unlinked(inner, node.url, s);
+      if (!s.linkAllowed(node.url)) return unlinked(inner, node.url, s);
       return s.link(node.url, inner === '' ? s.text(node.url) : inner);
     }
     case 'image':
       if (!node.url) return s.text(node.alt ?? '');
-      if (!isSafeLinkTarget(node.url)) return unlinked(s.text(node.alt ?? ''), node.url, s);
+      if (!s.linkAllowed(node.url)) return unlinked(s.text(node.alt ?? ''), node.url, s);
       return s.link(node.url, s.text(node.alt || node.url));
     case 'linkReference':
     case 'imageReference':

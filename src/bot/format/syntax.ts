@@ -3,7 +3,9 @@
  * mdast tree once and asks the dialect's {@link Syntax} for every node, so a
  * dialect is data plus a few small functions, not a second renderer.
  */
-import type { Dialect } from '../adapter-contract.js';
+import type { Dialect, MentionPolicy } from '../adapter-contract.js';
+import { isSafeLinkTarget } from './links.js';
+import { isUserLink, mentionEscaper } from './mentions.js';
 
 /** Markup for one dialect. Every function gets already-rendered inner text. */
 export interface Syntax {
@@ -23,6 +25,8 @@ export interface Syntax {
   rule: string;
   /** GFM tables are kept as tables (normalized Markdown only). */
   keepsTables: boolean;
+  /** Whether a link to `url` may be a link (else its label and target are shown as text). */
+  linkAllowed(url: string): boolean;
 }
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -77,6 +81,7 @@ const telegramHtml: Syntax = {
   bullet: '• ',
   rule: '──────────',
   keepsTables: false,
+  linkAllowed: isSafeLinkTarget,
 };
 
 const escapeSlack = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -98,6 +103,7 @@ const slackMrkdwn: Syntax = {
   bullet: '• ',
   rule: '──────────',
   keepsTables: false,
+  linkAllowed: isSafeLinkTarget,
 };
 
 /**
@@ -139,6 +145,7 @@ function markdownLike(
     bullet: '- ',
     rule: '---',
     keepsTables,
+    linkAllowed: isSafeLinkTarget,
   };
 }
 
@@ -156,6 +163,7 @@ const plain: Syntax = {
   bullet: '• ',
   rule: '──────────',
   keepsTables: false,
+  linkAllowed: isSafeLinkTarget,
 };
 
 const syntaxes: Record<Dialect, Syntax> = {
@@ -166,7 +174,24 @@ const syntaxes: Record<Dialect, Syntax> = {
   plain,
 };
 
-/** The markup table for `dialect`. */
-export function syntaxFor(dialect: Dialect): Syntax {
-  return syntaxes[dialect];
+/** Each dialect's table with the mentions a policy allows kept as written in text. */
+const withMentions: Record<Exclude<MentionPolicy, 'none'>, Record<Dialect, Syntax>> = {
+  users: mentionVariants('users'),
+  all: mentionVariants('all'),
+};
+
+function mentionVariants(policy: MentionPolicy): Record<Dialect, Syntax> {
+  const out = {} as Record<Dialect, Syntax>;
+  for (const [dialect, syntax] of Object.entries(syntaxes) as [Dialect, Syntax][]) {
+    // Plain text is never escaped, so there is nothing to keep; a user link may still be shown as one.
+    const linkAllowed = (url: string) => isSafeLinkTarget(url) || isUserLink(url, policy);
+    const text = dialect === 'plain' ? syntax.text : mentionEscaper(syntax.text, policy);
+    out[dialect] = { ...syntax, text, linkAllowed };
+  }
+  return out;
+}
+
+/** The markup table for `dialect`; `mentions` says which mentions in the text stay mentions. */
+export function syntaxFor(dialect: Dialect, mentions: MentionPolicy = 'none'): Syntax {
+  return mentions === 'none' ? syntaxes[dialect] : withMentions[mentions][dialect];
 }

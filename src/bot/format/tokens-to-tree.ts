@@ -9,7 +9,6 @@
 
 import type { Token } from 'markdown-it';
 import type {
-  AlignType,
   Blockquote,
   Code,
   Heading,
@@ -24,6 +23,7 @@ import type {
   TableCell,
   TableRow,
 } from 'mdast';
+import { TABLE_TOKEN, type TableMeta } from './table-rule.js';
 
 type Open = Parent & { children: RootContent[] };
 
@@ -33,8 +33,6 @@ export function tokensToTree(tokens: readonly Token[]): Root {
   const stack: Open[] = [root as Open];
   /** Lists whose items hold a visible (not tight-hidden) paragraph. */
   const spreadLists = new Set<List>();
-  let align: (AlignType | null)[] = [];
-  let cell = 0;
   const top = () => stack[stack.length - 1]!;
   const push = (node: RootContent & Open) => {
     top().children.push(node);
@@ -76,21 +74,6 @@ export function tokensToTree(tokens: readonly Token[]): Root {
       case 'list_item_open':
         push({ type: 'listItem', spread: false, children: [] } as ListItem & Open);
         break;
-      case 'table_open':
-        align = [];
-        push({ type: 'table', align, children: [] } as Table & Open);
-        break;
-      case 'tr_open':
-        cell = 0;
-        push({ type: 'tableRow', children: [] } as TableRow & Open);
-        break;
-      case 'th_open':
-      case 'td_open': {
-        if (token.type === 'th_open') align[cell] = alignOf(String(token.attrGet('style') ?? ''));
-        cell++;
-        push({ type: 'tableCell', children: [] } as TableCell & Open);
-        break;
-      }
       case 'inline':
         top().children.push(...(inlineToPhrasing(token.children ?? []) as RootContent[]));
         break;
@@ -100,11 +83,8 @@ export function tokensToTree(tokens: readonly Token[]): Root {
         top().children.push({ type: 'code', lang, value: token.content.replace(/\n$/, '') } as Code);
         break;
       }
-      case 'thead_open':
-      case 'tbody_open':
-      case 'thead_close':
-      case 'tbody_close':
-        // Rows sit directly in an mdast table: these wrappers have no node.
+      case TABLE_TOKEN:
+        top().children.push(tableNode(token.meta as TableMeta));
         break;
       case 'hr':
         top().children.push({ type: 'thematicBreak' });
@@ -123,10 +103,18 @@ export function tokensToTree(tokens: readonly Token[]): Root {
   return root;
 }
 
-/** markdown-it writes a GFM column alignment as `style="text-align:left"`. */
-function alignOf(style: string): AlignType | null {
-  const m = /text-align:\s*(left|right|center)/.exec(style);
-  return m ? (m[1] as AlignType) : null;
+/** A table from the cheap path: each cell one text node (every dialect shows cells as plain text). */
+function tableNode(meta: TableMeta): Table {
+  return {
+    type: 'table',
+    align: meta.align,
+    children: meta.rows.map(
+      (row): TableRow => ({
+        type: 'tableRow',
+        children: row.map((value): TableCell => ({ type: 'tableCell', children: [{ type: 'text', value }] })),
+      }),
+    ),
+  };
 }
 
 /** GFM task list item: `[ ] ` or `[x] ` opening the item's first paragraph. */

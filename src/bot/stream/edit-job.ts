@@ -96,7 +96,9 @@ export class EditJob implements Slot {
       if (text.length > caps.maxMessageLength) text = `${text.slice(0, caps.maxMessageLength - 1)}…`;
     } else {
       format = caps.dialect;
-      const parts = layoutMarkdown(this.#markdown, { dialect: format, maxLength: caps.maxMessageLength - 2 });
+      const maxLength = caps.maxMessageLength - 2;
+      const mentions = caps.mentions ?? 'none';
+      const parts = layoutMarkdown(this.#markdown, { dialect: format, maxLength, mentions });
       text = (parts[0]?.rendered ?? '') + (parts.length > 1 ? ' …' : '');
     }
     const buttons: Button[][] | undefined = this.#options.buttons;

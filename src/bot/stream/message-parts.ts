@@ -6,11 +6,12 @@
  * the parts.
  */
 
-import type { ChatCapabilities, Dialect } from '../adapter-contract.js';
+import type { ChatCapabilities, Dialect, MentionPolicy } from '../adapter-contract.js';
 import {
   type FenceState,
   fenceStateAt,
   layoutMarkdown,
+  neutralizeRawMarkdown,
   nextSplit,
   type RenderCache,
   renderPart,
@@ -94,11 +95,14 @@ export function messageParts(
   const maxLength = o.caps.maxMessageLength - reserve;
   const parts: MessagePart[] = [];
   let f = fence;
+  const mentions = o.caps.mentions ?? 'none';
   if (o.raw) {
     let start = from;
     while (start < md.length) {
       const p = nextSplit(md, start, f, maxLength);
-      parts.push({ start, end: p.end, fence: f, fenceAtEnd: p.fenceAtEnd, text: p.text, rendered: p.text });
+      const last = p.end >= md.length;
+      const rendered = rawText(p.text, o.dialect, mentions, o.final || !last);
+      parts.push({ start, end: p.end, fence: f, fenceAtEnd: p.fenceAtEnd, text: p.text, rendered });
       start = p.end;
       f = p.fenceAtEnd;
     }
@@ -110,6 +114,7 @@ export function messageParts(
     from,
     fence,
     partial: !o.final,
+    mentions,
     ...(o.cache ? { cache: o.cache } : {}),
   };
   for (const p of layoutMarkdown(md, options)) {
@@ -127,8 +132,19 @@ export function messageParts(
 }
 
 /**
+ * A part carried as written: plain text as is; the model's Markdown for a
+ * platform that renders it (native streams) with the mentions `mentions`
+ * does not allow broken, and while the text is live, without a tail that
+ * could still become one (so a stream only ever grows).
+ */
+export function rawText(text: string, dialect: Dialect, mentions: MentionPolicy, final: boolean): string {
+  return dialect === 'plain' ? text : neutralizeRawMarkdown(text, mentions, final);
+}
+
+/**
  * The part holding `text` from `start` (fence open there) to `cut`, closing a
- * fence still open at the cut; undefined when it renders too long.
+ * fence still open at the cut; undefined when it renders too long. With
+ * `cache`, block groups rendered before are reused.
  */
 export function partUntil(
   text: string,
@@ -137,6 +153,8 @@ export function partUntil(
   cut: number,
   dialect: Dialect,
   maxLength: number,
+  cache?: RenderCache,
+  mentions: MentionPolicy = 'none',
 ): MessagePart | undefined {
   const fenceAtCut = fenceStateAt(text, start, fence, cut);
   const prefix = fence ? `${fence.indent}${fence.marker}${fence.info}\n` : '';
@@ -144,7 +162,7 @@ export function partUntil(
     ? `${text[cut - 1] === '\n' ? '' : '\n'}${fenceAtCut.indent}${fenceAtCut.marker}`
     : '';
   const partText = prefix + text.slice(start, cut) + suffix;
-  const rendered = renderPart(partText, dialect, false);
+  const rendered = renderPart(partText, dialect, false, cache, mentions);
   if (rendered.length > maxLength) return undefined;
   return { start, end: cut, fence, fenceAtEnd: fenceAtCut, text: partText, rendered };
 }

@@ -12,7 +12,8 @@ import type {
   OutboundMessage,
   StreamHandle,
 } from '../adapter-contract.js';
-import { renderPart, renderStatusLine } from '../format/index.js';
+import { type RenderCache, renderPart, renderStatusLine } from '../format/index.js';
+import { rawText } from './message-parts.js';
 import type { PaceKey } from './pace.js';
 import type { CallKind } from './retry.js';
 import type { Call } from './scheduler.js';
@@ -28,12 +29,19 @@ export function carriesRawText(segment: Segment, caps: ChatCapabilities): boolea
   return segment.delivery === 'native' && segmentDialect(segment, caps) === 'markdown';
 }
 
-/** The final form of a frozen segment; null when it has nothing to show. */
-export function finalOutput(segment: Segment, caps: ChatCapabilities): SegmentOutput | null {
+/**
+ * The final form of a frozen segment; null when it has nothing to show.
+ * With the reply's `cache`, block groups the live layout rendered are reused.
+ */
+export function finalOutput(
+  segment: Segment,
+  caps: ChatCapabilities,
+  cache?: RenderCache,
+): SegmentOutput | null {
   const dialect = segmentDialect(segment, caps);
   const text = carriesRawText(segment, caps)
-    ? segment.partText.trim()
-    : renderPart(segment.partText, dialect, false);
+    ? rawText(segment.partText.trim(), dialect, caps.mentions ?? 'none', true)
+    : renderPart(segment.partText, dialect, false, cache, caps.mentions);
   if (text.trim() === '') return null;
   return { text, format: dialect, ...(segment.hadButtons ? { buttons: [] as Button[][] } : {}) };
 }

@@ -95,13 +95,24 @@ export function relayoutFrom(
  * (cosmetic) edit can give way to the next message. Undefined when it has
  * shown too little for that.
  */
-function shownPart(markdown: string, live: Segment, caps: ChatCapabilities): MessagePart | undefined {
+function shownPart(markdown: string, live: Segment, c: LayoutContext): MessagePart | undefined {
+  const caps = c.caps;
   const shown = live.shownEnd;
   if (live.delivery !== 'edits' || live.id === undefined || shown === undefined) return undefined;
   if (shown - live.start < caps.maxMessageLength / 3) return undefined;
   const cut = cutNear(markdown, live.start, shown);
   if (cut <= live.start) return undefined;
-  return partUntil(markdown, live.start, live.fence, cut, segmentDialect(live, caps), caps.maxMessageLength);
+  const dialect = segmentDialect(live, caps);
+  return partUntil(
+    markdown,
+    live.start,
+    live.fence,
+    cut,
+    dialect,
+    caps.maxMessageLength,
+    c.cache,
+    caps.mentions,
+  );
 }
 
 /** The closing note under a finished reply, closing a code fence left open. */
@@ -154,7 +165,7 @@ export function layoutLive(markdown: string, live: Segment, c: LayoutContext): L
   const last = parts.at(-1);
   if (!last) return { rendered: '' };
   if (parts.length === 1) return { rendered: last.rendered, end: markdown.length };
-  const shown = shownPart(markdown, live, c.caps);
+  const shown = shownPart(markdown, live, c);
   if (shown) {
     const next = { start: shown.end, fence: shown.fenceAtEnd };
     return { rendered: '', again: true, split: { keep: shown, cosmetic: true, frozen: [], next } };

@@ -63,7 +63,8 @@ export class Reply implements ReplyStream {
   #native: boolean;
   /** The live segment's rendering, the source offset it covers, and whether text arrived since. */
   readonly #liveText = { rendered: '', end: 0, dirty: true };
-  readonly #cache = new RenderCache(64);
+  /** Rendered blocks and list items; room for one rich Telegram message of short items (32,768 characters). */
+  readonly #cache = new RenderCache(512);
   #firstTextAt: number | undefined;
   readonly #streamAge: StreamAgeTimer;
   readonly #waits = new DeliveryWaits();
@@ -264,7 +265,7 @@ export class Reply implements ReplyStream {
       this.#layoutLive();
     }
     if (segment.final) {
-      if (segment.finalOutput === undefined) segment.finalOutput = finalOutput(segment, caps);
+      if (segment.finalOutput === undefined) segment.finalOutput = finalOutput(segment, caps, this.#cache);
       return { out: segment.finalOutput, end: undefined };
     }
     const out = liveOutput(segment, this.#liveText.rendered, this.#status, this.#liveButtons, caps);

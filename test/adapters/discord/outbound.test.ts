@@ -43,6 +43,7 @@ describe('Discord adapter: render operations', () => {
       nativeStream: false,
       buttonPayloadLimit: 100,
       typingIntervalMs: 9000,
+      mentions: 'none',
     });
   });
 

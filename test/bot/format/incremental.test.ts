@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../../src/bot/adapter-contract.js';
 import {
@@ -6,6 +7,7 @@ import {
   renderIncremental,
   renderMarkdown,
 } from '../../../src/bot/format/index.js';
+import { renderWork } from '../../../src/bot/format/render-source.js';
 
 const reply = [
   'Intro with **bold** and `code`.',
@@ -67,5 +69,75 @@ describe('incremental rendering', () => {
         renderMarkdown(prefix, 'telegram-html', { partial: true }),
       );
     }
+  });
+
+  it('renders each finished group once while streaming, and the final text not again', () => {
+    const cache = new RenderCache(8);
+    const before = renderWork.chars;
+    for (let i = 1; i <= reply.length; i++)
+      renderIncremental(reply.slice(0, i), 'telegram-html', true, cache);
+    const streamed = renderWork.chars - before;
+    // Each prefix renders its growing last group; a finished group is rendered once more, when it is done.
+    let lastGroups = 0;
+    for (let i = 1; i <= reply.length; i++) lastGroups += blockGroups(reply.slice(0, i)).at(-1)!.length;
+    expect(streamed).toBeLessThanOrEqual(lastGroups + reply.length);
+    // The last group needed no healing, so its live rendering is the final one.
+    const finalStart = renderWork.chars;
+    const final = renderIncremental(reply, 'telegram-html', false, cache);
+    expect(renderWork.chars - finalStart).toBe(0);
+    expect(final).toBe(renderMarkdown(reply, 'telegram-html'));
+  });
+
+  it('renders a list growing item by item like a whole render, for every prefix, rendering each item once', () => {
+    const line = fc.oneof(
+      fc.constantFrom(
+        '- item **bold',
+        '- plain item',
+        '* star item',
+        '+ plus',
+        '- `code` and [x](https://x.dev)',
+      ),
+      fc.constantFrom('  nested text', '  - nested item', 'lazy words', '1. ordered', '# heading', '> quote'),
+      fc.constantFrom(
+        '',
+        '```',
+        '  ```',
+        '- - -',
+        '---',
+        'Intro:',
+        '    indented code',
+        '- a ** b',
+        '- end`',
+      ),
+    );
+    const dialects: Dialect[] = ['telegram-html', 'slack-mrkdwn', 'discord-markdown', 'markdown', 'plain'];
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom(...dialects),
+        (lines, d) => {
+          const md = lines.join('\n');
+          const cache = new RenderCache();
+          for (let i = 1; i <= md.length; i++) {
+            const prefix = md.slice(0, i);
+            expect(renderIncremental(prefix, d, true, cache), JSON.stringify(prefix)).toBe(
+              renderMarkdown(prefix, d, { partial: true }),
+            );
+          }
+          expect(renderIncremental(md, d, false, cache)).toBe(renderMarkdown(md, d));
+        },
+      ),
+      { numRuns: 250 },
+    );
+    // A tight list of 200 items streamed a character at a time renders each finished item once.
+    const list = Array.from({ length: 200 }, (_, i) => `- item ${i} with *emphasis*`).join('\n');
+    const cache = new RenderCache();
+    const before = renderWork.chars;
+    let lastItems = 0;
+    for (let i = 1; i <= list.length; i++) {
+      renderIncremental(list.slice(0, i), 'telegram-html', true, cache);
+      lastItems += i - list.lastIndexOf('\n- ', i - 1);
+    }
+    expect(renderWork.chars - before).toBeLessThanOrEqual(lastItems + list.length);
   });
 });

@@ -209,6 +209,7 @@ export class FakeDiscord extends FakeDiscordState {
         flags: 0,
         mentions: [],
         history: [content],
+        pings: [],
       });
     }
     this.gateway.dispatch('MESSAGE_CREATE', payload);

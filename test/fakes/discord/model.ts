@@ -58,6 +58,8 @@ export interface FakeMessage {
   deleted?: boolean;
   /** Every content this message has had, in order. */
   history: string[];
+  /** Who its content notifies now, by its allowed_mentions (see mentions.ts). */
+  pings: string[];
   /** Interaction whose response this message is. */
   interactionId?: string;
   webhook_id?: string;

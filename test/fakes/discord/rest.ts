@@ -5,6 +5,7 @@
  * deadline) and applied to the stored state.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AllowedMentionsBody } from './mentions.js';
 import {
   channelJson,
   type FakeActionRow,
@@ -243,6 +244,7 @@ function channelRoute(
       content: String(body.content ?? ''),
       components: (body.components as FakeActionRow[] | undefined) ?? [],
       ...(reference ? { reference } : {}),
+      ...(body.allowed_mentions ? { allowedMentions: body.allowed_mentions as AllowedMentionsBody } : {}),
     });
     return { status: 200, body: messageJson(message), headers };
   }

@@ -5,6 +5,7 @@
  */
 import { seededRandom } from '../telegram/limits.js';
 import { FakeGateway } from './gateway.js';
+import { type AllowedMentionsBody, discordPings } from './mentions.js';
 import {
   channelJson,
   type FakeActionRow,
@@ -231,6 +232,7 @@ export class FakeDiscordState {
     reference?: FakeMessage['message_reference'];
     interactionId?: string;
     attachments?: FakeMessage['attachments'];
+    allowedMentions?: AllowedMentionsBody;
   }): FakeMessage {
     const channel = this.channels.get(input.channelId);
     const message: FakeMessage = {
@@ -245,6 +247,7 @@ export class FakeDiscordState {
       flags: input.flags ?? 0,
       mentions: this.#mentions(input.content),
       history: [input.content],
+      pings: discordPings(input.content, input.allowedMentions),
       ...(input.attachments ? { attachments: input.attachments } : {}),
       ...(input.reference ? { message_reference: input.reference } : {}),
       ...(input.interactionId ? { interactionId: input.interactionId, webhook_id: this.applicationId } : {}),
@@ -260,6 +263,7 @@ export class FakeDiscordState {
     if (typeof body.content === 'string') {
       message.content = body.content;
       message.mentions = this.#mentions(body.content);
+      message.pings = discordPings(body.content, body.allowed_mentions as AllowedMentionsBody | undefined);
       message.history.push(body.content);
     }
     if (Array.isArray(body.components)) message.components = body.components as FakeActionRow[];
