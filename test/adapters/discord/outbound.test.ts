@@ -43,6 +43,9 @@ describe('Discord adapter: render operations', () => {
       nativeStream: false,
       buttonPayloadLimit: 100,
       typingIntervalMs: 9000,
+      // A bot's default upload limit, 10 MiB; a caption is a message's content.
+      maxUploadBytes: 10 * 1024 * 1024,
+      maxCaptionLength: 2000,
     });
   });
 
