@@ -17,7 +17,7 @@ import { toSwitchboardError } from './errors.js';
 
 /** A file name safe in a multipart header and an `attachment://` reference. */
 function attachmentName(name: string): string {
-  return name.replace(/[\u0000-\u001f"\\/]/g, '_').slice(0, 200) || 'file';
+  return name.replace(/[\p{Cc}"\\/]/gu, '_').slice(0, 200) || 'file';
 }
 
 /** Uploads `file` into the channel of `chat` as a new message. */

@@ -88,7 +88,7 @@ describe('Discord: files out', () => {
     expect(message.attachments?.[0]?.filename).toBe('q3.png');
     expect(message.mentions).toEqual([]);
     const upload = fake.calls.find((c) => (c.body as { __files?: unknown[] } | undefined)?.__files);
-    expect((upload?.body as { allowed_mentions?: unknown }).allowed_mentions).toEqual({ parse: [] });
+    expect(upload?.body).toMatchObject({ allowed_mentions: { parse: [] } });
     const served = await fetch(message.attachments![0]!.url);
     expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
     expect(toolResult(1).content).toMatch(/^Sent charts\/q3\.png .*sent as an image/);
