@@ -74,6 +74,35 @@ describe('Telegram: files out', () => {
     expect(toolResult(world.anthropic.requests[1]).is_error).toBeUndefined();
   });
 
+  it('in a private chat, turns the streamed draft into a message before the photo, and waits out a 429 on the upload', async () => {
+    world = await createAppWorld();
+    await world.start();
+    await putFile('q3.png', Buffer.from(pngBase64(64, 64), 'base64'));
+    // The upload's 429 must reach the outbox's scheduler (no retry inside grammY), which sends it again.
+    world.telegram.fault({ method: 'sendPhoto', kind: 'rate-limit', retryAfter: 1, times: 1 });
+    world.anthropic.enqueue(
+      {
+        text: ['Drawing', ' the chart now.'],
+        toolUse: [{ name: 'SendFile', input: { file_path: 'q3.png' } }],
+      },
+      { text: ['There it is.'] },
+    );
+    world.telegram.pushUpdate(messageUpdate({ chatId: 11, user: ANN }, 'chart'));
+    await world.telegram.waitFor(
+      () => world.telegram.botMessages(11).some((m) => m.text === 'There it is.'),
+      15_000,
+    );
+    expect(world.telegram.botMessages(11).map((m) => [m.file?.kind ?? 'text', m.text])).toEqual([
+      ['text', 'Drawing the chart now.'],
+      ['photo', ''],
+      ['text', 'There it is.'],
+    ]);
+    expect(world.telegram.draftsIn(11).length).toBeGreaterThan(0);
+    const photos = world.telegram.state.calls.filter((c) => c.method === 'sendPhoto');
+    expect(photos.map((c) => c.outcome)).toEqual([429, 'ok']);
+    expect(photos[1]!.at - photos[0]!.at).toBeGreaterThanOrEqual(900);
+  });
+
   it('reports files over the limit to the model: over the declared 50 MB, and refused by Telegram with 413', async () => {
     // The fake takes 64 KB files, so a 100 KB report meets Telegram's own refusal.
     world = await startWorld({ uploads: { maxFileBytes: 64 * 1024 } });
