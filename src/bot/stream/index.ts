@@ -6,6 +6,7 @@
  * sends the newest text.
  */
 import { type Clock, systemClock } from '../../clock.js';
+import { SwitchboardError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import type { ChatAdapter, OutboundFile } from '../adapter-contract.js';
 import { OutboxContext } from './context.js';
@@ -85,7 +86,14 @@ export function createOutbox(options: OutboxOptions): Outbox {
       return remove(chat, messageId);
     },
 
-    sendFile(chat: string, file: OutboundFile): Promise<string> {
+    async sendFile(chat: string, file: OutboundFile): Promise<string> {
+      const adapter = ctx.adapterFor(chat);
+      if (!adapter.sendFile) {
+        throw new SwitchboardError(
+          'PLATFORM_ERROR',
+          `The ${adapter.platform} adapter cannot upload files: implement ChatAdapter.sendFile to send them.`,
+        );
+      }
       const job = new FileJob(ctx, chat, file);
       ctx.scheduler.wake(job, ctx.adapterFor(chat));
       return job.done;
