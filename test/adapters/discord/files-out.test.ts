@@ -4,14 +4,15 @@
  * fake Discord, and the test reads the thread as a person sees it. Discord's
  * pace is scaled down tenfold on both sides (startScaledApp).
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../../../src/app.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
 import { type FakeDiscord, startFakeDiscord } from '../../fakes/discord/index.js';
 import { pngBase64 } from '../../fakes/images.js';
+import { lastToolResult, putWorkspaceFile } from '../files-out-helpers.js';
 import { startScaledApp } from './app.js';
 import { mention } from './helpers.js';
 
@@ -36,11 +37,8 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-async function putFile(path: string, data: string | Buffer): Promise<void> {
-  const full = join(root, 'workspace', path);
-  await mkdir(dirname(full), { recursive: true });
-  await writeFile(full, data);
-}
+const putFile = (path: string, data: string | Buffer) =>
+  putWorkspaceFile(join(root, 'workspace'), path, data);
 
 /** Alice mentions the bot in #general; resolves with the new thread's id. */
 async function ask(text: string): Promise<string> {
@@ -58,10 +56,7 @@ const shown = (threadId: string) =>
     .botMessages(threadId)
     .filter((m) => m.interactionId === undefined)
     .map((m) => [m.attachments?.[0]?.content_type ?? 'text', m.content]);
-/** The tool_result the model got in request `index`. */
-const toolResult = (index: number) =>
-  // biome-ignore lint/suspicious/noExplicitAny: recorded request bodies.
-  anthropic.requests[index].messages.at(-1).content.find((b: any) => b.type === 'tool_result');
+const toolResult = (index: number) => lastToolResult(anthropic.requests[index]);
 
 describe('Discord: files out', () => {
   it('posts a chart in the thread as an image attachment, between the texts around it, pinging nobody', async () => {

@@ -5,9 +5,9 @@
  * files.completeUploadExternal) to the fake Slack, and the test reads the
  * thread as a person sees it. Slack's real paces.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../../../src/app.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
@@ -18,6 +18,7 @@ import {
   startFakeSlack,
   visibleText,
 } from '../../fakes/slack/index.js';
+import { lastToolResult, putWorkspaceFile } from '../files-out-helpers.js';
 import { startSlackApp } from './app.js';
 
 let fake: FakeSlack;
@@ -42,19 +43,13 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-async function putFile(path: string, data: string | Buffer): Promise<void> {
-  const full = join(root, 'workspace', path);
-  await mkdir(dirname(full), { recursive: true });
-  await writeFile(full, data);
-}
+const putFile = (path: string, data: string | Buffer) =>
+  putWorkspaceFile(join(root, 'workspace'), path, data);
 
 const thread = (ts: string) => fake.botMessages('C1', ts);
 const shows = (ts: string, text: string) => () =>
   thread(ts).some((m) => m.streamState !== 'streaming' && visibleText(m) === text);
-/** The tool_result the model got in request `index`. */
-const toolResult = (index: number) =>
-  // biome-ignore lint/suspicious/noExplicitAny: recorded request bodies.
-  anthropic.requests[index].messages.at(-1).content.find((b: any) => b.type === 'tool_result');
+const toolResult = (index: number) => lastToolResult(anthropic.requests[index]);
 
 describe('Slack: files out', () => {
   it('shares a chart in the thread through the upload flow, inline as an image, between the texts around it', async () => {

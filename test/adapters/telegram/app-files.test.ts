@@ -5,11 +5,12 @@
  * the topic: the text before the file, the photo with its caption, the text
  * after. Group paces and the fake's limits are scaled down 10x together.
  */
-import { mkdir, truncate, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { truncate } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pngBase64 } from '../../fakes/images.js';
 import { type FakeTelegramOptions, messageUpdate } from '../../fakes/telegram/index.js';
+import { putWorkspaceFile, lastToolResult as toolResult } from '../files-out-helpers.js';
 import { ANN, type AppWorld, createAppWorld } from './app-harness.js';
 
 const SCALED_PACES = { groupEditIntervalMs: 300, groupBudget: { count: 20, windowMs: 6000 } };
@@ -28,22 +29,14 @@ async function startWorld(options: FakeTelegramOptions = {}): Promise<AppWorld> 
   return w;
 }
 
-async function putFile(path: string, data: string | Buffer): Promise<string> {
-  const full = join(world.root, 'workspace', path);
-  await mkdir(dirname(full), { recursive: true });
-  await writeFile(full, data);
-  return full;
-}
+const putFile = (path: string, data: string | Buffer) =>
+  putWorkspaceFile(join(world.root, 'workspace'), path, data);
 
 const inTopic = () => world.telegram.botMessages(GROUP, TOPIC);
 const ask = (text: string) =>
   world.telegram.pushUpdate(
     messageUpdate({ chatId: GROUP, user: ANN, threadId: TOPIC }, `@switchboard_bot ${text}`),
   );
-/** The tool_result the model got for the SendFile call of request `index`. */
-// biome-ignore lint/suspicious/noExplicitAny: recorded request bodies.
-const toolResult = (body: any) =>
-  body.messages.at(-1).content.find((b: { type: string }) => b.type === 'tool_result');
 
 describe('Telegram: files out', () => {
   it('shows a chart the model sends as a photo in the topic, with its caption, between the texts around it', async () => {
