@@ -141,4 +141,23 @@ describe('Telegram: files out', () => {
       /PHOTO_INVALID_DIMENSIONS/,
     );
   });
+
+  it('sends an image over the 10 MB photo limit as a document, without trying sendPhoto', async () => {
+    world = await startWorld();
+    const big = Buffer.from(pngBase64(800, 600, 11 * 1024 * 1024 * (4 / 3)), 'base64');
+    expect(big.length).toBeGreaterThan(10 * 1024 * 1024);
+    await putFile('big.png', big);
+    world.anthropic.enqueue(
+      { toolUse: [{ name: 'SendFile', input: { file_path: 'big.png' } }] },
+      { text: ['Sent as a file.'] },
+    );
+    ask('big one');
+    // 11 MB through the sandbox, grammY's multipart and the fake: slow on a loaded machine, so a long wait.
+    await world.telegram.waitFor(() => inTopic().some((m) => m.text === 'Sent as a file.'), 50_000);
+    const sent = inTopic().find((m) => m.file);
+    expect(sent?.file?.kind).toBe('document');
+    expect(sent?.file?.data.length).toBe(big.length);
+    expect(world.telegram.state.calls.filter((c) => c.method === 'sendPhoto')).toEqual([]);
+    expect(toolResult(world.anthropic.requests[1]).content).toMatch(/sent as a document/);
+  }, 60_000);
 });
