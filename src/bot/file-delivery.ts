@@ -5,6 +5,7 @@
  * permanent, as before an approval), and through the outbox, so the upload
  * is paced and retried with the chat's other calls.
  */
+import { formatBytes } from '../bytes.js';
 import { describeError, isErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { FileDelivery, FileSender, OutgoingFile } from '../vocabulary.js';
@@ -22,8 +23,6 @@ export interface FileDeliveryContext {
   /** False once the chat has moved on from this turn. */
   isCurrent: () => boolean;
 }
-
-const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
 
 /** The file delivery a turn lends its session (`submit(..., { sendFile })`). */
 export function chatFileSender(ctx: FileDeliveryContext): FileSender {
@@ -44,7 +43,7 @@ async function deliver(ctx: FileDeliveryContext, file: OutgoingFile): Promise<Fi
   const size = file.bytes.length;
   if (size > limit) {
     return {
-      error: `${file.name} is ${mb(size)} (${size} bytes), over this chat's upload limit of ${mb(limit)} (${limit} bytes). Compress it, split it, or send a smaller version.`,
+      error: `${file.name} is ${formatBytes(size)} (${size} bytes), over this chat's upload limit of ${formatBytes(limit)} (${limit} bytes). Compress it, split it, or send a smaller version.`,
     };
   }
   if (!ctx.isCurrent()) return { error: 'The turn was stopped before the file went out; it was not sent.' };
@@ -79,7 +78,9 @@ async function deliver(ctx: FileDeliveryContext, file: OutgoingFile): Promise<Fi
     });
   } catch (err) {
     if (isErrorCode(err, 'FILE_TOO_LARGE')) {
-      return { error: `The chat refused ${file.name} as too large (${mb(size)}): ${describeError(err)}` };
+      return {
+        error: `The chat refused ${file.name} as too large (${formatBytes(size)}): ${describeError(err)}`,
+      };
     }
     return { error: `${file.name} could not be sent: ${describeError(err)}` };
   }

@@ -9,6 +9,7 @@
 import { basename, join } from 'node:path';
 import { imageSize } from 'image-size';
 import { z } from 'zod';
+import { formatBytes } from '../bytes.js';
 import { defineTool, filePathField, onFilePath, toolError } from './define.js';
 import { fileRequest, type PathInfo } from './in-sandbox.js';
 import type { Tool } from './types.js';
@@ -56,13 +57,6 @@ export function sniffMediaType(bytes: Uint8Array): string {
   }
   if (Buffer.from(bytes.subarray(0, 5)).toString('latin1') === '%PDF-') return 'application/pdf';
   return 'application/octet-stream';
-}
-
-/** Bytes as people read them: `12.3 MB`, `840 KB`, `512 bytes`. */
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
-  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${bytes} bytes`;
 }
 
 /** Builds the SendFile tool. */
