@@ -12,7 +12,7 @@ import type { RunningApp } from '../../../src/app.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
 import { type FakeDiscord, startFakeDiscord } from '../../fakes/discord/index.js';
 import { pngBase64 } from '../../fakes/images.js';
-import { lastToolResult, putWorkspaceFile } from '../files-out-helpers.js';
+import { lastToolResult, putWorkspaceFile } from '../../helpers/files-out.js';
 import { startScaledApp } from './app.js';
 import { mention } from './helpers.js';
 

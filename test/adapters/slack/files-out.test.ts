@@ -18,7 +18,7 @@ import {
   startFakeSlack,
   visibleText,
 } from '../../fakes/slack/index.js';
-import { lastToolResult, putWorkspaceFile } from '../files-out-helpers.js';
+import { lastToolResult, putWorkspaceFile } from '../../helpers/files-out.js';
 import { startSlackApp } from './app.js';
 
 let fake: FakeSlack;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pngBase64 } from '../../fakes/images.js';
 import { type FakeTelegramOptions, messageUpdate } from '../../fakes/telegram/index.js';
-import { putWorkspaceFile, lastToolResult as toolResult } from '../files-out-helpers.js';
+import { putWorkspaceFile, lastToolResult as toolResult } from '../../helpers/files-out.js';
 import { ANN, type AppWorld, createAppWorld } from './app-harness.js';
 
 const SCALED_PACES = { groupEditIntervalMs: 300, groupBudget: { count: 20, windowMs: 6000 } };
