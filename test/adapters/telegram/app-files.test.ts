@@ -96,6 +96,25 @@ describe('Telegram: files out', () => {
     expect(photos[1]!.at - photos[0]!.at).toBeGreaterThanOrEqual(900);
   });
 
+  it('sends a document again after a 502, and it arrives once', async () => {
+    world = await startWorld();
+    await putFile('notes.txt', 'line one\nline two\n');
+    world.telegram.fault({ method: 'sendDocument', kind: 'server-error', status: 502, times: 1 });
+    world.anthropic.enqueue(
+      { toolUse: [{ name: 'SendFile', input: { file_path: 'notes.txt', caption: 'the notes' } }] },
+      { text: ['Sent.'] },
+    );
+    ask('notes');
+    await world.telegram.waitFor(() => inTopic().some((m) => m.text === 'Sent.'), 15_000);
+    expect(inTopic().map((m) => [m.file?.kind ?? 'text', m.text])).toEqual([
+      ['document', 'the notes'],
+      ['text', 'Sent.'],
+    ]);
+    const calls = world.telegram.state.calls.filter((c) => c.method === 'sendDocument');
+    expect(calls.map((c) => c.outcome)).toEqual([502, 'ok']);
+    expect(toolResult(world.anthropic.requests[1]).content).toMatch(/^Sent notes\.txt .*sent as a document/);
+  });
+
   it('reports files over the limit to the model: over the declared 50 MB, and refused by Telegram with 413', async () => {
     // The fake takes 64 KB files, so a 100 KB report meets Telegram's own refusal.
     world = await startWorld({ uploads: { maxFileBytes: 64 * 1024 } });
