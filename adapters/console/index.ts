@@ -63,7 +63,8 @@ const printable = (text: string) => text.replace(/\p{Cc}/gu, '?');
 /** The line for a file the agent sent: its path, size and type, and the caption under it. */
 export function fileLine(file: OutboundFile): string {
   const kb = Math.max(1, Math.round(file.bytes.length / 1024));
-  const caption = file.caption ? `\n  ${printable(file.caption)}` : '';
+  // Each line of the caption indented under the path; no other control character gets through.
+  const caption = file.caption ? `\n  ${file.caption.split('\n').map(printable).join('\n  ')}` : '';
   return `📎 ${printable(file.path)} (${kb} KB, ${file.mediaType})${caption}`;
 }
 

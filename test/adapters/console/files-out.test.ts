@@ -70,7 +70,10 @@ it('prints the path and caption of a file the agent sends in plan mode, where a 
     {
       text: ['Here it is.'],
       toolUse: [
-        { name: 'SendFile', input: { file_path: 'charts/q3.png', caption: 'Q3 revenue' } },
+        {
+          name: 'SendFile',
+          input: { file_path: 'charts/q3.png', caption: 'Q3 revenue\nby \u001b[31mregion' },
+        },
         { name: 'Write', input: { file_path: 'notes.md', content: 'x' } },
       ],
     },
@@ -79,7 +82,8 @@ it('prints the path and caption of a file the agent sends in plan mode, where a 
   input.write('show me the chart\n');
   await until(/That is the chart\./);
   const path = join(workspace, 'charts', 'q3.png');
-  expect(screen).toContain(`📎 ${path} (1 KB, image/png)\n  Q3 revenue`);
+  // The caption's lines are indented under the path; its escape sequence is shown, not obeyed.
+  expect(screen).toContain(`📎 ${path} (1 KB, image/png)\n  Q3 revenue\n  by ?[31mregion`);
   // The file line comes after the text written before it and before the text after it.
   expect(screen.indexOf('Here it is.')).toBeLessThan(screen.indexOf('📎'));
   expect(screen.indexOf('📎')).toBeLessThan(screen.indexOf('That is the chart.'));
