@@ -36,7 +36,8 @@ export type ErrorCode =
   | 'STREAM_UNAVAILABLE'
   | 'DOWNLOAD_TOO_LARGE'
   | 'DOWNLOAD_FAILED'
-  | 'PLATFORM_TIMEOUT';
+  | 'PLATFORM_TIMEOUT'
+  | 'FILE_TOO_LARGE';
 
 /** Options for {@link SwitchboardError}. */
 export interface SwitchboardErrorOptions {

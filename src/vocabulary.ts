@@ -186,3 +186,33 @@ export type MentionPolicy = 'none' | 'users' | 'all';
 
 /** Every mention policy, from the strictest (SWITCHBOARD_ALLOW_MENTIONS). */
 export const MENTION_POLICIES: readonly MentionPolicy[] = ['none', 'users', 'all'];
+
+/**
+ * A workspace file the agent sends to the chat (the SendFile tool). The
+ * session reads it through the sandbox; the bot core delivers it.
+ */
+export interface OutgoingFile {
+  /** The name the chat shows (the file's base name in the workspace). */
+  name: string;
+  /** Where the file is on this machine (the workspace path): a terminal chat prints it. */
+  path: string;
+  bytes: Uint8Array;
+  /** Read from the file's first bytes (image/png, image/jpeg, image/gif, image/webp, application/pdf), else application/octet-stream. */
+  mediaType: string;
+  /** A line shown with the file. */
+  caption?: string;
+}
+
+/** How a delivery ended: sent (with how it was shown), or why not, in words for the model. */
+export type FileDelivery = { ok: true; shownAs: 'image' | 'document' | 'path' } | { error: string };
+
+/**
+ * What the host of a turn offers for sending files into its chat. The bot
+ * core passes one per turn; a session run without a chat has none.
+ */
+export interface FileSender {
+  /** Largest file the chat takes, in bytes; undefined when it takes no files. */
+  readonly maxBytes: number | undefined;
+  /** Delivers the file after the reply text written before it. */
+  send(file: OutgoingFile): Promise<FileDelivery>;
+}

@@ -17,6 +17,7 @@ import type {
   ChatAdapter,
   ChatCapabilities,
   EventSink,
+  OutboundFile,
   OutboundMessage,
   SentMessage,
 } from '../../src/bot/adapter-contract.js';
@@ -51,7 +52,21 @@ const CAPABILITIES: ChatCapabilities = {
   typingIntervalMs: 0,
   // Where the session stands, after each reply, as CLI agents show it.
   replyFooter: true,
+  // The operator is at this machine: a file the agent sends is shown by its path, not copied anywhere.
+  maxUploadBytes: 1024 * 1024 * 1024,
+  filesAsPaths: true,
 };
+
+/** Control characters (a name's escape sequences) shown as `?`, so a file name cannot drive the terminal. */
+const printable = (text: string) => text.replace(/\p{Cc}/gu, '?');
+
+/** The line for a file the agent sent: its path, size and type, and the caption under it. */
+export function fileLine(file: OutboundFile): string {
+  const kb = Math.max(1, Math.round(file.bytes.length / 1024));
+  // Each line of the caption indented under the path; no other control character gets through.
+  const caption = file.caption ? `\n  ${file.caption.split('\n').map(printable).join('\n  ')}` : '';
+  return `📎 ${printable(file.path)} (${kb} KB, ${file.mediaType})${caption}`;
+}
 
 const PROMPT = '› ';
 /** The core's line after each reply (context used), shown dimmed. */
@@ -231,6 +246,11 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
       if (replies.delete(messageId)) screen.release();
     },
     async typing() {},
+    async sendFile(_chat, file) {
+      screen.line(fileLine(file));
+      screen.showPrompt();
+      return { messageId: `out${++seq}` };
+    },
     describeChat: () => 'this terminal',
   };
   return adapter;

@@ -25,6 +25,9 @@ export const DEFAULT_PACES: DiscordPaces = {
 /** Longest message content Discord accepts, in characters. */
 export const MAX_MESSAGE_LENGTH = 2000;
 
+/** A bot's default upload limit, 10 MiB (https://discord.com/developers/docs/reference#uploading-files). */
+export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+
 /** Largest custom_id Discord accepts on a button. */
 export const BUTTON_PAYLOAD_LIMIT = 100;
 
@@ -39,5 +42,7 @@ export function discordCapabilities(paces: DiscordPaces): ChatCapabilities {
     nativeStream: false,
     buttonPayloadLimit: BUTTON_PAYLOAD_LIMIT,
     typingIntervalMs: paces.typingIntervalMs,
+    maxUploadBytes: MAX_UPLOAD_BYTES,
+    maxCaptionLength: MAX_MESSAGE_LENGTH,
   };
 }

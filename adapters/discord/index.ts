@@ -40,6 +40,7 @@ import { guardGateway } from './gateway-guard.js';
 import { DiscordInbound } from './inbound.js';
 import { DiscordInteractions } from './interactions.js';
 import { DiscordOutbound } from './outbound.js';
+import { uploadToDiscord } from './upload.js';
 
 export type { DiscordPaces } from './capabilities.js';
 export { dmKey, parseChatKey, threadKey } from './chat-key.js';
@@ -176,6 +177,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       outbound.edit(chat, messageId, message),
     delete: (chat: string, messageId: string) => outbound.delete(chat, messageId),
     typing: (chat: string) => outbound.typing(chat),
+    sendFile: (chat, file) => uploadToDiscord(rest(), chat, file),
 
     describeChat(chat: string): string {
       const { kind, channelId } = parseChatKey(chat);

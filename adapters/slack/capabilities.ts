@@ -14,6 +14,7 @@
  * placeholders edited with chat.update.
  */
 import type { ChatCapabilities, RateBudget } from '../../src/bot/adapter-contract.js';
+import { MAX_UPLOAD_BYTES } from './upload.js';
 
 /** Paces and limits, overridable so tests can use short intervals. */
 export interface SlackPaces {
@@ -53,5 +54,8 @@ export function slackCapabilities(paces: Required<SlackPaces>, nativeStream: boo
     buttonPayloadLimit: SLACK_BUTTON_VALUE_LIMIT,
     // Slack has no typing indicator for bots.
     typingIntervalMs: 0,
+    maxUploadBytes: MAX_UPLOAD_BYTES,
+    // A file's initial comment is a message of its own length.
+    maxCaptionLength: paces.maxMessageLength,
   };
 }

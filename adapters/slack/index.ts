@@ -36,6 +36,7 @@ import { callSlack, SlackOutbound } from './outbound.js';
 import { SlackStreams } from './stream.js';
 import { ThreadTracker } from './threads.js';
 import { boltLogger, startTransport, type Transport } from './transport.js';
+import { uploadToSlack } from './upload.js';
 import { UserNames } from './users.js';
 
 export { SLACK_DEFAULT_PACES, type SlackPaces } from './capabilities.js';
@@ -247,6 +248,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     edit: (chat: string, messageId: string, message: OutboundMessage): Promise<void> =>
       outbound.edit(chat, messageId, message),
     delete: (chat: string, messageId: string): Promise<void> => outbound.delete(chat, messageId),
+    sendFile: (chat, file) => uploadToSlack(editClient, chat, file),
     async typing(_chat: string): Promise<void> {
       // Slack shows no typing indicator for bots; capabilities say typingIntervalMs 0.
     },

@@ -11,15 +11,15 @@
  * in message order. Retried inside grammY, a send would sleep up to a minute
  * while the scheduler counted it as in flight: a budget slot held by a call
  * that is not happening, and the chat's edits sent into the same limit.
- * Calls outside the outbox (callback answers, files, start-up) keep grammY's
- * auto-retry.
+ * Calls outside the outbox (callback answers, file downloads, start-up) keep
+ * grammY's auto-retry.
  */
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Transformer } from 'grammy';
 import type { UserFromGetMe } from 'grammy/types';
 import type { Logger } from '../../src/logger.js';
 
-/** The methods the outbox makes (adapters/telegram/outbound.ts): their 429s must reach its scheduler. */
+/** The methods the outbox makes (outbound.ts, upload.ts): their 429s must reach its scheduler. */
 export const OUTBOX_METHODS: ReadonlySet<string> = new Set([
   'sendMessage',
   'sendRichMessage',
@@ -28,6 +28,8 @@ export const OUTBOX_METHODS: ReadonlySet<string> = new Set([
   'sendChatAction',
   'sendMessageDraft',
   'sendRichMessageDraft',
+  'sendPhoto',
+  'sendDocument',
 ]);
 
 /** Options for {@link createGrammyBot}. */

@@ -6,6 +6,7 @@
  */
 import type { ChatCapabilities, RateBudget } from '../../src/bot/adapter-contract.js';
 import { isPrivateChat, type TelegramChat } from './chat-key.js';
+import { MAX_CAPTION_LENGTH, MAX_PHOTO_BYTES, MAX_UPLOAD_BYTES } from './upload.js';
 
 /** Paces, overridable so tests can run a turn in milliseconds. */
 export interface TelegramPaces {
@@ -56,5 +57,8 @@ export function telegramCapabilities(
     ...(isPrivate && features.drafts ? { nativeStreamMaxMs: paces.draftMaxMs } : {}),
     buttonPayloadLimit: CALLBACK_DATA_LIMIT,
     typingIntervalMs: paces.typingIntervalMs,
+    maxUploadBytes: MAX_UPLOAD_BYTES,
+    maxImageUploadBytes: MAX_PHOTO_BYTES,
+    maxCaptionLength: MAX_CAPTION_LENGTH,
   };
 }

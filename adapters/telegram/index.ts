@@ -35,6 +35,7 @@ import { BOT_API_DOWNLOAD_LIMIT, TelegramDispatcher, updateKind } from './dispat
 import { sequenceKey } from './inbound.js';
 import { TelegramOutbound } from './outbound.js';
 import { startPolling, startWebhook, type Transport, type WebhookOptions } from './transport.js';
+import { uploadToTelegram } from './upload.js';
 
 export { DEFAULT_PACES, type TelegramFeatures, type TelegramPaces } from './capabilities.js';
 export { chatKey, parseChatKey } from './chat-key.js';
@@ -197,6 +198,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     edit: (chat, messageId, message) => outbound.edit(chat, messageId, message),
     delete: (chat, messageId) => outbound.delete(chat, messageId),
     typing: (chat) => outbound.typing(chat),
+    sendFile: (chat, file) => uploadToTelegram(bot.api, chat, file),
     startStream: (chat, streamOptions) => outbound.startStream(chat, streamOptions),
     updateStream: (handle, message) => outbound.updateStream(handle, message),
     finishStream: (handle, message) => outbound.finishStream(handle, message),

@@ -164,6 +164,36 @@ export interface ChatCapabilities {
    * used). The terminal shows it; in a chat platform it would be noise.
    */
   replyFooter?: boolean;
+  /**
+   * Largest file {@link ChatAdapter.sendFile} uploads to this chat, in bytes
+   * (Telegram documents 50 MB, Discord 10 MiB). Absent: the chat takes no
+   * files, and the agent is told so.
+   */
+  maxUploadBytes?: number;
+  /**
+   * Largest image shown inline (Telegram photos: 10 MB); a larger image goes
+   * as a document. Absent: {@link ChatCapabilities.maxUploadBytes}.
+   */
+  maxImageUploadBytes?: number;
+  /** Longest caption a file carries (Telegram 1024); the core sends a longer one as a message just before the file. */
+  maxCaptionLength?: number;
+  /** The chat shows where a file is instead of its contents (the terminal prints its path). */
+  filesAsPaths?: boolean;
+}
+
+/** A file the core asks an adapter to upload, after the reply text written before it. */
+export interface OutboundFile {
+  /** File name shown in the chat; a base name, never a path. */
+  name: string;
+  /** Where the file is on this machine; the terminal prints it instead of uploading. */
+  path: string;
+  bytes: Uint8Array;
+  /** Read from the file's bytes (`image/png`...), or `application/octet-stream`. */
+  mediaType: string;
+  /** `image`: shown inline (it fits `maxImageUploadBytes`); `document`: a file to download. */
+  kind: 'image' | 'document';
+  /** Plain text, never parsed as markup; fits `maxCaptionLength`. */
+  caption?: string;
 }
 
 /** A button the core asks for. `payload` fits the adapter's declared limit. */
@@ -223,7 +253,8 @@ export interface NativeStreaming {
  * `NOT_FOUND` (the message or stream is gone), `STREAM_UNAVAILABLE` (no
  * native stream here),
  * `CAPABILITY_CHANGED` (re-read capabilities and retry: e.g. Telegram rich
- * messages answered 404), `PLATFORM_ERROR`. "Not modified" is success.
+ * messages answered 404), `FILE_TOO_LARGE` (an upload over the platform's
+ * limit), `PLATFORM_ERROR`. "Not modified" is success.
  */
 export interface ChatAdapter extends Partial<NativeStreaming> {
   /** Prefix of every chat key this adapter builds (`telegram`). */
@@ -243,6 +274,12 @@ export interface ChatAdapter extends Partial<NativeStreaming> {
   edit(chat: string, messageId: string, message: OutboundMessage): Promise<void>;
   delete(chat: string, messageId: string): Promise<void>;
   typing(chat: string): Promise<void>;
+  /**
+   * Uploads a file into the chat (in its thread or topic), for chats that
+   * declare `maxUploadBytes`. A file the platform finds too large is
+   * `FILE_TOO_LARGE`; a 429 a `RateLimitError`, like every other call.
+   */
+  sendFile?(chat: string, file: OutboundFile): Promise<SentMessage>;
   /** Human label for a chat key in `/sessions` ("#general thread"). */
   describeChat?(chat: string): string;
   /**

@@ -1,7 +1,8 @@
 /**
  * One agent turn, wired to its reply: text deltas stream into the reply,
  * tool activity shows as a status line, permission requests become approval
- * prompts under the text so far, and the end (done, stopped, failed) is
+ * prompts under the text so far, files the agent sends follow the text
+ * before them, and the end (done, stopped, failed) is
  * always said in the chat.
  */
 import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
@@ -17,6 +18,7 @@ import type {
 } from '../session/types.js';
 import type { TokenUsage } from '../vocabulary.js';
 import type { ApprovalRegistry, Requester } from './approvals.js';
+import { chatFileSender } from './file-delivery.js';
 import type { TurnOutcome } from './options.js';
 import type { SaveHealth } from './save-health.js';
 import type { Outbox, ReplyStream } from './stream/types.js';
@@ -129,11 +131,15 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     // Stopped while the session was loading or the turn was being recorded: nothing to run.
     if (turn.stopNote !== undefined)
       throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
-    const { completed } = await session.submit({
-      text: item.text,
-      author: item.requester.name,
-      ...(item.files.length ? { files: item.files } : {}),
-    });
+    const { completed } = await session.submit(
+      {
+        text: item.text,
+        author: item.requester.name,
+        ...(item.files.length ? { files: item.files } : {}),
+      },
+      // Files the agent sends go out after the text before them, through the outbox.
+      { sendFile: chatFileSender({ chat: ctx.chat, outbox, reply, logger, isCurrent: ctx.isCurrent }) },
+    );
     result = await completed;
   } catch (err) {
     failure ??= err instanceof Error ? err : new Error(String(err));

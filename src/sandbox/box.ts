@@ -57,7 +57,8 @@ export class SandboxBox {
   readonly #clock: Clock;
   readonly #cgroup: PidsCgroup | undefined;
   #nextId = 1;
-  #stdout = '';
+  /** The helper's unfinished answer line, in the pieces it arrived in. */
+  #stdout: string[] = [];
   #stderr = '';
   #ended: string | undefined;
   /** Settles when the helper's process has exited. */
@@ -153,10 +154,14 @@ export class SandboxBox {
   }
 
   #onStdout(chunk: string): void {
-    this.#stdout += chunk;
-    for (let nl = this.#stdout.indexOf('\n'); nl >= 0; nl = this.#stdout.indexOf('\n')) {
-      const line = this.#stdout.slice(0, nl);
-      this.#stdout = this.#stdout.slice(nl + 1);
+    // A line end is looked for in the new piece only: a file read (SendFile, Read) answers in one
+    // line of megabytes, and searching the whole line again for every piece took seconds.
+    let start = 0;
+    for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
+      this.#stdout.push(chunk.slice(start, nl));
+      start = nl + 1;
+      const line = this.#stdout.join('');
+      this.#stdout = [];
       let msg: {
         id: number;
         ok?: boolean;
@@ -184,6 +189,7 @@ export class SandboxBox {
       if (msg.ok) pending.resolve(msg.result);
       else pending.reject(new HelperError(msg.code ?? 'TOOL_FAILED', msg.message ?? 'the sandbox failed'));
     }
+    if (start < chunk.length) this.#stdout.push(chunk.slice(start));
   }
 
   #end(why: string): void {

@@ -24,6 +24,7 @@ export {
   DEFAULT_STREAM_IDLE_TIMEOUT_MS,
   type InteractiveSessionOptions,
   type SessionHandle,
+  type SubmitOptions,
 } from './session-options.js';
 export { CONTEXT_GUARD_FRACTION, DEFAULT_MAX_ITERATIONS } from './turn.js';
 export * from './types.js';

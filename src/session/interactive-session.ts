@@ -31,6 +31,7 @@ import {
   type InteractiveSessionOptions,
   REQUEST_MAX_TOKENS,
   type SessionHandle,
+  type SubmitOptions,
   validThreshold,
 } from './session-options.js';
 import { loadSessionPrompt } from './system-prompt.js';
@@ -139,7 +140,11 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     const record = await loadSessionRecord(this.#options.sessionStore, validateSessionId(resumeId));
     this.#history.push(...record.messages);
     this.#grants.mode = record.permissionMode;
-    if (this.#options.model === undefined && record.model) this.#setModel(record.model);
+    if (this.#options.model === undefined && record.model) {
+      // The saved model, not the provider's default: its window sizes the tracker.
+      [this.#model, this.#modelInfo] = [record.model, this.#describe(record.model)];
+      this.#tracker.setMaxTokens(this.#modelInfo.contextWindow);
+    }
     this.#tracker.restore(this.#history, {
       lastReportedTokens: record.lastReportedTokens,
       usedTokens: record.contextState?.usedTokens,
@@ -166,16 +171,16 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
    * and resolves at once. `completed` settles with the turn's result, or
    * rejects (QUEUE_FULL, ABORTED when cleared, or the turn's error).
    */
-  async submit(input: SubmitInput): Promise<{ completed: Promise<TurnResult> }> {
+  async submit(input: SubmitInput, options: SubmitOptions = {}): Promise<{ completed: Promise<TurnResult> }> {
     await this.ready;
     if (this.#closed)
       throw new SwitchboardError('SESSION_BUSY', 'This session was closed; open it again to continue.');
-    const job = this.#queue.push((signal) => this.#turn(input, signal));
+    const job = this.#queue.push((signal) => this.#turn(input, signal, options));
     if (job.startedNow) await job.settled;
     return { completed: job.completed };
   }
 
-  async #turn(input: SubmitInput, signal: AbortSignal): Promise<TurnResult> {
+  async #turn(input: SubmitInput, signal: AbortSignal, options: SubmitOptions): Promise<TurnResult> {
     const { message: prompt, refused } = await promptFor(input, this.#turnState(), this.#sandbox);
     for (const why of refused) this.emit('notice', why);
     if (this.#meter.crosses(this.#history, prompt, this.#threshold)) {
@@ -184,7 +189,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       });
     }
     if (signal.aborted) throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
-    const outcome = await runTurnInSandbox(this.#turnState(), this.#sandbox, prompt, signal);
+    const outcome = await runTurnInSandbox(this.#turnState(options), this.#sandbox, prompt, signal);
     await this.#persistence.saveTurn(this.#history, this.#meta());
     if (outcome.error && outcome.error.code !== 'ABORTED') {
       this.emit('error', outcome.error);
@@ -321,12 +326,6 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     await this.#persistence.flush();
   }
 
-  #setModel(model: string): void {
-    this.#model = model;
-    this.#modelInfo = this.#describe(model);
-    this.#tracker.setMaxTokens(this.#modelInfo.contextWindow);
-  }
-
   #describe(model: string): ModelInfo {
     return this.#options.provider.describeModel?.(model) ?? getModelInfo(model, {}, this.#logger);
   }
@@ -368,7 +367,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     };
   }
 
-  #turnState(): TurnState {
+  #turnState({ sendFile }: SubmitOptions = {}): TurnState {
     const options = this.#options;
     const tools = [...this.#tools, ...(options.toolSource?.tools() ?? [])]; // fixed for the whole turn
     const compactor = { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) };
@@ -393,6 +392,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         logger: this.#logger,
         cwd: options.cwd,
         env: scrubbedEnv(options.toolEnv ?? process.env),
+        ...(sendFile ? { sendFile } : {}),
         permissionTimeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
       },
       compactor,

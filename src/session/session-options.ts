@@ -7,7 +7,13 @@ import type { Provider } from '../provider/types.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SessionStore } from '../store/types.js';
 import type { Tool, ToolSource } from '../tools/types.js';
-import { PERMISSION_MODES, type PermissionMode, type ProjectAccess, type SessionHooks } from './types.js';
+import {
+  type FileSender,
+  PERMISSION_MODES,
+  type PermissionMode,
+  type ProjectAccess,
+  type SessionHooks,
+} from './types.js';
 
 /** Default auto-compaction threshold: 83.5% of the context window. */
 export const DEFAULT_AUTO_COMPACT_THRESHOLD = 0.835;
@@ -39,7 +45,7 @@ export interface InteractiveSessionOptions {
   /** Replaces the built-in base system prompt (project instructions are still appended when trusted). */
   systemPrompt?: string;
   hooks?: SessionHooks;
-  /** Tools offered to the model; default the six built-in tools. */
+  /** Tools offered to the model; default the seven built-in tools. */
   tools?: Tool[];
   /** Tools that come and go (MCP servers), offered after `tools`; taken afresh at the start of each turn. */
   toolSource?: ToolSource;
@@ -69,6 +75,12 @@ export interface InteractiveSessionOptions {
    * `1h` or `off`.
    */
   cache?: CacheSetting;
+}
+
+/** What the caller of one `submit()` lends that turn. */
+export interface SubmitOptions {
+  /** Delivers the files the agent sends (SendFile) into the caller's chat; without it SendFile says there is no chat. */
+  sendFile?: FileSender;
 }
 
 /** The handle `getSession()` returns. */

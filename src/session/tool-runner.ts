@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import type { SandboxTurn } from '../sandbox/turn.js';
 import { decidePermission } from '../tools/permissions.js';
 import type { Tool } from '../tools/types.js';
-import type { ToolDefinition, ToolResultImage } from '../vocabulary.js';
+import type { FileSender, ToolDefinition, ToolResultImage } from '../vocabulary.js';
 import type { TypedEmitter } from './emitter.js';
 import type { SessionGrants } from './grants.js';
 import { INTERRUPTED_TOOL_RESULT } from './history.js';
@@ -31,6 +31,8 @@ export interface ToolHost {
   env: Record<string, string>;
   /** The turn's sandbox, where the built-in tools run. */
   sandbox?: SandboxTurn;
+  /** The chat's file delivery for this turn, when the turn has a chat (SendFile). */
+  sendFile?: FileSender;
   permissionTimeoutMs: number;
 }
 
@@ -182,6 +184,7 @@ export async function runToolCalls(
           env: host.env,
           clock: host.clock,
           ...(host.sandbox ? { sandbox: host.sandbox } : {}),
+          ...(host.sendFile ? { sendFile: host.sendFile } : {}),
         }),
         signal,
       );

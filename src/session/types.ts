@@ -12,7 +12,10 @@ import type { ContextWindowState, TokenUsage, ToolClass } from '../vocabulary.js
 export {
   type ContentBlock,
   type ContextWindowState,
+  type FileDelivery,
+  type FileSender,
   type HistoryMessage,
+  type OutgoingFile,
   PERMISSION_MODES,
   type PermissionAnswer,
   type PermissionMode,

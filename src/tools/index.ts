@@ -1,5 +1,5 @@
 /**
- * The built-in tools (Read, Write, Edit, Glob, Grep, Bash), the permission
+ * The built-in tools (Read, Write, Edit, Glob, Grep, Bash, SendFile), the permission
  * policy, workspace confinement and the scrubbed child environment.
  */
 import { BASH_DEFAULT_MAX_OUTPUT_CHARS, BASH_DEFAULT_TIMEOUT_MS, createBashTool } from './bash.js';
@@ -7,6 +7,7 @@ import { createEditTool } from './edit.js';
 import { createGlobTool } from './glob.js';
 import { createGrepTool } from './grep.js';
 import { createReadTool } from './read.js';
+import { createSendFileTool } from './send-file.js';
 import type { Tool } from './types.js';
 import { createWriteTool } from './write.js';
 
@@ -22,7 +23,7 @@ export interface BuiltinToolsOptions {
 }
 
 /**
- * Creates the six built-in tools. They open files and run commands in the
+ * Creates the seven built-in tools. They open files and run commands in the
  * turn's sandbox (`ToolContext.sandbox`), confined to the session's
  * workspace (`ToolContext.cwd`); paths are resolved inside it, one
  * component at a time, so a symlink swapped in meanwhile leads nowhere.
@@ -40,6 +41,8 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
     createGlobTool(),
     createGrepTool({ maxOutputChars }),
     createBashTool({ timeoutMs: options.bashTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS, maxOutputChars }),
+    // Sends through the chat the turn answers (ToolContext.sendFile); says so when there is none.
+    createSendFileTool(),
   ];
 }
 
@@ -56,5 +59,6 @@ export { createGlobTool, GLOB_MAX_RESULTS } from './glob.js';
 export { createGrepTool, GREP_MAX_RESULTS, GREP_TIME_LIMIT_MS, type GrepToolOptions } from './grep.js';
 export { decidePermission, type PermissionDecision } from './permissions.js';
 export { createReadTool, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_CHARS } from './read.js';
+export { createSendFileTool, SEND_FILE_MAX_BYTES, sniffMediaType } from './send-file.js';
 export type { Tool, ToolContext, ToolResult } from './types.js';
 export { createWriteTool } from './write.js';

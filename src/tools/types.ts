@@ -4,7 +4,13 @@
  */
 import type { Clock } from '../clock.js';
 import type { SandboxTurn } from '../sandbox/turn.js';
-import type { ToolClass, ToolDefinition, ToolResultImage, ToolServerStatus } from '../vocabulary.js';
+import type {
+  FileSender,
+  ToolClass,
+  ToolDefinition,
+  ToolResultImage,
+  ToolServerStatus,
+} from '../vocabulary.js';
 
 /** What a tool gets to run with. */
 export interface ToolContext {
@@ -20,6 +26,8 @@ export interface ToolContext {
    * default settings (auto), ended when the call returns.
    */
   sandbox?: SandboxTurn;
+  /** Sends a file into the chat the turn answers (SendFile); absent outside a chat. */
+  sendFile?: FileSender;
 }
 
 /** A tool's outcome; `isError` results are returned to the model, not thrown. */

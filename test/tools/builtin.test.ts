@@ -5,7 +5,7 @@ describe('createBuiltinTools', () => {
   const tools = createBuiltinTools();
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
 
-  it('gives the six tools with their classes', () => {
+  it('gives the seven tools with their classes', () => {
     expect(tools.map((t) => [t.name, t.toolClass])).toEqual([
       ['Read', 'inspect'],
       ['Write', 'modify'],
@@ -13,6 +13,7 @@ describe('createBuiltinTools', () => {
       ['Glob', 'inspect'],
       ['Grep', 'inspect'],
       ['Bash', 'execute'],
+      ['SendFile', 'inspect'],
     ]);
   });
 
@@ -25,6 +26,7 @@ describe('createBuiltinTools', () => {
       Glob: ['pattern'],
       Grep: ['pattern'],
       Bash: ['command'],
+      SendFile: ['file_path'],
     });
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');

@@ -39,7 +39,13 @@ export class OutboxContext {
 
   /** The chat's capabilities as declared, with the length shrunk after a MESSAGE_TOO_LONG. */
   capabilities(chat: string): ChatCapabilities {
-    const caps = this.adapterFor(chat).capabilities(chat);
+    const adapter = this.adapterFor(chat);
+    let caps = adapter.capabilities(chat);
+    // A limit without the method to upload with is no way to send a file.
+    if (caps.maxUploadBytes !== undefined && !adapter.sendFile) {
+      const { maxUploadBytes: _none, ...rest } = caps;
+      caps = rest;
+    }
     const factor = this.#shrink.get(chat);
     if (factor === undefined) return caps;
     return { ...caps, maxMessageLength: Math.max(64, Math.floor(caps.maxMessageLength * factor)) };

@@ -1,15 +1,17 @@
 /**
  * The outbox: the only way the bot core talks to adapters. Every call (sends,
- * edits, deletes, native stream updates, typing) goes through one scheduler
+ * edits, deletes, uploads, native stream updates, typing) goes through one scheduler
  * that keeps each message at one call in flight and at the declared pace,
  * respects per-chat and adapter-wide budgets and `retry_after`, and always
  * sends the newest text.
  */
 import { type Clock, systemClock } from '../../clock.js';
+import { SwitchboardError } from '../../errors.js';
 import { type Logger, silentLogger } from '../../logger.js';
-import type { ChatAdapter } from '../adapter-contract.js';
+import type { ChatAdapter, OutboundFile } from '../adapter-contract.js';
 import { OutboxContext } from './context.js';
 import { EditJob, ShownTexts } from './edit-job.js';
+import { FileJob } from './file-job.js';
 import { DeleteJob, SendJob } from './oneoff.js';
 import { Reply } from './reply.js';
 import type { Outbox, ReplyStream, SendOptions, StreamOptions } from './types.js';
@@ -82,6 +84,19 @@ export function createOutbox(options: OutboxOptions): Outbox {
 
     delete(chat: string, messageId: string): Promise<void> {
       return remove(chat, messageId);
+    },
+
+    async sendFile(chat: string, file: OutboundFile): Promise<string> {
+      const adapter = ctx.adapterFor(chat);
+      if (!adapter.sendFile) {
+        throw new SwitchboardError(
+          'PLATFORM_ERROR',
+          `The ${adapter.platform} adapter cannot upload files: implement ChatAdapter.sendFile to send them.`,
+        );
+      }
+      const job = new FileJob(ctx, chat, file);
+      ctx.scheduler.wake(job, ctx.adapterFor(chat));
+      return job.done;
     },
 
     startTyping(chat: string): void {

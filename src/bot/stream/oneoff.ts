@@ -4,13 +4,13 @@
  * the same retry table (plain text after FORMAT_REJECTED, smaller parts
  * after MESSAGE_TOO_LONG, re-read capabilities after CAPABILITY_CHANGED).
  */
-import { SwitchboardError } from '../../errors.js';
 import type { ChatAdapter, Dialect, OutboundMessage } from '../adapter-contract.js';
 import { type FenceState, toPlainText } from '../format/index.js';
 import type { OutboxContext } from './context.js';
 import { messageParts } from './message-parts.js';
 import type { FailureAction } from './retry.js';
 import type { Call, Slot } from './scheduler.js';
+import { SingleCallJob, type SlotFailure } from './single-call.js';
 import type { SendOptions } from './types.js';
 
 /** One message of a one-off send: where it comes from in the source, and what goes out. */
@@ -146,57 +146,21 @@ export class SendJob implements Slot {
 }
 
 /** Deletes one message; a message already gone counts as deleted. */
-export class DeleteJob implements Slot {
-  readonly kind = 'text' as const;
-  readonly chat: string;
-  readonly done: Promise<void>;
-  #resolve!: () => void;
-  #reject!: (err: unknown) => void;
-  #finished = false;
-  #attempts = 0;
-  #notBefore = 0;
-  readonly #ctx: OutboxContext;
-  readonly #adapter: ChatAdapter;
+export class DeleteJob extends SingleCallJob<void> {
+  protected readonly callKind = 'delete' as const;
   readonly #messageId: string;
 
   constructor(ctx: OutboxContext, chat: string, messageId: string) {
-    this.#ctx = ctx;
-    this.chat = chat;
+    super(ctx, chat);
     this.#messageId = messageId;
-    this.#adapter = ctx.adapterFor(chat);
-    this.done = new Promise((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
   }
 
-  readyAt(): number {
-    return this.#notBefore;
+  protected async call(): Promise<{ value: undefined }> {
+    await this.adapter.delete(this.chat, this.#messageId);
+    return { value: undefined };
   }
 
-  next(): Call | undefined {
-    if (this.#finished) return undefined;
-    return {
-      kind: 'delete',
-      attempt: this.#attempts + 1,
-      plain: true,
-      run: async () => {
-        await this.#adapter.delete(this.chat, this.#messageId);
-        this.#finished = true;
-        this.#resolve();
-        return undefined;
-      },
-    };
-  }
-
-  failed(action: Failure, err: unknown): void {
-    this.#attempts++;
-    if (action.kind === 'retry' || action.kind === 'relayout') {
-      this.#notBefore = this.#ctx.clock.now() + action.delayMs;
-      return;
-    }
-    this.#finished = true;
-    if (action.kind === 'gone') this.#resolve();
-    else this.#reject(err instanceof Error ? err : new SwitchboardError('PLATFORM_ERROR', String(err)));
+  protected givenUp(action: SlotFailure): { value: undefined } | undefined {
+    return action.kind === 'gone' ? { value: undefined } : undefined;
   }
 }

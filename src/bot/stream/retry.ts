@@ -8,7 +8,7 @@
 import { isErrorCode, RateLimitError, type RateLimitScope } from '../../errors.js';
 
 /** The platform operations the outbox makes. */
-export type CallKind = 'send' | 'edit' | 'delete' | 'typing' | 'start' | 'update' | 'finish';
+export type CallKind = 'send' | 'edit' | 'delete' | 'typing' | 'start' | 'update' | 'finish' | 'upload';
 
 /** What a failure means for the call that failed. */
 export type FailureAction =
@@ -52,6 +52,8 @@ const ATTEMPTS: Readonly<Record<CallKind, number>> = {
   start: 3,
   update: 3,
   finish: 3,
+  // The agent waits on an upload (SendFile): a refusal reaches it after a few seconds, not a minute.
+  upload: 3,
 };
 
 /**
@@ -78,6 +80,8 @@ export function failureAction(err: unknown, call: FailedCall): FailureAction {
       scope: err instanceof RateLimitError ? err.scope : 'chat',
     };
   }
+  // The same bytes are as large on the next attempt.
+  if (isErrorCode(err, 'FILE_TOO_LARGE')) return { kind: 'give-up' };
   if (isErrorCode(err, 'FORMAT_REJECTED') && !call.plain) return { kind: 'plain' };
   const tooLong = isErrorCode(err, 'MESSAGE_TOO_LONG');
   if (tooLong || isErrorCode(err, 'CAPABILITY_CHANGED')) {
@@ -86,8 +90,9 @@ export function failureAction(err: unknown, call: FailedCall): FailureAction {
     return { kind: 'relayout', shrink: tooLong, delayMs };
   }
   if (isErrorCode(err, 'STREAM_UNAVAILABLE')) return { kind: 'edits' };
-  // NOT_FOUND on a send or a stream start is a chat the platform cannot find now: an ordinary failure.
-  if (isErrorCode(err, 'NOT_FOUND') && call.kind !== 'send' && call.kind !== 'start') return { kind: 'gone' };
+  // NOT_FOUND on a send, an upload or a stream start is a chat the platform cannot find now: an ordinary failure.
+  const creates = call.kind === 'send' || call.kind === 'start' || call.kind === 'upload';
+  if (isErrorCode(err, 'NOT_FOUND') && !creates) return { kind: 'gone' };
   if (call.attempt >= ATTEMPTS[call.kind]) return { kind: 'give-up' };
   return { kind: 'retry', delayMs: retryDelayMs(call.attempt) };
 }

@@ -4,7 +4,7 @@
  * scheduler for all adapters), honours `retry_after`, and falls back to
  * plain text when a platform rejects formatting.
  */
-import type { Button, ChatCapabilities } from '../adapter-contract.js';
+import type { Button, ChatCapabilities, OutboundFile } from '../adapter-contract.js';
 
 /** Options for a one-off message. */
 export interface SendOptions {
@@ -63,6 +63,12 @@ export interface Outbox {
   /** Edits one message; the newest text wins, one edit in flight per message. */
   edit(chat: string, messageId: string, markdown: string, options?: SendOptions): Promise<void>;
   delete(chat: string, messageId: string): Promise<void>;
+  /**
+   * Uploads a file after every message of the chat asked for before it,
+   * paced and retried like them; resolves with the new message's id, rejects
+   * with the adapter's error (`FILE_TOO_LARGE` at once, others after retries).
+   */
+  sendFile(chat: string, file: OutboundFile): Promise<string>;
   /** Shows typing until {@link Outbox.stopTyping}; re-sent as the adapter's interval requires. */
   startTyping(chat: string): void;
   stopTyping(chat: string): void;

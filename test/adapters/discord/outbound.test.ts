@@ -44,6 +44,9 @@ describe('Discord adapter: render operations', () => {
       buttonPayloadLimit: 100,
       typingIntervalMs: 9000,
       mentions: 'none',
+      // A bot's default upload limit, 10 MiB; a caption is a message's content.
+      maxUploadBytes: 10 * 1024 * 1024,
+      maxCaptionLength: 2000,
     });
   });
 

@@ -5,6 +5,7 @@
  * deadline) and applied to the stored state.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isMultipart } from '../multipart.js';
 import type { AllowedMentionsBody } from './mentions.js';
 import {
   channelJson,
@@ -16,6 +17,7 @@ import {
 } from './model.js';
 import { peerProcess } from './peers.js';
 import type { FakeDiscordState as FakeDiscord } from './state.js';
+import { checkUploadSize, readMultipartMessage, storeUploads, uploadedFiles } from './uploads.js';
 import { validateCommands, validateMessageBody } from './validate.js';
 
 /** A REST call as the fake saw it. */
@@ -68,7 +70,10 @@ export async function handleRest(
   const url = new URL(req.url ?? '/', 'http://fake');
   const path = url.pathname.replace(/^\/api\/v\d+/, '');
   const method = req.method ?? 'GET';
-  const body = await readBody(req);
+  // A message with files: the JSON in payload_json, the files beside it, served back from this host.
+  const body = isMultipart(req)
+    ? { ...(await readMultipartMessage(req)), __base: `http://${req.headers.host}` }
+    : await readBody(req);
   const call: RestCall = {
     method,
     path: decodeURIComponent(path),
@@ -223,7 +228,9 @@ function channelRoute(
     if (recipient && fake.closedDms.has(recipient.id)) {
       return { status: 403, body: { code: 50007, message: 'Cannot send messages to this user' } };
     }
-    const rejection = validateMessageBody(body, true);
+    const files = uploadedFiles(body);
+    const rejection =
+      checkUploadSize(files, fake.maxUploadBytes) ?? validateMessageBody(body, files.length === 0);
     if (rejection) return rejection;
     let reference: FakeMessage['message_reference'];
     const ref = body.message_reference as { message_id?: string; fail_if_not_exists?: boolean } | undefined;
@@ -245,6 +252,9 @@ function channelRoute(
       components: (body.components as FakeActionRow[] | undefined) ?? [],
       ...(reference ? { reference } : {}),
       ...(body.allowed_mentions ? { allowedMentions: body.allowed_mentions as AllowedMentionsBody } : {}),
+      ...(files.length
+        ? { attachments: storeUploads(files, fake.files, String(body.__base), snowflake) }
+        : {}),
     });
     return { status: 200, body: messageJson(message), headers };
   }

@@ -19,6 +19,7 @@ import {
   snowflakeOnShard,
 } from './model.js';
 import { type RestCall, rateLimited } from './rest.js';
+import { DISCORD_UPLOAD_LIMIT } from './uploads.js';
 
 /** Options for {@link startFakeDiscord}; limits are configurable so tests can run fast. */
 export interface FakeDiscordOptions {
@@ -32,6 +33,8 @@ export interface FakeDiscordOptions {
   heartbeatIntervalMs?: number;
   /** When false, IDENTIFY with the Message Content intent is closed with 4014. */
   messageContentAllowed?: boolean;
+  /** Largest file a message may carry (Discord's default for bots: 10 MiB); larger answers 413, code 40005. */
+  maxUploadBytes?: number;
   /**
    * Record which local process made each REST call and opened each gateway
    * session (`RestCall.pid`, `gateway.log[].pid`), e.g. to tell shard
@@ -77,6 +80,7 @@ export class FakeDiscordState {
   readonly faults: FakeFault[] = [];
   readonly gateway: FakeGateway;
   rateLimit: { count: number; windowMs: number };
+  maxUploadBytes: number;
   interactionDeadlineMs: number;
   heartbeatIntervalMs: number;
   messageContentAllowed: boolean;
@@ -95,6 +99,7 @@ export class FakeDiscordState {
     this.token = options.token ?? 'fake-discord-token.abc123';
     this.rateLimit = options.rateLimit ?? { count: 5, windowMs: 5000 };
     this.interactionDeadlineMs = options.interactionDeadlineMs ?? 3000;
+    this.maxUploadBytes = options.maxUploadBytes ?? DISCORD_UPLOAD_LIMIT;
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 41_250;
     this.messageContentAllowed = options.messageContentAllowed ?? true;
     this.trackProcesses = options.trackProcesses ?? false;

@@ -8,6 +8,7 @@
 import { type AnyBlock, validateBlocks } from './blocks.js';
 import type { FakeSlackLimits, FakeSlackState } from './state.js';
 import { visibleText } from './state.js';
+import { UPLOAD_METHODS } from './uploads.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: method arguments are parsed form/JSON fields.
 export type Args = Record<string, any>;
@@ -89,6 +90,7 @@ function streamUnavailable(ctx: MethodContext): MethodResult | undefined {
 
 /** Every method the fake serves. */
 export const METHODS: Record<string, (args: Args, ctx: MethodContext) => MethodResult> = {
+  ...UPLOAD_METHODS,
   'auth.test': (_a, ctx) =>
     ok({
       url: `${ctx.baseUrl}/`,

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type Args, METHODS, type MethodContext, type MethodResult } from './methods.js';
+import { receiveUpload } from './uploads.js';
 
 /** One Web API call as the fake saw it. */
 export interface RecordedCall {
@@ -139,9 +140,14 @@ export class FakeSlackHttp {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const raw = await readBody(req);
     const context = this.#context;
     if (!context) throw new Error('fake Slack not listening');
+    // The upload URL takes bytes, not a Web API body.
+    if (await receiveUpload(req, res, path, context.state)) {
+      this.#notify();
+      return;
+    }
+    const raw = await readBody(req);
     if (req.method === 'POST' && path.startsWith('/response/')) {
       const body = parseArgs(raw, req.headers['content-type']);
       context.state.responses.push({ id: path.slice('/response/'.length), body });

@@ -24,6 +24,8 @@ export interface FakeSlackLimits {
   retryAfterSec: number;
   /** Timing slack allowed before calling a call too fast, in ms. */
   toleranceMs: number;
+  /** Largest file files.getUploadURLExternal accepts (Slack: 1 GB; a workspace may restrict it). */
+  maxUploadBytes: number;
 }
 
 /** Slack's own numbers. */
@@ -37,6 +39,7 @@ export const DEFAULT_LIMITS: FakeSlackLimits = {
   streamMaxMs: 300_000,
   retryAfterSec: 1,
   toleranceMs: 15,
+  maxUploadBytes: 1024 * 1024 * 1024,
 };
 
 /** A message in a channel, as it currently is. */
@@ -58,6 +61,8 @@ export interface FakeMessage {
   /** Every text the message showed, in order. */
   history: string[];
   deleted: boolean;
+  /** Files shared with the message (files.completeUploadExternal); `text` is the initial comment. */
+  files?: Array<{ id: string; name: string; title: string; mimetype: string; data: Buffer }>;
 }
 
 /** An ephemeral message, seen only by `user`. */
@@ -86,6 +91,8 @@ export class FakeSlackState {
   readonly files = new Map<string, { name: string; mimetype: string; data: Buffer }>();
   /** Ids of the files downloaded with the bot token, in order. */
   readonly fileDownloads: string[] = [];
+  /** Files between files.getUploadURLExternal and files.completeUploadExternal, by id. */
+  readonly uploads = new Map<string, { id: string; filename: string; length: number; data?: Buffer }>();
   /** chat.update times per channel, for the budget. */
   readonly channelUpdates = new Map<string, number[]>();
   #seq = 0;

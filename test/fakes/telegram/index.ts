@@ -4,3 +4,4 @@ export * from './markup.js';
 export * from './server.js';
 export * from './state.js';
 export * from './updates.js';
+export { type FakeUploadLimits, TELEGRAM_UPLOAD_LIMITS } from './uploads.js';

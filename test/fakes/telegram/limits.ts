@@ -43,6 +43,8 @@ const FLOOD_METHODS = new Set([
   'editMessageText',
   'sendMessageDraft',
   'sendRichMessageDraft',
+  'sendPhoto',
+  'sendDocument',
 ]);
 
 /** The fake's flood limits; all configurable so tests can scale them. */

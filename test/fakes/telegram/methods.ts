@@ -5,6 +5,7 @@
  * the installed @grammyjs/types definitions.
  */
 import { ApiError, type FakeMessage } from './state.js';
+import { UPLOAD_METHODS } from './uploads.js';
 import {
   bad,
   chatIdOf,
@@ -189,6 +190,7 @@ export const METHODS: Record<string, Handler> = {
     ctx.state.commands = commands;
     return true;
   },
+  ...UPLOAD_METHODS,
   sendMessage: (p, ctx) => send(p, ctx, false),
   sendRichMessage: (p, ctx) => send(p, ctx, true),
   editMessageText: editText,

@@ -7,10 +7,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Update, User } from 'grammy/types';
+import { isMultipart, readMultipart } from '../multipart.js';
 import { type FakeRateLimit, FaultInjector, type FaultRule, FloodControl } from './limits.js';
 import { type FakeContentLimits, METHODS, type MethodContext, RICH_METHODS } from './methods.js';
 import { LongPoll, updateType } from './polling.js';
 import { ApiError, type FakeDraft, type FakeMessage, FakeState } from './state.js';
+import { type FakeUploadLimits, multipartParams, TELEGRAM_UPLOAD_LIMITS } from './uploads.js';
 
 /** Options for {@link startFakeTelegram}. */
 export interface FakeTelegramOptions {
@@ -33,6 +35,8 @@ export interface FakeTelegramOptions {
     retryAfter?: number;
   };
   content?: Partial<FakeContentLimits>;
+  /** Upload limits of sendPhoto / sendDocument (default the documented 10 MB, 50 MB, 1024 characters). */
+  uploads?: Partial<FakeUploadLimits>;
   seed?: number;
 }
 
@@ -72,6 +76,10 @@ export interface FakeTelegram {
 }
 
 async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  if (isMultipart(req)) {
+    const { fields, files } = await readMultipart(req);
+    return multipartParams(fields, files);
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks).toString('utf8');
@@ -115,6 +123,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     callbackDeadlineMs: 15_000,
     ...options.content,
   };
+  const uploads: FakeUploadLimits = { ...TELEGRAM_UPLOAD_LIMITS, ...options.uploads };
   let rateLimited = 0;
   const waiters = new Set<() => void>();
   const poll = new LongPoll(state, reply);
@@ -169,6 +178,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
         rich: fake.rich,
         drafts: fake.drafts,
         now: Date.now(),
+        uploads,
       };
       const result = handler(params, ctx);
       record('ok');

@@ -22,6 +22,8 @@ export interface FakeMessage {
   deleted: boolean;
   /** Every visible version, oldest first. */
   history: string[];
+  /** A sent photo or document (its caption is `text`). */
+  file?: { kind: 'photo' | 'document'; name: string; data: Buffer };
 }
 
 /** A draft streaming into a private chat. */

@@ -6,6 +6,7 @@
 import type { InlineKeyboardMarkup, User } from 'grammy/types';
 import { EntityParseError, parseTelegramHtml, visibleText } from './markup.js';
 import { ApiError, type FakeState } from './state.js';
+import type { FakeUploadLimits } from './uploads.js';
 
 /** Limits the fake enforces, all configurable. */
 export interface FakeContentLimits {
@@ -24,6 +25,8 @@ export interface MethodContext {
   rich: boolean;
   drafts: boolean;
   now: number;
+  /** Photo, file and caption limits of sendPhoto / sendDocument. */
+  uploads: FakeUploadLimits;
 }
 
 export type Params = Record<string, unknown>;

@@ -1,0 +1,98 @@
+/**
+ * Files out in the terminal chat: the console adapter under the real bot
+ * core and session, the model served by the fake Messages API, the session
+ * in `plan` mode. SendFile is a read, so it runs there, and the terminal
+ * prints where the file is instead of uploading it; a Write in the same
+ * reply is refused, as plan mode refuses every change.
+ */
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, expect, it } from 'vitest';
+import { createConsoleAdapter } from '../../../adapters/console/index.js';
+import { type Bot, createBot } from '../../../src/bot/index.js';
+import { silentLogger } from '../../../src/logger.js';
+import { AnthropicProvider } from '../../../src/provider/index.js';
+import { createSessionFactory } from '../../../src/session/factory.js';
+import { createBotStateStore, createUserSessionStore } from '../../../src/store/index.js';
+import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
+import { pngBase64 } from '../../fakes/images.js';
+
+let anthropic: FakeAnthropic | undefined;
+let bot: Bot | undefined;
+let root: string | undefined;
+
+afterEach(async () => {
+  await bot?.stop();
+  await anthropic?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+  bot = anthropic = root = undefined;
+});
+
+it('prints the path and caption of a file the agent sends in plan mode, where a Write is refused', async () => {
+  anthropic = await startFakeAnthropic();
+  root = await realpath(await mkdtemp(join(tmpdir(), 'sb-console-files-')));
+  const workspace = join(root, 'ws');
+  await mkdir(join(workspace, 'charts'), { recursive: true });
+  await writeFile(join(workspace, 'charts', 'q3.png'), Buffer.from(pngBase64(200, 100), 'base64'));
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let screen = '';
+  const seen: Array<() => void> = [];
+  output.on('data', (chunk: Buffer) => {
+    screen += chunk.toString('utf8');
+    for (const check of [...seen]) check();
+  });
+  const until = (pattern: RegExp) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!pattern.test(screen)) return;
+        seen.splice(seen.indexOf(check), 1);
+        resolve();
+      };
+      seen.push(check);
+      check();
+    });
+  bot = createBot({
+    adapters: [createConsoleAdapter({ input, output, userName: 'op' })],
+    sessions: createSessionFactory({
+      provider: new AnthropicProvider({ apiKey: 'sk-ant-console-files-0123', baseURL: anthropic.url }),
+      sessionStore: createUserSessionStore(join(root, 'data', 'sessions')),
+      workspace,
+      permissionMode: 'plan',
+    }),
+    stores: { state: createBotStateStore(join(root, 'data')) },
+    logger: silentLogger,
+  });
+  await bot.start();
+  anthropic.enqueue(
+    {
+      text: ['Here it is.'],
+      toolUse: [
+        {
+          name: 'SendFile',
+          input: { file_path: 'charts/q3.png', caption: 'Q3 revenue\nby \u001b[31mregion' },
+        },
+        { name: 'Write', input: { file_path: 'notes.md', content: 'x' } },
+      ],
+    },
+    { text: ['That is the chart.'] },
+  );
+  input.write('show me the chart\n');
+  await until(/That is the chart\./);
+  const path = join(workspace, 'charts', 'q3.png');
+  // The caption's lines are indented under the path; its escape sequence is shown, not obeyed.
+  expect(screen).toContain(`📎 ${path} (1 KB, image/png)\n  Q3 revenue\n  by ?[31mregion`);
+  // The file line comes after the text written before it and before the text after it.
+  expect(screen.indexOf('Here it is.')).toBeLessThan(screen.indexOf('📎'));
+  expect(screen.indexOf('📎')).toBeLessThan(screen.indexOf('That is the chart.'));
+  // biome-ignore lint/suspicious/noExplicitAny: recorded request bodies.
+  const results = anthropic.requests[1].messages.at(-1).content.filter((b: any) => b.type === 'tool_result');
+  expect(results[0].content).toMatch(/^Sent charts\/q3\.png .*its path was shown in the terminal\.$/);
+  expect(results[0].is_error).toBeUndefined();
+  expect(results[1]).toMatchObject({
+    is_error: true,
+    content: expect.stringContaining('not allowed in plan mode'),
+  });
+});
