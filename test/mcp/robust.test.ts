@@ -86,6 +86,13 @@ describe('MCP servers that fail', () => {
     expect(world.logs.join('\n')).toMatch(/MCP server \\"broken\\" is down/);
   });
 
+  it('connects a server that offers no tools with none, instead of retrying it', async () => {
+    const world = await startMcpWorld({
+      prompts: { ...notesEntry, env: { NOTES_PROMPTS_ONLY: '1' } },
+    });
+    expect(await world.h.ask('status')).toContain('MCP server `prompts`: connected, 0 tools');
+  });
+
   it('cancels the call in flight when the turn is stopped: the server sees notifications/cancelled', async () => {
     const world = await startMcpWorld({ notes: notesEntry });
     const { h } = world;
