@@ -68,6 +68,8 @@ export interface Config {
   /** Absolute path of the tools' working directory. */
   workspace: string;
   workspacePerChat: boolean;
+  /** Largest file downloaded from a chat into the workspace, in bytes (`SWITCHBOARD_MAX_FILE_MB`). */
+  maxFileBytes: number;
   permissionMode: PermissionMode;
   projectAccess: ProjectAccess;
   /** The tools' sandbox: `SWITCHBOARD_SANDBOX` and `SWITCHBOARD_SANDBOX_NETWORK`. */
@@ -230,6 +232,7 @@ function toConfig(
     dataDir: abs(e.SWITCHBOARD_DATA_DIR),
     workspace: abs(e.SWITCHBOARD_WORKSPACE),
     workspacePerChat: e.SWITCHBOARD_WORKSPACE_PER_CHAT,
+    maxFileBytes: e.SWITCHBOARD_MAX_FILE_MB,
     permissionMode: e.SWITCHBOARD_PERMISSION_MODE,
     projectAccess: e.SWITCHBOARD_PROJECT_ACCESS,
     sandbox: { mode: e.SWITCHBOARD_SANDBOX, network: e.SWITCHBOARD_SANDBOX_NETWORK },

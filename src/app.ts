@@ -310,6 +310,7 @@ async function createAdapters(
         ...(config.telegram.webhook ? { webhook: { ...config.telegram.webhook, routes: ops } } : {}),
         logger: logger.child({ platform: 'telegram' }),
         clock,
+        maxFileBytes: config.maxFileBytes,
         ...deps.adapterOptions?.telegram,
       }),
     );
@@ -325,6 +326,7 @@ async function createAdapters(
         ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
         ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
         routes: ops,
+        maxFileBytes: config.maxFileBytes,
         logger: logger.child({ platform: 'slack' }),
         ...deps.adapterOptions?.slack,
       }),
@@ -337,6 +339,7 @@ async function createAdapters(
         token: config.discord.token,
         ...(config.discord.apiUrl ? { apiUrl: config.discord.apiUrl } : {}),
         ...(config.discord.guildId ? { guildId: config.discord.guildId } : {}),
+        maxFileBytes: config.maxFileBytes,
         logger: logger.child({ platform: 'discord' }),
         ...deps.adapterOptions?.discord,
       }),

@@ -81,6 +81,11 @@ export type ModelUsage = UsageTotals & { long?: UsageTotals };
 export type ContentBlock =
   | { type: 'text'; text: string }
   | { type: 'image'; mediaType: string; data: string }
+  /**
+   * A PDF the model reads page by page (text and a picture of each page);
+   * `data` is base64, `title` the file's name as sent (text, never a path).
+   */
+  | { type: 'document'; mediaType: 'application/pdf'; data: string; title?: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   /** `images`: pictures the tool returned, sent inside the tool_result after its text. */
   | { type: 'tool_result'; toolUseId: string; content: string; images?: ToolResultImage[]; isError?: boolean }

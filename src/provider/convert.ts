@@ -24,6 +24,12 @@ export function toApiBlock(block: ContentBlock): Anthropic.ContentBlockParam | u
           data: block.data,
         },
       };
+    case 'document':
+      return {
+        type: 'document',
+        source: { type: 'base64', media_type: 'application/pdf', data: block.data },
+        ...(block.title ? { title: block.title } : {}),
+      };
     case 'tool_use':
       return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
     case 'tool_result':

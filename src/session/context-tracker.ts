@@ -5,6 +5,7 @@
  * largest of a content-based estimate, the last reported figure and a floor
  * the caller supplies, so a big unsent prompt is never hidden.
  */
+import { PDF_PAGE_TOKENS, pdfPages } from './file-kinds.js';
 import { imageDimensions } from './images.js';
 import type { ContentBlock, ContextWindowState, HistoryMessage, TokenUsage } from './types.js';
 
@@ -82,6 +83,8 @@ function measureBlock(block: ContentBlock): number {
       return estimateTextTokens(block.text);
     case 'image':
       return imageTokens(block.data);
+    case 'document':
+      return pdfPages(Buffer.from(block.data, 'base64')) * PDF_PAGE_TOKENS;
     case 'tool_use':
       return estimateTextTokens(block.name) + estimateTextTokens(JSON.stringify(block.input));
     case 'tool_result':

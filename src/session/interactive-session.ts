@@ -17,7 +17,8 @@ import { ContextMeter } from './context-meter.js';
 import { ContextWindowTracker } from './context-tracker.js';
 import { TypedEmitter } from './emitter.js';
 import { SessionGrants } from './grants.js';
-import { type SubmitInput, userMessage } from './history.js';
+import type { SubmitInput } from './history.js';
+import { promptFor } from './incoming-files.js';
 import { DEFAULT_QUEUE_LIMIT, JobQueue } from './job-queue.js';
 import { DEFAULT_PERMISSION_TIMEOUT_MS, PermissionGate } from './permissions.js';
 import { SessionPersistence } from './persistence.js';
@@ -175,7 +176,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   }
 
   async #turn(input: SubmitInput, signal: AbortSignal): Promise<TurnResult> {
-    const { message: prompt, refused } = userMessage(input, this.#clock);
+    const { message: prompt, refused } = await promptFor(input, this.#turnState(), this.#sandbox);
     for (const why of refused) this.emit('notice', why);
     if (this.#meter.crosses(this.#history, prompt, this.#threshold)) {
       await this.#compact('auto', undefined, signal).catch((err: unknown) => {

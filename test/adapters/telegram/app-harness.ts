@@ -6,7 +6,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTelegramAdapter, type TelegramPaces } from '../../../adapters/telegram/index.js';
+import {
+  createTelegramAdapter,
+  type TelegramAdapterOptions,
+  type TelegramPaces,
+} from '../../../adapters/telegram/index.js';
 import { loadConfig } from '../../../config/index.js';
 import { type RunningApp, startSwitchboard } from '../../../src/app.js';
 import { createBot } from '../../../src/bot/index.js';
@@ -19,6 +23,7 @@ import {
   type FakeTelegramOptions,
   startFakeTelegram,
 } from '../../fakes/telegram/index.js';
+import { scaledTelegram } from '../../helpers/telegram-scale.js';
 import { captureLogger } from './helpers.js';
 
 /** The provider key; tests check it never reaches a chat or a log line. */
@@ -34,8 +39,14 @@ export interface AppWorld {
   anthropic: FakeAnthropic;
   root: string;
   env(extra?: Record<string, string>): Record<string, string>;
-  /** Starts the app; stopped by {@link AppWorld.close} if still running. */
-  start(extra?: Record<string, string>): Promise<RunningApp & { lines: string[] }>;
+  /**
+   * Starts the app; stopped by {@link AppWorld.close} if still running.
+   * `telegram` overrides adapter options no setting reaches (a short download timeout).
+   */
+  start(
+    extra?: Record<string, string>,
+    telegram?: Partial<TelegramAdapterOptions>,
+  ): Promise<RunningApp & { lines: string[] }>;
   /**
    * Starts the same parts as {@link AppWorld.start} (the real Telegram
    * adapter, core, provider and stores) wired by hand, so a test can declare
@@ -45,8 +56,20 @@ export interface AppWorld {
   close(): Promise<void>;
 }
 
-export async function createAppWorld(telegramOptions: FakeTelegramOptions = {}): Promise<AppWorld> {
-  const telegram = await startFakeTelegram(telegramOptions);
+/**
+ * Starts the fakes. `scale`: Telegram's limits and paces divided by this on
+ * both sides (test/helpers/telegram-scale.ts), for tests that send many
+ * messages and assert what happens to them, not the pace.
+ */
+export async function createAppWorld(
+  telegramOptions: FakeTelegramOptions = {},
+  options: { scale?: number } = {},
+): Promise<AppWorld> {
+  const scaled = options.scale === undefined ? undefined : scaledTelegram(options.scale);
+  const telegram = await startFakeTelegram({
+    ...telegramOptions,
+    ...(scaled ? { limits: scaled.limits } : {}),
+  });
   const anthropic = await startFakeAnthropic();
   const root = await mkdtemp(join(tmpdir(), 'switchboard-telegram-'));
   const running: RunningApp[] = [];
@@ -65,9 +88,14 @@ export async function createAppWorld(telegramOptions: FakeTelegramOptions = {}):
     anthropic,
     root,
     env,
-    async start(extra) {
+    async start(extra, telegramOptions) {
       const { logger, lines } = captureLogger();
-      const app = await startSwitchboard(loadConfig({ env: env(extra), argv: [], cwd: root }), { logger });
+      const config = loadConfig({ env: env(extra), argv: [], cwd: root });
+      const adapter = { ...(scaled ? { paces: scaled.paces } : {}), ...telegramOptions };
+      const app = await startSwitchboard(config, {
+        logger,
+        ...(Object.keys(adapter).length ? { adapterOptions: { telegram: adapter } } : {}),
+      });
       running.push(app);
       const stop = async () => {
         running.splice(running.indexOf(app), 1);
