@@ -370,7 +370,6 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   #turnState(): TurnState {
     const options = this.#options;
     const tools = [...this.#tools, ...(options.toolSource?.tools() ?? [])]; // fixed for the whole turn
-    const compactor = { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) };
     return {
       history: this.#history,
       call: {
@@ -394,7 +393,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         env: scrubbedEnv(options.toolEnv ?? process.env),
         permissionTimeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
       },
-      compactor,
+      compactor: { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) },
       maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     };
   }
