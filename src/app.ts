@@ -15,7 +15,7 @@ import { type ChatAdapter, chatPlatform } from './bot/adapter-contract.js';
 import { type Bot, type BotLimits, createBot } from './bot/index.js';
 import { type Clock, systemClock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
-import { type McpServers, startMcpServers } from './mcp/index.js';
+import type { McpServers } from './mcp/index.js';
 import { createOpsRoutes, type OpsRoutes, startOpsServer } from './ops/http.js';
 import { instrumentAdapter } from './ops/instrument-adapter.js';
 import { createMetrics, type SwitchboardMetrics } from './ops/metrics.js';
@@ -93,8 +93,9 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   if (warning) logger.warn({ sandbox: config.sandbox.mode }, warning);
 
   // A server that fails to start is left out with a warning (and retried); it never stops the bot.
+  // Loaded only when configured, like an adapter's SDK.
   const mcp = config.mcp
-    ? await startMcpServers({
+    ? await (await import('./mcp/index.js')).startMcpServers({
         servers: config.mcp.servers,
         baseEnv: scrubbedEnv(process.env, config.secrets),
         clock,

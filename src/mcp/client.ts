@@ -151,13 +151,7 @@ export class McpServerConnection {
     try {
       const timeout = this.#options.connectTimeoutMs ?? MCP_CONNECT_TIMEOUT_MS;
       await client.connect(transport, { timeout });
-      const tools: McpTool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
+      const tools = await listAllTools(client, timeout);
       if (this.#closed() || client !== this.#client) return;
       this.#tools = tools;
       this.#state = 'connected';
@@ -229,4 +223,17 @@ export class McpServerConnection {
     client.onclose = () => {};
     await client.close().catch(() => undefined);
   }
+}
+
+/** Every page of a server's tools; none when it offers no tools at all (only prompts or resources). */
+async function listAllTools(client: Client, timeout: number): Promise<McpTool[]> {
+  const tools: McpTool[] = [];
+  if (!client.getServerCapabilities()?.tools) return tools;
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
 }

@@ -103,28 +103,29 @@ export function loadMcpConfig(
     const server = parseServer(name, value, dirname(file), env, problems, secrets);
     if (server) servers.push(server);
   }
-  for (const server of servers) {
-    const given =
-      server.transport.type === 'stdio'
-        ? [
-            ['command', server.transport.command] as const,
-            ...server.transport.args.map((arg, i) => [`args.${i}`, arg] as const),
-            ...Object.entries(server.transport.env).map(([k, v]) => [`env.${k}`, v] as const),
-          ]
-        : [
-            ['url', server.transport.url] as const,
-            ...Object.entries(server.transport.headers).map(([k, v]) => [`headers.${k}`, v] as const),
-          ];
-    for (const [where, value] of given) {
-      if (botSecrets.some((secret) => secret.length >= 8 && value.includes(secret)))
-        problems.push(
-          `server "${server.name}": ${where} holds one of the bot's own credentials (a platform token or the API key); give the server a credential of its own`,
-        );
-    }
-  }
+  for (const server of servers) problems.push(...botSecretsHandedTo(server, botSecrets));
   if (problems.length > 0) throw invalid(file, problems);
   servers.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { path: file, servers, secrets: [...secrets].filter((s) => s.length >= 8) };
+}
+
+/** A problem for each field of `server` that holds one of the bot's own credentials. */
+function botSecretsHandedTo(server: McpServerConfig, botSecrets: readonly string[]): string[] {
+  const t = server.transport;
+  const fields: Array<readonly [string, string]> =
+    t.type === 'stdio'
+      ? [
+          ['command', t.command],
+          ...t.args.map((arg, i) => [`args.${i}`, arg] as const),
+          ...Object.entries(t.env).map(([k, v]) => [`env.${k}`, v] as const),
+        ]
+      : [['url', t.url], ...Object.entries(t.headers).map(([k, v]) => [`headers.${k}`, v] as const)];
+  return fields
+    .filter(([, value]) => botSecrets.some((secret) => secret.length >= 8 && value.includes(secret)))
+    .map(
+      ([where]) =>
+        `server "${server.name}": ${where} holds one of the bot's own credentials (a platform token or the API key); give the server a credential of its own`,
+    );
 }
 
 function readJson(file: string): unknown {

@@ -370,7 +370,6 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   #turnState({ sendFile }: SubmitOptions = {}): TurnState {
     const options = this.#options;
     const tools = [...this.#tools, ...(options.toolSource?.tools() ?? [])]; // fixed for the whole turn
-    const compactor = { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) };
     return {
       history: this.#history,
       call: {
@@ -395,7 +394,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         ...(sendFile ? { sendFile } : {}),
         permissionTimeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
       },
-      compactor,
+      compactor: { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) },
       maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
     };
   }

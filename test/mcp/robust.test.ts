@@ -86,6 +86,34 @@ describe('MCP servers that fail', () => {
     expect(world.logs.join('\n')).toMatch(/MCP server \\"broken\\" is down/);
   });
 
+  it('retries a failing server after 1 s, 2 s, 4 s… on its clock, never sooner', async () => {
+    const world = await startMcpWorld({ broken: { command: '/nonexistent/mcp-server' } });
+    const { h, mcpClock } = world;
+    const retries = () =>
+      world.logs
+        .filter((line) => line.includes('is down'))
+        .map((line) => JSON.parse(line).retryInMs as number);
+    expect(retries()).toEqual([1000]);
+    for (const [waited, next] of [
+      [1000, [1000, 2000]],
+      [2000, [1000, 2000, 4000]],
+      [4000, [1000, 2000, 4000, 8000]],
+    ] as const) {
+      await mcpClock.advance(waited - 1);
+      expect(retries()).toHaveLength(next.length - 1);
+      await mcpClock.advance(1);
+      await h.until(() => retries().length === next.length, 'next attempt failed');
+      expect(retries()).toEqual(next);
+    }
+  });
+
+  it('connects a server that offers no tools with none, instead of retrying it', async () => {
+    const world = await startMcpWorld({
+      prompts: { ...notesEntry, env: { NOTES_PROMPTS_ONLY: '1' } },
+    });
+    expect(await world.h.ask('status')).toContain('MCP server `prompts`: connected, 0 tools');
+  });
+
   it('cancels the call in flight when the turn is stopped: the server sees notifications/cancelled', async () => {
     const world = await startMcpWorld({ notes: notesEntry });
     const { h } = world;
