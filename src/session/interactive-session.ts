@@ -342,9 +342,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.emit('context_update', state);
   }
 
-  #saveMeta(): void {
-    void this.#persistence.updateMeta(this.#meta());
-  }
+  #saveMeta = (): void => void this.#persistence.updateMeta(this.#meta());
 
   #meta(): SessionMeta {
     return {
