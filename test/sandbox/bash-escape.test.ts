@@ -121,7 +121,10 @@ describe('Bash in the sandbox', () => {
     ]);
     const max = Number(/max=(\d+)/.exec(results[0]?.text ?? '')?.[1]);
     expect(max).toBeGreaterThan(10);
-    expect(max).toBeLessThanOrEqual(48);
+    // The limit is 48, but one scan of /proc is no snapshot: while the bomb churns, a process
+    // read early may exit and a new one appear later in the same scan, and both are counted.
+    // Without the limit the bomb reaches thousands in the 2 s; a few over 48 is that scan.
+    expect(max).toBeLessThanOrEqual(64);
     expect(results[0]?.text).toMatch(/Resource temporarily unavailable/);
     expect(results[1]).toEqual({ text: 'alive\n[exit code: 0]', isError: false });
     // Another turn in the same session runs as usual afterwards.

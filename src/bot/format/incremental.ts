@@ -69,6 +69,8 @@ const LIST_ITEM = /^([-*+]|\d{1,9}[.)])(\s|$)/;
 
 const BULLET_ITEM = /^[-*+](?:[ \t]+\S|[ \t]*$)/;
 const THEMATIC_BREAK = /^([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+/** Any fence line. */
+const FENCE_LINE = /^[ \t]*(`{3,}|~{3,})/;
 /** A line inside a tight list that can only continue the item above it (indented, or plain words). */
 const CONTINUATION = /^([ \t]|[A-Za-z(])/;
 
@@ -77,13 +79,14 @@ const CONTINUATION = /^([ \t]|[A-Za-z(])/;
  * cut before each item: such items render alone as they do inside the list,
  * one line apart, so a list growing item by item renders only its newest
  * item. Undefined for anything else (a blank line inside would make the list
- * loose; another kind of line might end it or change its numbering).
+ * loose; another kind of line might end it or change its numbering; a
+ * code fence might end an item or swallow the next one).
  */
 export function itemRuns(group: string): string[] | undefined {
   const body = group.replace(/\s+$/, '');
   if (/\n[ \t]*\n/.test(body)) return undefined;
+  if (body.split('\n').some((line) => FENCE_LINE.test(line))) return undefined;
   const runs: string[] = [];
-  let fence: ReturnType<typeof stepFence>;
   let start = 0;
   let pos = 0;
   let marker: string | undefined;
@@ -91,24 +94,23 @@ export function itemRuns(group: string): string[] | undefined {
     let nl = body.indexOf('\n', pos);
     if (nl < 0) nl = body.length;
     const line = body.slice(pos, nl);
-    if (!fence) {
-      const item = BULLET_ITEM.test(line) && !THEMATIC_BREAK.test(line);
-      if (item) {
-        // The same marker continues the list; another one starts a new list, a block apart.
-        if (marker === line[0] && pos > start) {
-          runs.push(group.slice(start, pos));
-          start = pos;
-        }
-        marker = line[0];
-      } else if (!CONTINUATION.test(line) || (marker === undefined && pos > 0 && !/^[A-Za-z(]/.test(line)))
-        return undefined;
-    }
-    fence = stepFence(line, fence);
+    const item = BULLET_ITEM.test(line) && !THEMATIC_BREAK.test(line);
+    if (item) {
+      // The same marker continues the list; another one starts a new list, a block apart.
+      if (marker === line[0] && pos > start) {
+        runs.push(group.slice(start, pos));
+        start = pos;
+      }
+      marker = line[0];
+    } else if (!CONTINUATION.test(line) || (marker === undefined && pos > 0 && !/^[A-Za-z(]/.test(line)))
+      return undefined;
     pos = nl + 1;
   }
   runs.push(group.slice(start));
   return runs.length > 1 ? runs : undefined;
 }
+
+const indentOf = (line: string) => /^[ \t]*/.exec(line)![0].length;
 
 /** Top-level block groups of `md`; joined they are `md`. */
 export function blockGroups(md: string): string[] {
@@ -127,7 +129,14 @@ export function blockGroups(md: string): string[] {
       groups.push(md.slice(groupStart, pos));
       groupStart = pos;
     }
-    if (nl < md.length) fence = stepFence(line, fence);
+    if (nl < md.length) {
+      const next = stepFence(line, fence);
+      // A fence opened indented (inside a list item) and "closed" by a fence further left may
+      // instead have ended with its item, the left one opening a new block: which, a line scan
+      // cannot tell, so nothing after it is cut (a larger group renders the same).
+      if (fence && !next && indentOf(line) < fence.indent.length) break;
+      fence = next;
+    }
     prevBlank = blank && !fence;
     pos = nl + 1;
   }

@@ -140,4 +140,21 @@ describe('incremental rendering', () => {
     }
     expect(renderWork.chars - before).toBeLessThanOrEqual(lastItems + list.length);
   });
+
+  it('a fence inside a list item that a fence at the margin follows: no cut inside the code that opens', () => {
+    // The item's fence ends with the item; the margin's fence opens a code block that holds `- i`.
+    const cases = ['- item **bold\n  ```\n```\n- item **bold', '- a\n  ```\n```\n\nafter'];
+    for (const md of cases) {
+      for (const d of ['telegram-html', 'markdown'] as Dialect[]) {
+        const cache = new RenderCache();
+        for (let i = 1; i <= md.length; i++) {
+          const prefix = md.slice(0, i);
+          expect(renderIncremental(prefix, d, true, cache), JSON.stringify(prefix)).toBe(
+            renderMarkdown(prefix, d, { partial: true }),
+          );
+        }
+        expect(renderIncremental(md, d, false, cache)).toBe(renderMarkdown(md, d));
+      }
+    }
+  });
 });
