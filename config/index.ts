@@ -8,6 +8,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { SwitchboardError } from '../src/errors.js';
+import { loadMcpConfig, type McpConfig } from '../src/mcp/config.js';
 import type { CacheSetting } from '../src/provider/cache.js';
 import { type PriceTable, parsePriceOverrides, priceTable } from '../src/provider/pricing.js';
 import type { SandboxMode, SandboxNetwork } from '../src/sandbox/settings.js';
@@ -102,6 +103,8 @@ export interface Config {
   console: boolean;
   /** Every configured secret value, for scrubbing logs and tool environments. */
   secrets: string[];
+  /** MCP servers whose tools the agent gets (SWITCHBOARD_MCP_CONFIG), validated and expanded. */
+  mcp?: McpConfig;
 }
 
 /** Options for {@link loadConfig}. */
@@ -122,7 +125,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const e = parsed.data;
   const problems = crossChecks(e);
   if (problems.length) throw configError(problems, env);
-  return toConfig(e, argv, cwd);
+  return toConfig(e, argv, cwd, env);
 }
 
 function crossChecks(e: ParsedEnv): Array<{ path: string[]; message: string }> {
@@ -158,7 +161,12 @@ function crossChecks(e: ParsedEnv): Array<{ path: string[]; message: string }> {
   return out;
 }
 
-function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
+function toConfig(
+  e: ParsedEnv,
+  argv: readonly string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Config {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
   const telegram: TelegramConfig | undefined = e.TELEGRAM_BOT_TOKEN
     ? {
@@ -203,6 +211,10 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
     e.SWITCHBOARD_DATABASE_URL,
     databasePassword(e.SWITCHBOARD_DATABASE_URL),
   ].filter((s): s is string => !!s);
+  // Read here so that a bad file stops start-up like any other bad setting (exit 2).
+  const mcp = e.SWITCHBOARD_MCP_CONFIG
+    ? loadMcpConfig(abs(e.SWITCHBOARD_MCP_CONFIG), env, secrets)
+    : undefined;
   return {
     anthropic: {
       apiKey: e.ANTHROPIC_API_KEY,
@@ -249,7 +261,8 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
     cache: e.SWITCHBOARD_CACHE,
     prices: priceTable(e.SWITCHBOARD_PRICES ? parsePriceOverrides(e.SWITCHBOARD_PRICES) : {}),
     console: argv.includes('--console') || (!telegram && !slack && !discord),
-    secrets,
+    secrets: mcp ? [...secrets, ...mcp.secrets] : secrets,
+    ...(mcp ? { mcp } : {}),
   };
 }
 

@@ -186,6 +186,8 @@ export const envSchema = z.object({
     })
     .transform((v) => (v ?? 'auto') as 'auto' | 'pretty' | 'json'),
   SWITCHBOARD_LOG_FILE: optionalString,
+  /** MCP servers: a file in the shape of Claude Code's `.mcp.json`, read and checked by loadConfig. */
+  SWITCHBOARD_MCP_CONFIG: optionalString,
   SWITCHBOARD_HTTP_PORT: optionalString
     .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) <= 65535), {
       message: 'expected a port number (0-65535) for /healthz, /readyz and /metrics',

@@ -35,7 +35,8 @@ export type ErrorCode =
   | 'STORE_UNAVAILABLE'
   | 'STREAM_UNAVAILABLE'
   | 'DOWNLOAD_TOO_LARGE'
-  | 'DOWNLOAD_FAILED';
+  | 'DOWNLOAD_FAILED'
+  | 'PLATFORM_TIMEOUT';
 
 /** Options for {@link SwitchboardError}. */
 export interface SwitchboardErrorOptions {

@@ -24,6 +24,7 @@ import type {
   OutboundMessage,
   SentMessage,
 } from '../../src/bot/adapter-contract.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from '../../src/call-deadline.js';
 import { type Clock, systemClock } from '../../src/clock.js';
 import { SwitchboardError } from '../../src/errors.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
@@ -62,6 +63,12 @@ export interface DiscordAdapterOptions {
   rateLimits?: 'queue' | 'reject';
   /** discord.js retries for 5xx and timeouts (default 3). */
   restRetries?: number;
+  /**
+   * Longest wait for one send, edit, delete or typing call of the outbox,
+   * retries and rate-limit waits inside discord.js included (default 15000);
+   * then the call fails with PLATFORM_TIMEOUT and the outbox decides what next.
+   */
+  callTimeoutMs?: number;
   /** Largest attachment downloaded for the core, in bytes (default 20 MB). */
   maxFileBytes?: number;
   /** Give up on an attachment download after this long (default 30 s). */
@@ -92,7 +99,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     if (!client) throw new SwitchboardError('PLATFORM_ERROR', 'The Discord adapter is not started.');
     return client.rest;
   };
-  const outbound = new DiscordOutbound(rest);
+  const outbound = new DiscordOutbound(rest, {
+    timeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    clock,
+  });
 
   return {
     platform: PLATFORM,

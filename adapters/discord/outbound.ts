@@ -4,10 +4,13 @@
  * holds a request until its bucket has room, so the core's scheduler sees a
  * slow call (an edit still in flight) rather than a 429. Calls go straight to
  * the channel routes, so a thread that is not in the cache (after a restart)
- * needs no extra fetch.
+ * needs no extra fetch. Each call has a deadline (src/call-deadline.ts):
+ * discord.js times out each attempt and retries it, and sleeps out rate
+ * limits, so without one a call could keep its message waiting for minutes.
  */
 import { escapeMarkdown, type REST, Routes } from 'discord.js';
 import type { OutboundMessage, SentMessage } from '../../src/bot/adapter-contract.js';
+import { type DeadlineOptions, withDeadline } from '../../src/call-deadline.js';
 import { toActionRows } from './buttons.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 import { parseChatKey } from './chat-key.js';
@@ -36,7 +39,23 @@ export function messageBody(message: OutboundMessage, editing: boolean): Record<
 
 /** Sends, edits and deletes messages and shows typing in Discord chats. */
 export class DiscordOutbound {
-  constructor(private readonly rest: () => REST) {}
+  constructor(
+    private readonly rest: () => REST,
+    private readonly deadline: Omit<DeadlineOptions, 'what'>,
+  ) {}
+
+  /** Runs one REST call within the deadline (the signal stops discord.js from sending it later), mapping errors. */
+  async #call<T>(what: string, run: (rest: REST, signal: AbortSignal) => Promise<unknown>): Promise<T> {
+    try {
+      const rest = this.rest();
+      return (await withDeadline((signal) => run(rest, signal), {
+        ...this.deadline,
+        what: `Discord ${what}`,
+      })) as T;
+    } catch (err) {
+      throw toSwitchboardError(err, what);
+    }
+  }
 
   async send(chat: string, message: OutboundMessage): Promise<SentMessage> {
     const { channelId } = parseChatKey(chat);
@@ -46,40 +65,29 @@ export class DiscordOutbound {
     if (message.replyTo && message.replyTo !== channelId) {
       body.message_reference = { message_id: message.replyTo, fail_if_not_exists: false };
     }
-    try {
-      const sent = (await this.rest().post(Routes.channelMessages(channelId), { body })) as { id: string };
-      return { messageId: sent.id };
-    } catch (err) {
-      throw toSwitchboardError(err, 'send a message');
-    }
+    const sent = await this.#call<{ id: string }>('send a message', (rest, signal) =>
+      rest.post(Routes.channelMessages(channelId), { body, signal }),
+    );
+    return { messageId: sent.id };
   }
 
   async edit(chat: string, messageId: string, message: OutboundMessage): Promise<void> {
     const { channelId } = parseChatKey(chat);
-    try {
-      await this.rest().patch(Routes.channelMessage(channelId, messageId), {
-        body: messageBody(message, true),
-      });
-    } catch (err) {
-      throw toSwitchboardError(err, 'edit a message');
-    }
+    const body = messageBody(message, true);
+    await this.#call('edit a message', (rest, signal) =>
+      rest.patch(Routes.channelMessage(channelId, messageId), { body, signal }),
+    );
   }
 
   async delete(chat: string, messageId: string): Promise<void> {
     const { channelId } = parseChatKey(chat);
-    try {
-      await this.rest().delete(Routes.channelMessage(channelId, messageId));
-    } catch (err) {
-      throw toSwitchboardError(err, 'delete a message');
-    }
+    await this.#call('delete a message', (rest, signal) =>
+      rest.delete(Routes.channelMessage(channelId, messageId), { signal }),
+    );
   }
 
   async typing(chat: string): Promise<void> {
     const { channelId } = parseChatKey(chat);
-    try {
-      await this.rest().post(Routes.channelTyping(channelId));
-    } catch (err) {
-      throw toSwitchboardError(err, 'show typing');
-    }
+    await this.#call('show typing', (rest, signal) => rest.post(Routes.channelTyping(channelId), { signal }));
   }
 }

@@ -3,7 +3,8 @@
  * 429s become a RateLimitError with Slack's Retry-After and its scope (the
  * clients are built with `rejectRateLimitedCalls`, so the SDK never waits by
  * itself), length errors MESSAGE_TOO_LONG, block errors FORMAT_REJECTED (the
- * core resends plain), a missing method or message NOT_FOUND.
+ * core resends plain), a missing method or message NOT_FOUND, a request the
+ * client's timeout gave up on PLATFORM_TIMEOUT.
  */
 import { webApi } from '@slack/bolt';
 import { RateLimitError, type RateLimitScope, SwitchboardError } from '../../src/errors.js';
@@ -103,6 +104,12 @@ export function toSwitchboardError(err: unknown, method: string): SwitchboardErr
       detail,
     });
   }
+  if (err instanceof WebAPIRequestError && err.original.name === 'TimeoutError')
+    return new SwitchboardError(
+      'PLATFORM_TIMEOUT',
+      `Slack did not answer ${method} in time; the call is given up and retried. If this keeps happening, check the network to Slack (or SLACK_API_URL).`,
+      { cause: err, detail: { method } },
+    );
   if (err instanceof WebAPIRequestError)
     return new SwitchboardError(
       'PLATFORM_ERROR',

@@ -21,6 +21,7 @@ import type {
   SentMessage,
   StreamHandle,
 } from '../../src/bot/adapter-contract.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from '../../src/call-deadline.js';
 import { type Clock, systemClock } from '../../src/clock.js';
 import { SwitchboardError } from '../../src/errors.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
@@ -70,6 +71,12 @@ export interface SlackAdapterOptions {
   socketPingTimeoutMs?: number;
   /** Retries of sends after 5xx / network errors (default 2; edits never retry). */
   retries?: number;
+  /**
+   * Longest wait for one Web API request (default 15000): a request whose
+   * answer never comes fails with PLATFORM_TIMEOUT instead of holding its
+   * message for good. A send's retries each wait as long again.
+   */
+  callTimeoutMs?: number;
   clock?: Clock;
 }
 
@@ -96,6 +103,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
     logger: boltLogger(logger),
     rejectRateLimitedCalls: true,
+    // The Web API client waits forever by default (timeout 0).
+    timeout: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
   };
   const retries = options.retries ?? 2;
   const sendClient = new webApi.WebClient(options.botToken, { ...base, retryConfig: { retries } });
@@ -210,6 +219,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
         clientOptions: {
           ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
           retryConfig: { retries },
+          timeout: base.timeout,
         },
         logger,
         clock,

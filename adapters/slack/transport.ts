@@ -55,7 +55,7 @@ export interface TransportOptions {
   commandName: string;
   /** Socket Mode: how long to wait for a pong, and the base delay before reconnecting (Bolt's default 5000 ms). */
   socketPingTimeoutMs?: number;
-  clientOptions: { slackApiUrl?: string; retryConfig: { retries: number } };
+  clientOptions: { slackApiUrl?: string; retryConfig: { retries: number }; timeout: number };
   logger: Logger;
   clock: Clock;
   inbound: SlackInbound;

@@ -17,6 +17,7 @@ import type {
   NativeStreaming,
   RateBudget,
 } from '../../src/bot/adapter-contract.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from '../../src/call-deadline.js';
 import { type Clock, systemClock } from '../../src/clock.js';
 import { SwitchboardError } from '../../src/errors.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
@@ -57,6 +58,8 @@ export interface TelegramAdapterOptions {
   rich?: boolean;
   /** Answer a button press the core left unanswered after this long (default 10 s). */
   callbackDeadlineMs?: number;
+  /** Longest wait for one send, edit, delete, typing or draft call of the outbox (default 15000); then PLATFORM_TIMEOUT. */
+  callTimeoutMs?: number;
   /**
    * Largest photo or document downloaded for the core, in bytes (default
    * 20 MB; Telegram's own servers never hand a bot more than 20 MB).
@@ -87,7 +90,12 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
   const paces: TelegramPaces = { ...DEFAULT_PACES, ...options.paces };
   const features: TelegramFeatures = { rich: options.rich ?? true, drafts: true };
   const bot = createGrammyBot({ token: options.token, apiRoot, logger });
-  const outbound = new TelegramOutbound({ api: bot.api, features, logger });
+  const outbound = new TelegramOutbound({
+    api: bot.api,
+    features,
+    logger,
+    deadline: { timeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, clock },
+  });
   const dispatcher = new TelegramDispatcher({
     api: bot.api,
     token: options.token,

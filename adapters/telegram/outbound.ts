@@ -4,11 +4,14 @@
  * that feature off for the whole adapter and throws CAPABILITY_CHANGED, so
  * the core re-reads capabilities (classic HTML, 4096 characters) and retries,
  * on every path: sends, edits and drafts alike. Nothing here waits or
- * retries edits: their 429s reach the core as RATE_LIMITED.
+ * retries edits: their 429s reach the core as RATE_LIMITED. Each call has a
+ * deadline (src/call-deadline.ts), far shorter than the client's own limit,
+ * which must let a 30-second long poll through.
  */
 import type { Api } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import type { OutboundMessage, SentMessage, StreamHandle } from '../../src/bot/adapter-contract.js';
+import { type DeadlineOptions, withDeadline } from '../../src/call-deadline.js';
 import { SwitchboardError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { KeyboardMemory, toInlineKeyboard } from './buttons.js';
@@ -21,7 +24,12 @@ export interface OutboundDeps {
   api: Api;
   features: TelegramFeatures;
   logger: Logger;
+  /** How long one call may take before it fails with PLATFORM_TIMEOUT. */
+  deadline: Omit<DeadlineOptions, 'what'>;
 }
+
+/** The signal type grammY's methods take. */
+type GrammySignal = NonNullable<Parameters<Api['raw']['sendMessage']>[1]>;
 
 type Content =
   | { kind: 'rich'; rich: { markdown: string } | { html: string } }
@@ -48,6 +56,7 @@ export class TelegramOutbound {
   readonly #api: Api;
   readonly #features: TelegramFeatures;
   readonly #logger: Logger;
+  readonly #deadline: Omit<DeadlineOptions, 'what'>;
   readonly #keyboards = new KeyboardMemory();
   #draftSeq = 0;
 
@@ -55,12 +64,22 @@ export class TelegramOutbound {
     this.#api = deps.api;
     this.#features = deps.features;
     this.#logger = deps.logger;
+    this.#deadline = deps.deadline;
   }
 
-  /** Runs one call, mapping errors; a 404 on a rich or draft method turns that feature off. */
-  async #call<T>(method: string, fn: () => Promise<T>, feature?: keyof TelegramFeatures): Promise<T> {
+  /** Runs one call within the deadline, mapping errors; a 404 on a rich or draft method turns that feature off. */
+  async #call<T>(
+    method: string,
+    fn: (signal: GrammySignal) => Promise<T>,
+    feature?: keyof TelegramFeatures,
+  ): Promise<T> {
     try {
-      return await fn();
+      // grammY types its signal with its abort-controller shim but follows any signal
+      // that has addEventListener (core/client.js, createAbortControllerFromSignal).
+      return await withDeadline((signal) => fn(signal as unknown as GrammySignal), {
+        ...this.#deadline,
+        what: `Telegram ${method}`,
+      });
     } catch (err) {
       if (isMethodMissing(err)) {
         if (feature && this.#features[feature]) {
@@ -128,16 +147,19 @@ export class TelegramOutbound {
       content.kind === 'rich'
         ? await this.#call(
             'sendRichMessage',
-            () => this.#api.raw.sendRichMessage({ ...common, rich_message: content.rich }),
+            (signal) => this.#api.raw.sendRichMessage({ ...common, rich_message: content.rich }, signal),
             'rich',
           )
-        : await this.#call('sendMessage', () =>
-            this.#api.raw.sendMessage({
-              ...common,
-              text: content.text,
-              ...(content.parseMode ? { parse_mode: content.parseMode } : {}),
-              link_preview_options: { is_disabled: true },
-            }),
+        : await this.#call('sendMessage', (signal) =>
+            this.#api.raw.sendMessage(
+              {
+                ...common,
+                text: content.text,
+                ...(content.parseMode ? { parse_mode: content.parseMode } : {}),
+                link_preview_options: { is_disabled: true },
+              },
+              signal,
+            ),
           );
     const messageId = String(sent.message_id);
     this.#keyboards.set(chatKey, messageId, keyboard);
@@ -156,15 +178,18 @@ export class TelegramOutbound {
     try {
       await this.#call(
         'editMessageText',
-        () =>
+        (signal) =>
           content.kind === 'rich'
-            ? this.#api.raw.editMessageText({ ...common, rich_message: content.rich })
-            : this.#api.raw.editMessageText({
-                ...common,
-                text: content.text,
-                ...(content.parseMode ? { parse_mode: content.parseMode } : {}),
-                link_preview_options: { is_disabled: true },
-              }),
+            ? this.#api.raw.editMessageText({ ...common, rich_message: content.rich }, signal)
+            : this.#api.raw.editMessageText(
+                {
+                  ...common,
+                  text: content.text,
+                  ...(content.parseMode ? { parse_mode: content.parseMode } : {}),
+                  link_preview_options: { is_disabled: true },
+                },
+                signal,
+              ),
         content.kind === 'rich' ? 'rich' : undefined,
       );
     } catch (err) {
@@ -176,16 +201,16 @@ export class TelegramOutbound {
 
   async delete(chatKey: string, messageId: string): Promise<void> {
     const chat = parseChatKey(chatKey);
-    await this.#call('deleteMessage', () =>
-      this.#api.raw.deleteMessage({ chat_id: chat.chatId, message_id: Number(messageId) }),
+    await this.#call('deleteMessage', (signal) =>
+      this.#api.raw.deleteMessage({ chat_id: chat.chatId, message_id: Number(messageId) }, signal),
     );
     this.#keyboards.set(chatKey, messageId, undefined);
   }
 
   async typing(chatKey: string): Promise<void> {
     const chat = parseChatKey(chatKey);
-    await this.#call('sendChatAction', () =>
-      this.#api.raw.sendChatAction({ chat_id: chat.chatId, action: 'typing', ...threadOf(chat) }),
+    await this.#call('sendChatAction', (signal) =>
+      this.#api.raw.sendChatAction({ chat_id: chat.chatId, action: 'typing', ...threadOf(chat) }, signal),
     );
   }
 
@@ -217,7 +242,7 @@ export class TelegramOutbound {
     if (content.kind === 'rich' && message.text.trim() !== '') {
       await this.#call(
         'sendRichMessageDraft',
-        () => this.#api.raw.sendRichMessageDraft({ ...base, rich_message: content.rich }),
+        (signal) => this.#api.raw.sendRichMessageDraft({ ...base, rich_message: content.rich }, signal),
         'rich',
       );
       return;
@@ -226,12 +251,11 @@ export class TelegramOutbound {
     const parseMode = content.kind === 'classic' ? content.parseMode : undefined;
     await this.#call(
       'sendMessageDraft',
-      () =>
-        this.#api.raw.sendMessageDraft({
-          ...base,
-          text,
-          ...(parseMode && text ? { parse_mode: parseMode } : {}),
-        }),
+      (signal) =>
+        this.#api.raw.sendMessageDraft(
+          { ...base, text, ...(parseMode && text ? { parse_mode: parseMode } : {}) },
+          signal,
+        ),
       'drafts',
     );
   }

@@ -314,6 +314,7 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
     usage: '/cost',
     help: "tokens and cost of this session (admins: the bot's totals per day)",
   },
+  { name: 'tools', usage: '/tools', help: "the agent's tools, by MCP server" },
   { name: 'sessions', usage: '/sessions', help: 'list your sessions' },
   {
     name: 'resume',

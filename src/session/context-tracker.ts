@@ -88,7 +88,10 @@ function measureBlock(block: ContentBlock): number {
     case 'tool_use':
       return estimateTextTokens(block.name) + estimateTextTokens(JSON.stringify(block.input));
     case 'tool_result':
-      return estimateTextTokens(block.content);
+      return (block.images ?? []).reduce(
+        (sum, image) => sum + imageTokens(image.data),
+        estimateTextTokens(block.content),
+      );
     case 'thinking':
       // The signature carries the reasoning the model keeps; its length is the best clue to its size.
       return estimateTextTokens(block.thinking) + Math.ceil(block.signature.length / 4);

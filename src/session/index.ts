@@ -8,6 +8,7 @@ export {
   type SessionFactory,
   type SessionFactoryOptions,
   type SessionRequest,
+  type ToolsReport,
   workspaceFolderName,
 } from './factory.js';
 export { shownName, UPLOADS_DIR } from './file-names.js';

@@ -369,6 +369,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   #turnState(): TurnState {
     const options = this.#options;
+    const tools = [...this.#tools, ...(options.toolSource?.tools() ?? [])]; // fixed for the whole turn
     const compactor = { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) };
     return {
       history: this.#history,
@@ -376,14 +377,14 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         provider: this.#usage.wrap(options.provider),
         model: this.#model,
         system: this.#system,
-        tools: toolDefinitions(this.#tools),
+        tools: toolDefinitions(tools),
         maxTokens: Math.min(REQUEST_MAX_TOKENS, this.#modelInfo.maxOutputTokens),
         maxOutputTokens: this.#modelInfo.maxOutputTokens,
         idleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
       },
       meter: this.#meter,
       tools: {
-        tools: this.#tools,
+        tools,
         emitter: this,
         gate: this.#gate,
         grants: this.#grants,

@@ -41,7 +41,11 @@ function located(
 }
 
 function note(block: Block, why: string): Block {
-  if (block.type === 'tool_result') return { ...block, content: `[${why}]`, isError: true };
+  if (block.type === 'tool_result') {
+    // The note replaces the result whole: a picture inside it may be what the API refused.
+    const { images: _images, ...rest } = block;
+    return { ...rest, content: `[${why}]`, isError: true };
+  }
   // The PDF was saved when it arrived: the model can still reach it with its tools.
   if (block.type === 'document')
     return { type: 'text', text: `[a PDF the API refused was removed; the file is still in the workspace]` };

@@ -29,6 +29,7 @@ const knownBlockSchema = z.discriminatedUnion('type', [
     type: z.literal('tool_result'),
     toolUseId: z.string(),
     content: z.string(),
+    images: z.array(z.looseObject({ mediaType: z.string(), data: z.string() })).optional(),
     isError: z.boolean().optional(),
   }),
 ]);

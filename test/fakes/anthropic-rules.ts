@@ -95,6 +95,36 @@ function basics(body: Body): string | undefined {
   }
   if (usesTools && !(Array.isArray(body.tools) && body.tools.length > 0))
     return 'Requests which include tool_use or tool_result blocks must define tools.';
+  return toolRules(body);
+}
+
+/**
+ * Define tools page: a name matches ^[a-zA-Z0-9_-]{1,64}$ and is unique.
+ * Handle tool calls page: a tool_result's content is a string or a list of
+ * text and image blocks (documents and search results too, which we never send).
+ */
+function toolRules(body: Body): string | undefined {
+  const names = new Set<string>();
+  for (const [i, tool] of (Array.isArray(body.tools) ? body.tools : []).entries()) {
+    if (typeof tool.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name))
+      return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
+    if (names.has(tool.name)) return 'tools: Tool names must be unique.';
+    names.add(tool.name);
+  }
+  for (const [i, m] of body.messages.entries()) {
+    if (typeof m.content === 'string') continue;
+    for (const [j, b] of m.content.entries()) {
+      if (b.type !== 'tool_result' || typeof b.content === 'string' || b.content === undefined) continue;
+      if (!Array.isArray(b.content))
+        return `messages.${i}.content.${j}.tool_result.content: Input should be a valid list`;
+      for (const [k, part] of b.content.entries()) {
+        if (!['text', 'image', 'document', 'search_result'].includes(part.type))
+          return `messages.${i}.content.${j}.tool_result.content.${k}: Input tag '${part.type}' found using 'type' does not match any of the expected tags`;
+        if (part.type === 'text' && !part.text)
+          return `messages.${i}.content.${j}.tool_result.content.${k}: text content blocks must be non-empty`;
+      }
+    }
+  }
   return undefined;
 }
 
@@ -118,7 +148,13 @@ function settings(body: Body, betas: string): string | undefined {
 function images(body: Body): string | undefined {
   for (const [i, m] of body.messages.entries()) {
     if (typeof m.content === 'string') continue;
-    for (const [j, b] of m.content.entries()) {
+    // Images inside a tool_result are held to the same limits as any other.
+    const nested = m.content.flatMap((b: Block, j: number) =>
+      b.type === 'tool_result' && Array.isArray(b.content)
+        ? b.content.map((part: Block, k: number) => [`${j}.tool_result.content.${k}`, part])
+        : [],
+    );
+    for (const [j, b] of [...m.content.entries(), ...nested]) {
       if (b.type !== 'image' || b.source?.type !== 'base64') continue;
       const data: string = b.source.data ?? '';
       if (data.length > MAX_IMAGE_BASE64)

@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTelegramAdapter, DEFAULT_PACES, type TelegramAdapter } from '../../adapters/telegram/index.js';
+import { createTelegramAdapter, type TelegramAdapter } from '../../adapters/telegram/index.js';
 import { type Bot, createBot } from '../../src/bot/index.js';
 import { createLogger } from '../../src/logger.js';
 import { AnthropicProvider } from '../../src/provider/index.js';
@@ -19,6 +19,7 @@ import { createBotStateStore, createUserSessionStore } from '../../src/store/ind
 import { scrubbedEnv } from '../../src/tools/index.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 import { type FakeTelegram, type FakeTelegramOptions, startFakeTelegram } from '../fakes/telegram/index.js';
+import { scaledTelegram } from '../helpers/telegram-scale.js';
 
 /** Secrets of a world; every test greps logs and chats for them. */
 export const TG_TOKEN = '424242:RELIABILITY-telegram-token-xyz';
@@ -35,6 +36,8 @@ export interface TelegramWorldOptions {
   /** SDK retries of the Anthropic client (default 2, as in the ready bot). */
   maxRetries?: number;
   permissionMode?: 'default' | 'bypassPermissions';
+  /** The adapter's deadline for one outbox call (default: the adapter's). */
+  callTimeoutMs?: number;
 }
 
 /** A running world. */
@@ -53,18 +56,8 @@ export interface TelegramWorld {
 
 /** Starts fakes, adapter and core; see the module comment for the scaling. */
 export async function startTelegramWorld(options: TelegramWorldOptions): Promise<TelegramWorld> {
-  const f = options.factor;
-  const telegram = await startFakeTelegram({
-    ...options.fake,
-    token: TG_TOKEN,
-    limits: {
-      private: { count: 3, windowMs: 1000 / f },
-      perMessage: { count: 1, windowMs: 1000 / f },
-      group: { count: 20, windowMs: 60_000 / f },
-      global: { count: 30, windowMs: 1000 / f },
-      retryAfter: 1,
-    },
-  });
+  const scaled = scaledTelegram(options.factor);
+  const telegram = await startFakeTelegram({ ...options.fake, token: TG_TOKEN, limits: scaled.limits });
   const anthropic = await startFakeAnthropic();
   const root = await mkdtemp(join(tmpdir(), 'switchboard-reliability-'));
   const lines: string[] = [];
@@ -78,20 +71,8 @@ export async function startTelegramWorld(options: TelegramWorldOptions): Promise
     token: TG_TOKEN,
     apiRoot: telegram.url,
     logger: logger.child({ platform: 'telegram' }),
-    paces: {
-      privateEditIntervalMs: DEFAULT_PACES.privateEditIntervalMs / f,
-      groupEditIntervalMs: DEFAULT_PACES.groupEditIntervalMs / f,
-      groupBudget: {
-        count: DEFAULT_PACES.groupBudget.count,
-        windowMs: DEFAULT_PACES.groupBudget.windowMs / f,
-      },
-      globalBudget: {
-        count: DEFAULT_PACES.globalBudget.count,
-        windowMs: DEFAULT_PACES.globalBudget.windowMs / f,
-      },
-      typingIntervalMs: DEFAULT_PACES.typingIntervalMs / f,
-      draftMaxMs: DEFAULT_PACES.draftMaxMs / f,
-    },
+    ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
+    paces: scaled.paces,
   });
   const bot = createBot({
     adapters: [adapter],

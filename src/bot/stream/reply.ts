@@ -350,6 +350,11 @@ export class Reply implements ReplyStream {
 
   /** The platform shows `out` (up to source offset `end`). */
   #shown(segment: Segment, out: SegmentOutput, end: number | undefined): void {
+    if (out.buttons && out.buttons.length > 0 && !segment.hadButtons) {
+      // The reply may have been frozen while this call was on its way (a slow
+      // send): its final form, cached then without buttons, must now remove them.
+      Object.assign(segment, { hadButtons: true, finalOutput: undefined });
+    }
     const wanted = segment.final && !segment.handle ? this.#output(segment).out : null;
     Object.assign(segment, shownPatch(segment, out, end, wanted));
     this.#waits.check();

@@ -4,7 +4,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createDiscordAdapter } from '../../../adapters/discord/index.js';
+import { createDiscordAdapter, type DiscordAdapterOptions } from '../../../adapters/discord/index.js';
 import { loadConfig } from '../../../config/index.js';
 import { type RunningApp, startSwitchboard } from '../../../src/app.js';
 import { createBot } from '../../../src/bot/index.js';
@@ -16,13 +16,20 @@ import { createBotStateStore, createUserSessionStore } from '../../../src/store/
 import type { FakeAnthropic } from '../../fakes/anthropic.js';
 import type { FakeDiscord, FakeMessage } from '../../fakes/discord/index.js';
 
-/** Starts switchboard with only Discord configured; alice and bob are allowed, nobody is admin. */
+/**
+ * Starts switchboard with only Discord configured; alice and bob are allowed,
+ * nobody is admin. `scaled`: Discord's pace divided by ten on both sides
+ * ({@link SCALED}), for tests that send many messages to one channel and
+ * assert what happens to them, not the pace. `env`: settings added to the
+ * configuration.
+ */
 export async function startApp(
   fake: FakeDiscord,
   anthropic: FakeAnthropic,
   root: string,
-  env: Record<string, string> = {},
+  options: { scaled?: boolean; env?: Record<string, string> } = {},
 ): Promise<RunningApp> {
+  if (options.scaled) fake.rateLimit = SCALED.fake;
   const config = loadConfig({
     env: {
       ANTHROPIC_API_KEY: 'sk-ant-discord-e2e-0123456789',
@@ -34,12 +41,15 @@ export async function startApp(
       SWITCHBOARD_WORKSPACE: join(root, 'workspace'),
       SWITCHBOARD_ALLOWED_USERS: `discord:${fake.user('alice').id},discord:${fake.user('bob').id}`,
       SWITCHBOARD_LOG_LEVEL: 'silent',
-      ...env,
+      ...options.env,
     },
     argv: [],
     cwd: root,
   });
-  return startSwitchboard(config, { logger: silentLogger });
+  return startSwitchboard(config, {
+    logger: silentLogger,
+    ...(options.scaled ? { adapterOptions: { discord: { paces: scaledPaces() } } } : {}),
+  });
 }
 
 /**
@@ -49,11 +59,15 @@ export async function startApp(
  */
 export const SCALED = { fake: { count: 5, windowMs: 500 }, minEditIntervalMs: 100 };
 
+/** The adapter's side of {@link SCALED}. */
+const scaledPaces = () => ({ minEditIntervalMs: SCALED.minEditIntervalMs, budget: SCALED.fake });
+
 /** The same parts as {@link startApp}, wired with createBot so the Discord pace can be scaled. */
 export async function startScaledApp(
   fake: FakeDiscord,
   anthropic: FakeAnthropic,
   root: string,
+  adapterOptions: Partial<DiscordAdapterOptions> = {},
 ): Promise<RunningApp> {
   fake.rateLimit = SCALED.fake;
   const workspace = join(root, 'workspace');
@@ -62,7 +76,8 @@ export async function startScaledApp(
     token: fake.token,
     apiUrl: fake.apiUrl,
     guildId: fake.guildId,
-    paces: { minEditIntervalMs: SCALED.minEditIntervalMs, budget: SCALED.fake },
+    paces: scaledPaces(),
+    ...adapterOptions,
   });
   const bot = createBot({
     adapters: [adapter],

@@ -295,7 +295,7 @@ describe('Discord end to end', () => {
   });
 
   it('an attachment over SWITCHBOARD_MAX_FILE_MB is named in the answer; the text runs without it', async () => {
-    app = await startApp(fake, anthropic, root, { SWITCHBOARD_MAX_FILE_MB: '0.01' });
+    app = await startApp(fake, anthropic, root, { env: { SWITCHBOARD_MAX_FILE_MB: '0.01' } });
     const alice = fake.user('alice');
     const dm = fake.dmChannel(alice);
     fake.userMessage({

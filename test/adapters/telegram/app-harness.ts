@@ -23,6 +23,7 @@ import {
   type FakeTelegramOptions,
   startFakeTelegram,
 } from '../../fakes/telegram/index.js';
+import { scaledTelegram } from '../../helpers/telegram-scale.js';
 import { captureLogger } from './helpers.js';
 
 /** The provider key; tests check it never reaches a chat or a log line. */
@@ -55,8 +56,20 @@ export interface AppWorld {
   close(): Promise<void>;
 }
 
-export async function createAppWorld(telegramOptions: FakeTelegramOptions = {}): Promise<AppWorld> {
-  const telegram = await startFakeTelegram(telegramOptions);
+/**
+ * Starts the fakes. `scale`: Telegram's limits and paces divided by this on
+ * both sides (test/helpers/telegram-scale.ts), for tests that send many
+ * messages and assert what happens to them, not the pace.
+ */
+export async function createAppWorld(
+  telegramOptions: FakeTelegramOptions = {},
+  options: { scale?: number } = {},
+): Promise<AppWorld> {
+  const scaled = options.scale === undefined ? undefined : scaledTelegram(options.scale);
+  const telegram = await startFakeTelegram({
+    ...telegramOptions,
+    ...(scaled ? { limits: scaled.limits } : {}),
+  });
   const anthropic = await startFakeAnthropic();
   const root = await mkdtemp(join(tmpdir(), 'switchboard-telegram-'));
   const running: RunningApp[] = [];
@@ -78,9 +91,10 @@ export async function createAppWorld(telegramOptions: FakeTelegramOptions = {}):
     async start(extra, telegramOptions) {
       const { logger, lines } = captureLogger();
       const config = loadConfig({ env: env(extra), argv: [], cwd: root });
+      const adapter = { ...(scaled ? { paces: scaled.paces } : {}), ...telegramOptions };
       const app = await startSwitchboard(config, {
         logger,
-        ...(telegramOptions ? { adapterOptions: { telegram: telegramOptions } } : {}),
+        ...(Object.keys(adapter).length ? { adapterOptions: { telegram: adapter } } : {}),
       });
       running.push(app);
       const stop = async () => {

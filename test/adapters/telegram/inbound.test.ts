@@ -56,6 +56,7 @@ describe('Telegram inbound', () => {
       'stop',
       'status',
       'cost',
+      'tools',
       'sessions',
       'resume',
       'fork',

@@ -141,6 +141,22 @@ describe('ReplyStream (edits)', () => {
     expect(adapter.messages.get('1')!.buttons).toEqual([]);
   });
 
+  // Discord's REST client retries a 5xx and waits out a 429 inside one send, so a reply can
+  // finish while its first message is still on the way: the Stop button must still go.
+  it('removes the Stop button when the reply finishes while its first message is still being sent', async () => {
+    const { clock, adapter, outbox } = setup({}, 500);
+    const reply = outbox.stream('test:1', { liveButtons: stop });
+    reply.append('All is well.');
+    await clock.advance(100);
+    const done = reply.finish();
+    await clock.advance(2000);
+    await expect(done).resolves.toEqual({ messageIds: ['1'], text: 'All is well.' });
+    // The send left before finish() (it arrived 500 ms after it was made), with the button.
+    expect(adapter.ops[0]).toMatchObject({ op: 'send', time: 500, buttons: stop });
+    expect(adapter.messageText('1')).toBe('All is well.');
+    expect(adapter.messages.get('1')!.buttons).toEqual([]);
+  });
+
   it('finish() with a note and nothing streamed sends the note; a status-only message is deleted', async () => {
     const { clock, adapter, outbox } = setup({}, 0);
     const a = outbox.stream('test:1');

@@ -25,6 +25,7 @@ export interface RestCall {
   /** Path with ids replaced: `/channels/:id/messages/:id`. */
   route: string;
   body: unknown;
+  /** The HTTP status answered; -1 for a dropped connection, -2 for a call left unanswered (`hang`). */
   status: number;
   at: number;
   /** The calling process, when the fake was started with `trackProcesses`. */
@@ -80,11 +81,16 @@ export async function handleRest(
     if (pid !== undefined) call.pid = pid;
   }
   fake.calls.push(call);
-  let reply: Reply | 'drop';
+  let reply: Reply | 'drop' | 'hang';
   try {
     reply = (await fake.applyFault(call)) ?? route(fake, call, req.headers.authorization, url.searchParams);
   } catch (err) {
     reply = { status: 500, body: { code: 0, message: String(err) } };
+  }
+  if (reply === 'hang') {
+    call.status = -2;
+    fake.changed();
+    return;
   }
   if (reply === 'drop') {
     call.status = -1;

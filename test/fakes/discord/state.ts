@@ -52,6 +52,8 @@ export interface FakeFault {
   delayMs?: number;
   /** Destroy the connection instead of answering. */
   drop?: boolean;
+  /** A lost answer: the request is taken and never answered, the connection left open until the client gives up or the fake closes (what a half-open connection or a stuck proxy looks like to a client). */
+  hang?: boolean;
 }
 
 /** State of a fake Discord; {@link FakeDiscord} adds the server and what people do. */
@@ -173,7 +175,9 @@ export class FakeDiscordState {
   /** @internal Runs the first matching fault, if any. */
   async applyFault(
     call: RestCall,
-  ): Promise<{ status: number; body?: unknown; headers?: Record<string, string> } | 'drop' | undefined> {
+  ): Promise<
+    { status: number; body?: unknown; headers?: Record<string, string> } | 'drop' | 'hang' | undefined
+  > {
     const key = `${call.method} ${call.route}`;
     const fault = this.faults.find(
       (f) =>
@@ -185,6 +189,7 @@ export class FakeDiscordState {
     if (fault.times !== undefined) fault.times -= 1;
     if (fault.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
     if (fault.drop) return 'drop';
+    if (fault.hang) return 'hang';
     if (fault.status === 429) return rateLimited({ retryAfterMs: fault.retryAfterMs ?? 1000, headers: {} });
     if (fault.status) return { status: fault.status, body: { code: 0, message: `injected ${fault.status}` } };
     return undefined;

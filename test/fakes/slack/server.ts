@@ -34,6 +34,8 @@ export interface FaultRule {
   delayMs?: number;
   /** Destroy the connection without answering. */
   drop?: boolean;
+  /** A lost answer: the request is taken and never answered, the connection left open until the client gives up or the fake closes (what a half-open connection or a stuck proxy looks like to a client). */
+  hang?: boolean;
   /** How many calls it applies to (default 1; Infinity for all). */
   times?: number;
   /** Probability that a matching call is hit (default 1). */
@@ -169,6 +171,11 @@ export class FakeSlackHttp {
     const at = Date.now() - this.#started;
     const fault = this.#takeFault(method);
     if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
+    if (fault?.hang) {
+      this.calls.push({ method, args, at, status: 0, error: 'hung' });
+      this.#notify();
+      return;
+    }
     if (fault?.drop) {
       this.calls.push({ method, args, at, status: 0, error: 'dropped' });
       req.socket.destroy();

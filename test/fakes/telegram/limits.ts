@@ -93,6 +93,8 @@ export type FaultKind =
   | { kind: 'server-error'; status?: number }
   | { kind: 'slow'; delayMs: number }
   | { kind: 'drop' }
+  /** A lost answer: the request is taken and never answered, the connection left open until the client gives up or the fake closes (what a half-open connection or a stuck proxy looks like to a client). */
+  | { kind: 'hang' }
   | { kind: 'error'; code: number; description: string };
 
 /** A fault rule: which calls, how many of them, and what happens. */

@@ -137,6 +137,10 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
         req.socket.destroy();
         return;
       }
+      if (fault?.kind === 'hang') {
+        record(0, 'hung');
+        return;
+      }
       if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.delayMs));
       if (fault?.kind === 'rate-limit') {
         rateLimited++;
