@@ -11,6 +11,9 @@ import type { Logger } from '../../src/logger.js';
 
 /** The fields of a Slack file object the adapter reads. */
 export interface SlackFile {
+  id?: string;
+  /** `check_file_info`: the event carries only the id (a Slack Connect share); files.info has the rest. */
+  file_access?: string;
   name?: string;
   mimetype?: string;
   size?: number;
@@ -25,10 +28,12 @@ const DEFAULT_DOWNLOAD_TIMEOUT_MS = 30_000;
 
 const SLACK_HOSTS = /(^|\.)(slack\.com|slack-edge\.com|slack-files\.com)$/;
 
-/** Limits of {@link SlackFiles}. */
+/** Limits of {@link SlackFiles}, and how it completes a partial file object. */
 export interface SlackFileLimits {
   maxFileBytes?: number;
   downloadTimeoutMs?: number;
+  /** Calls files.info for a file id; the event's object is used as it is without it. */
+  fileInfo?: (id: string) => Promise<SlackFile | undefined>;
 }
 
 function kindOf(mediaType: string | undefined): Attachment['kind'] {
@@ -43,6 +48,7 @@ export class SlackFiles {
   readonly #trustedOrigin: string | undefined;
   readonly #maxBytes: number;
   readonly #timeoutMs: number;
+  readonly #fileInfo: SlackFileLimits['fileInfo'];
 
   constructor(
     private readonly token: string,
@@ -53,6 +59,7 @@ export class SlackFiles {
     this.#trustedOrigin = apiUrl ? new URL(apiUrl).origin : undefined;
     this.#maxBytes = limits.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#timeoutMs = limits.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS;
+    this.#fileInfo = limits.fileInfo;
   }
 
   /** True when the bot token may be sent to `url`. */
@@ -71,7 +78,8 @@ export class SlackFiles {
     return Promise.all(files.map((f) => this.#one(f)));
   }
 
-  async #one(file: SlackFile): Promise<Attachment> {
+  async #one(shared: SlackFile): Promise<Attachment> {
+    const file = await this.#complete(shared);
     const mediaType = file.mimetype;
     const base: Attachment = {
       kind: kindOf(mediaType),
@@ -103,6 +111,19 @@ export class SlackFiles {
     } catch (err) {
       this.logger.warn({ err, kind: base.kind }, 'could not download a Slack file');
       return { ...base, ...downloadProblem(err) };
+    }
+  }
+
+  /** The event's file object, or files.info's when the event left out what a download needs. */
+  async #complete(file: SlackFile): Promise<SlackFile> {
+    const partial =
+      file.file_access === 'check_file_info' || !(file.url_private_download ?? file.url_private);
+    if (!partial || !file.id || !this.#fileInfo) return file;
+    try {
+      return { ...file, ...(await this.#fileInfo(file.id)) };
+    } catch (err) {
+      this.logger.warn({ err }, 'files.info failed for a shared Slack file');
+      return file;
     }
   }
 }

@@ -28,7 +28,7 @@ import { SwitchboardError } from '../../src/errors.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
 import { SLACK_DEFAULT_PACES, type SlackPaces, slackCapabilities } from './capabilities.js';
 import { toSwitchboardError } from './errors.js';
-import { SlackFiles } from './files.js';
+import { type SlackFile, SlackFiles } from './files.js';
 import { type BotIdentity, SlackInbound } from './inbound.js';
 import { SlackInteractions } from './interactions.js';
 import { parseSlackChatKey, SLACK_PLATFORM } from './keys.js';
@@ -125,6 +125,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     users,
     logger,
     files: new SlackFiles(options.botToken, apiUrl, logger, {
+      fileInfo: async (id) => (await callSlack(sendClient, 'files.info', { file: id })).file as SlackFile,
       ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
       ...(options.downloadTimeoutMs === undefined ? {} : { downloadTimeoutMs: options.downloadTimeoutMs }),
     }),

@@ -46,6 +46,9 @@ function note(block: Block, why: string): Block {
     const { images: _images, ...rest } = block;
     return { ...rest, content: `[${why}]`, isError: true };
   }
+  // The PDF was saved when it arrived: the model can still reach it with its tools.
+  if (block.type === 'document')
+    return { type: 'text', text: `[a PDF the API refused was removed; the file is still in the workspace]` };
   if (block.type === 'tool_use') return { ...block, input: {} };
   return { type: 'text', text: `[${why}]` };
 }

@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { say } from '../../src/bot/text.js';
 import { type BotHarness, startBotHarness } from '../helpers/bot-harness.js';
@@ -89,6 +91,23 @@ describe('bot core: /stop, Stop button, edits', () => {
     ]);
     expect(h.texts()).toContain('Alice said: edited question');
     expect(h.texts().at(-1)).toBe('Alice said: after');
+  });
+
+  it('an edit of a message that brought a file answers the new text without saving or sending the file twice', async () => {
+    h = await startBotHarness();
+    h.fakeAnthropic.enqueue({ text: ['Partial', ' rest'], stallAfterChunks: 1 });
+    const csv = Buffer.from('a,b\n1,2\n');
+    const first = await h.message('sum this', {
+      attachments: [{ kind: 'document', name: 'data.csv', mediaType: 'text/csv', bytes: csv }],
+    });
+    await h.until(() => h?.fakeAnthropic.log[0]?.chunksSent === 1, 'first reply streaming');
+    await h.edit(first, 'average this');
+    await h.settle();
+    expect(h.fakeAnthropic.requests.map(lastUserText)).toEqual(['[Alice] sum this', '[Alice] average this']);
+    // The file stays in the conversation once (with the interrupted message) and in the workspace once.
+    const second = JSON.stringify(h.fakeAnthropic.requests[1].messages);
+    expect(second.split('a,b\\n1,2\\n').length - 1).toBe(1);
+    expect(await readdir(join(h.dirs.workspace, 'uploads'))).toEqual([expect.stringMatching(/-data\.csv$/)]);
   });
 
   it('an edit of a queued message replaces its text; edits of old messages are ignored', async () => {

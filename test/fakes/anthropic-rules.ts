@@ -187,7 +187,8 @@ function documents(body: Body): string | undefined {
       if (source.type !== 'base64' || source.media_type !== 'application/pdf')
         return `${where}.document.source: expected a base64 source with media_type application/pdf`;
       const pdf = Buffer.from(String(source.data ?? ''), 'base64');
-      if (pdf.subarray(0, 5).toString('latin1') !== '%PDF-')
+      // A standard PDF starts with its header and ends with %%EOF in its last 1024 bytes (truncated: invalid).
+      if (pdf.subarray(0, 5).toString('latin1') !== '%PDF-' || !pdf.subarray(-1024).includes('%%EOF'))
         return `${where}.document.source.base64.data: The PDF specified was not valid.`;
       if (/\/Encrypt(?![A-Za-z])/.test(pdf.toString('latin1')))
         return `${where}.document.source.base64.data: The PDF specified is password protected or encrypted.`;

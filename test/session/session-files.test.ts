@@ -161,6 +161,27 @@ describe('files sent with a prompt', () => {
     expect(await uploads()).toHaveLength(3);
   });
 
+  it('a PDF the API refuses (truncated) is replaced by a note once, the chat told, and the turn answered', async () => {
+    const s = fx.session();
+    const rec = recordEvents(s);
+    const truncated = pdfBytes(2).subarray(0, -8);
+    const result = await (await s.submit({ text: 'read it', files: [{ name: 'cut.pdf', bytes: truncated }] }))
+      .completed;
+    expect(result.state).toBe('complete');
+    expect(fx.fake.requests).toHaveLength(2);
+    expect(blocksOf(1).some((b) => b.type === 'document')).toBe(false);
+    expect(JSON.stringify(blocksOf(1))).toContain(
+      'a PDF the API refused was removed; the file is still in the workspace',
+    );
+    expect(rec.of('notice').map(([text]) => text)).toEqual([
+      'The API refused one document block of this conversation; it was replaced by a note.',
+    ]);
+    expect(await uploads()).toHaveLength(1);
+    // The next turn goes out without it: the session is not locked.
+    await (await s.submit('and now?')).completed;
+    expect(fx.fake.requests).toHaveLength(3);
+  });
+
   it('a text file longer than the bound, and an image over the API limits, are left for the tools', async () => {
     const s = fx.session();
     const long = 'line of log text\n'.repeat(10_000);

@@ -3,13 +3,14 @@
  * fake Slack, the real bot core, session and stores, the real Anthropic SDK
  * against its fake. Paces are Slack's real ones (the fake enforces them).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import type { RunningApp } from '../../../src/app.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
+import { pdfBytes } from '../../fakes/pdfs.js';
 import {
   buttonsOf,
   type FakeSlack,
@@ -380,5 +381,39 @@ describe('Slack: mentions the model writes', () => {
   it('all: the channel-wide mentions ping too', async () => {
     const { pings } = await replyPings({ SWITCHBOARD_ALLOW_MENTIONS: 'all' });
     expect(pings).toEqual(['!channel', '!everyone', '!here', '!subteam^S1', '@U2']);
+  });
+});
+
+const shows = (pattern: RegExp) => () => fake.botMessages('D1').some((m) => pattern.test(visibleText(m)));
+
+describe('Slack end to end: files into the chat', () => {
+  it('a PDF shared in a DM is downloaded with the bot token, saved, and read by the model', async () => {
+    app = await startSlackApp(fake, anthropic, root);
+    const pdf = pdfBytes(1);
+    const file = fake.addFile('plan.pdf', 'application/pdf', pdf);
+    await fake.userMessage({ channel: 'D1', user: 'U1', text: 'summarise this', files: [file] });
+    await fake.until(shows(/You said: .*summarise this/), 10_000, 'the reply');
+    const content = anthropic.requests[0].messages.at(-1).content;
+    expect(content.find((b: { type: string }) => b.type === 'document')).toMatchObject({
+      source: { media_type: 'application/pdf', data: pdf.toString('base64') },
+    });
+    const [saved] = await readdir(join(root, 'workspace', 'uploads'));
+    expect(saved).toMatch(/^\d{4}-\d{2}-\d{2}-plan\.pdf$/);
+    expect(await readFile(join(root, 'workspace', 'uploads', saved as string))).toEqual(pdf);
+    expect(fake.state.fileDownloads).toEqual([file.id]);
+  });
+
+  it('a file over SWITCHBOARD_MAX_FILE_MB is named in the answer; the text runs without it', async () => {
+    app = await startSlackApp(fake, anthropic, root, { SWITCHBOARD_MAX_FILE_MB: '0.01' });
+    const file = fake.addFile('huge.log', 'text/plain', Buffer.alloc(20_000, 65));
+    await fake.userMessage({ channel: 'D1', user: 'U1', text: 'why did it crash?', files: [file] });
+    await fake.until(
+      shows(/"huge\.log" is larger than 0\.01 MB, the most I take, so I left it out and answered your text/),
+      10_000,
+      'the answer naming the file',
+    );
+    await fake.until(shows(/You said: .*why did it crash/), 10_000, 'the reply');
+    expect(fake.state.fileDownloads).toEqual([]);
+    expect(JSON.stringify(anthropic.requests[0].messages)).not.toContain('huge.log');
   });
 });

@@ -248,6 +248,22 @@ describe('Slack inbound', () => {
     ]);
   });
 
+  it('a Slack Connect share that carries only the file id is completed with files.info, then downloaded', async () => {
+    const csv = Buffer.from('a,b\n');
+    const full = fake.addFile('shared.csv', 'text/csv', csv);
+    await fake.userMessage({
+      channel: 'D1',
+      user: 'U1',
+      text: 'from the partner org',
+      files: [{ id: full.id, file_access: 'check_file_info' }],
+    });
+    const event = await log.next<MessageEvent>();
+    expect(event.attachments).toEqual([
+      { kind: 'document', mediaType: 'text/csv', name: 'shared.csv', size: csv.length, bytes: csv },
+    ]);
+    expect(fake.callsOf('files.info').map((c) => c.args.file)).toEqual([full.id]);
+  });
+
   it('a shared file over the file limit is marked too large without being fetched', async () => {
     await stopAdapter(fake, adapter);
     ({ adapter, log } = await startAdapter(fake, { maxFileBytes: 10 }));

@@ -108,6 +108,23 @@ export const METHODS: Record<string, (args: Args, ctx: MethodContext) => MethodR
       user: { id: a.user, name, real_name: name, profile: { display_name: name, real_name: name } },
     });
   },
+  // files.info (docs.slack.dev/reference/methods/files.info): the whole file object, which a
+  // Slack Connect share (file_access "check_file_info") leaves out of the event.
+  'files.info': (a, ctx) => {
+    const file = ctx.state.files.get(String(a.file ?? ''));
+    if (!file) return fail('file_not_found');
+    const url = `${ctx.baseUrl}/files/${a.file}`;
+    return ok({
+      file: {
+        id: a.file,
+        name: file.name,
+        mimetype: file.mimetype,
+        size: file.data.length,
+        url_private: url,
+        url_private_download: url,
+      },
+    });
+  },
   'chat.postMessage': (a, ctx) => {
     if (!a.channel) return fail('channel_not_found');
     const c = content(a, ctx, true);

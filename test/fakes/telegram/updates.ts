@@ -121,21 +121,28 @@ export function stopGenerationUpdate(w: Where, draftId: number): Omit<Update, 'u
   } as Omit<Update, 'update_id'>;
 }
 
-/** A photo message; `fileId` from `fake.addFile`. */
-export function photoUpdate(w: Where, fileId: string, caption?: string): Omit<Update, 'update_id'> {
+/** A new message from `w`'s person in `w`'s chat, carrying `fields` (its media, its caption). */
+function incoming(w: Where, fields: Record<string, unknown>): Omit<Update, 'update_id'> {
   return {
     message: {
       message_id: nextInboundId(),
       date: Math.floor(Date.now() / 1000),
       chat: chat(w),
       from: from(w),
-      photo: [
-        { file_id: `${fileId}-small`, file_unique_id: 's', width: 90, height: 90, file_size: 100 },
-        { file_id: fileId, file_unique_id: 'l', width: 800, height: 800, file_size: 5000 },
-      ],
-      ...(caption ? { caption } : {}),
+      ...fields,
     },
   } as Omit<Update, 'update_id'>;
+}
+
+/** A photo message; `fileId` from `fake.addFile`. */
+export function photoUpdate(w: Where, fileId: string, caption?: string): Omit<Update, 'update_id'> {
+  return incoming(w, {
+    photo: [
+      { file_id: `${fileId}-small`, file_unique_id: 's', width: 90, height: 90, file_size: 100 },
+      { file_id: fileId, file_unique_id: 'l', width: 800, height: 800, file_size: 5000 },
+    ],
+    ...(caption ? { caption } : {}),
+  });
 }
 
 /**
@@ -147,22 +154,16 @@ export function documentUpdate(
   fileId: string,
   document: { name: string; mimeType?: string; size?: number; caption?: string },
 ): Omit<Update, 'update_id'> {
-  return {
-    message: {
-      message_id: nextInboundId(),
-      date: Math.floor(Date.now() / 1000),
-      chat: chat(w),
-      from: from(w),
-      document: {
-        file_id: fileId,
-        file_unique_id: `u${fileId}`,
-        file_name: document.name,
-        ...(document.mimeType ? { mime_type: document.mimeType } : {}),
-        ...(document.size === undefined ? {} : { file_size: document.size }),
-      },
-      ...(document.caption ? { caption: document.caption } : {}),
+  return incoming(w, {
+    document: {
+      file_id: fileId,
+      file_unique_id: `u${fileId}`,
+      file_name: document.name,
+      ...(document.mimeType ? { mime_type: document.mimeType } : {}),
+      ...(document.size === undefined ? {} : { file_size: document.size }),
     },
-  } as Omit<Update, 'update_id'>;
+    ...(document.caption ? { caption: document.caption } : {}),
+  });
 }
 
 /** Other media: sticker, voice, document, video. */
@@ -187,13 +188,5 @@ export function mediaUpdate(
     document: { document: { ...file, file_name: 'report.pdf', mime_type: 'application/pdf' } },
     video: { video: { ...file, width: 640, height: 480, duration: 5, mime_type: 'video/mp4' } },
   }[kind];
-  return {
-    message: {
-      message_id: nextInboundId(),
-      date: Math.floor(Date.now() / 1000),
-      chat: chat(w),
-      from: from(w),
-      ...media,
-    },
-  } as Omit<Update, 'update_id'>;
+  return incoming(w, media);
 }
