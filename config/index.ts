@@ -8,6 +8,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { SwitchboardError } from '../src/errors.js';
+import { loadMcpConfig, type McpConfig } from '../src/mcp/config.js';
 import type { CacheSetting } from '../src/provider/cache.js';
 import { type PriceTable, parsePriceOverrides, priceTable } from '../src/provider/pricing.js';
 import type { SandboxMode, SandboxNetwork } from '../src/sandbox/settings.js';
@@ -67,6 +68,8 @@ export interface Config {
   /** Absolute path of the tools' working directory. */
   workspace: string;
   workspacePerChat: boolean;
+  /** Largest file downloaded from a chat into the workspace, in bytes (`SWITCHBOARD_MAX_FILE_MB`). */
+  maxFileBytes: number;
   permissionMode: PermissionMode;
   projectAccess: ProjectAccess;
   /** The tools' sandbox: `SWITCHBOARD_SANDBOX` and `SWITCHBOARD_SANDBOX_NETWORK`. */
@@ -100,6 +103,8 @@ export interface Config {
   console: boolean;
   /** Every configured secret value, for scrubbing logs and tool environments. */
   secrets: string[];
+  /** MCP servers whose tools the agent gets (SWITCHBOARD_MCP_CONFIG), validated and expanded. */
+  mcp?: McpConfig;
 }
 
 /** Options for {@link loadConfig}. */
@@ -120,7 +125,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const e = parsed.data;
   const problems = crossChecks(e);
   if (problems.length) throw configError(problems, env);
-  return toConfig(e, argv, cwd);
+  return toConfig(e, argv, cwd, env);
 }
 
 function crossChecks(e: ParsedEnv): Array<{ path: string[]; message: string }> {
@@ -156,7 +161,12 @@ function crossChecks(e: ParsedEnv): Array<{ path: string[]; message: string }> {
   return out;
 }
 
-function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
+function toConfig(
+  e: ParsedEnv,
+  argv: readonly string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Config {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(cwd, p));
   const telegram: TelegramConfig | undefined = e.TELEGRAM_BOT_TOKEN
     ? {
@@ -201,6 +211,10 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
     e.SWITCHBOARD_DATABASE_URL,
     databasePassword(e.SWITCHBOARD_DATABASE_URL),
   ].filter((s): s is string => !!s);
+  // Read here so that a bad file stops start-up like any other bad setting (exit 2).
+  const mcp = e.SWITCHBOARD_MCP_CONFIG
+    ? loadMcpConfig(abs(e.SWITCHBOARD_MCP_CONFIG), env, secrets)
+    : undefined;
   return {
     anthropic: {
       apiKey: e.ANTHROPIC_API_KEY,
@@ -218,6 +232,7 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
     dataDir: abs(e.SWITCHBOARD_DATA_DIR),
     workspace: abs(e.SWITCHBOARD_WORKSPACE),
     workspacePerChat: e.SWITCHBOARD_WORKSPACE_PER_CHAT,
+    maxFileBytes: e.SWITCHBOARD_MAX_FILE_MB,
     permissionMode: e.SWITCHBOARD_PERMISSION_MODE,
     projectAccess: e.SWITCHBOARD_PROJECT_ACCESS,
     sandbox: { mode: e.SWITCHBOARD_SANDBOX, network: e.SWITCHBOARD_SANDBOX_NETWORK },
@@ -246,7 +261,8 @@ function toConfig(e: ParsedEnv, argv: readonly string[], cwd: string): Config {
     cache: e.SWITCHBOARD_CACHE,
     prices: priceTable(e.SWITCHBOARD_PRICES ? parsePriceOverrides(e.SWITCHBOARD_PRICES) : {}),
     console: argv.includes('--console') || (!telegram && !slack && !discord),
-    secrets,
+    secrets: mcp ? [...secrets, ...mcp.secrets] : secrets,
+    ...(mcp ? { mcp } : {}),
   };
 }
 

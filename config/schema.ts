@@ -125,6 +125,12 @@ export const envSchema = z.object({
   SWITCHBOARD_DATA_DIR: optionalString.transform((v) => v ?? './data'),
   SWITCHBOARD_WORKSPACE: optionalString.transform((v) => v ?? './workspace'),
   SWITCHBOARD_WORKSPACE_PER_CHAT: bool,
+  // Decimal megabytes are allowed (0.5) so a small limit can be set; 1 GB is far past any platform's file size.
+  SWITCHBOARD_MAX_FILE_MB: optionalString
+    .refine((v) => v === undefined || (/^\d+(\.\d+)?$/.test(v) && Number(v) >= 0.01 && Number(v) <= 1024), {
+      message: 'expected the largest file the bot downloads, in MB, between 0.01 and 1024 (default 20)',
+    })
+    .transform((v) => Math.round((v === undefined ? 20 : Number(v)) * 1024 * 1024)),
   SWITCHBOARD_PERMISSION_MODE: optionalString
     .refine((v) => v === undefined || (PERMISSION_MODES as readonly string[]).includes(v), {
       message: `expected one of ${PERMISSION_MODES.join(', ')}`,
@@ -180,6 +186,8 @@ export const envSchema = z.object({
     })
     .transform((v) => (v ?? 'auto') as 'auto' | 'pretty' | 'json'),
   SWITCHBOARD_LOG_FILE: optionalString,
+  /** MCP servers: a file in the shape of Claude Code's `.mcp.json`, read and checked by loadConfig. */
+  SWITCHBOARD_MCP_CONFIG: optionalString,
   SWITCHBOARD_HTTP_PORT: optionalString
     .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) <= 65535), {
       message: 'expected a port number (0-65535) for /healthz, /readyz and /metrics',

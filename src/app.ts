@@ -15,6 +15,7 @@ import { type ChatAdapter, chatPlatform } from './bot/adapter-contract.js';
 import { type Bot, type BotLimits, createBot } from './bot/index.js';
 import { type Clock, systemClock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
+import { type McpServers, startMcpServers } from './mcp/index.js';
 import { createOpsRoutes, type OpsRoutes, startOpsServer } from './ops/http.js';
 import { instrumentAdapter } from './ops/instrument-adapter.js';
 import { createMetrics, type SwitchboardMetrics } from './ops/metrics.js';
@@ -25,6 +26,7 @@ import { createSessionFactory, type SessionFactoryOptions } from './session/fact
 import { totalsOf } from './session/usage-ledger.js';
 import type { SessionStore } from './store/types.js';
 import { scrubbedEnv } from './tools/index.js';
+import type { ToolSource } from './tools/types.js';
 import type { TokenUsage } from './vocabulary.js';
 
 /** Things the caller may inject (tests pass a capturing logger, a console stream). */
@@ -55,6 +57,8 @@ export interface RunningApp {
   logger: Logger;
   /** The bot's Prometheus metrics (served at /metrics). */
   metrics: SwitchboardMetrics;
+  /** The MCP servers whose tools the agent has, when SWITCHBOARD_MCP_CONFIG is set. */
+  mcp?: McpServers;
   /** The port of the server of its own for /healthz, /readyz and /metrics, when SWITCHBOARD_HTTP_PORT is set. */
   opsPort?: number;
   /** Graceful stop: no new messages, running turns aborted with a notice, stores flushed. */
@@ -88,7 +92,19 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   const warning = sandboxWarning(await requireSandbox(sandbox));
   if (warning) logger.warn({ sandbox: config.sandbox.mode }, warning);
 
-  const shared = await openSharedState(config, logger, clock);
+  // A server that fails to start is left out with a warning (and retried); it never stops the bot.
+  const mcp = config.mcp
+    ? await startMcpServers({
+        servers: config.mcp.servers,
+        baseEnv: scrubbedEnv(process.env, config.secrets),
+        clock,
+        logger,
+      })
+    : undefined;
+  const shared = await openSharedState(config, logger, clock).catch(async (err: unknown) => {
+    await mcp?.close();
+    throw err;
+  });
   const metrics = createMetrics();
   let adapters: ChatAdapter[] = [];
   let bot: Bot | undefined;
@@ -106,7 +122,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   try {
     adapters = await createAdapters(config, logger, clock, deps, ops, consoleLogFile);
   } catch (err) {
-    await shared.close();
+    await Promise.allSettled([shared.close(), mcp?.close()]);
     throw err;
   }
   for (const adapter of adapters) instrumentAdapter(adapter, metrics);
@@ -116,7 +132,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
 
   bot = createBot({
     adapters,
-    sessions: createConfiguredSessions(config, shared.sessionStore, clock, logger, deps, sandbox),
+    sessions: createConfiguredSessions(config, shared.sessionStore, clock, logger, deps, sandbox, mcp),
     stores: { state: shared.stateStore },
     access: { allowedUsers, admins, linkedUsers: config.linkedUsers },
     limits: {
@@ -152,7 +168,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       try {
         await bot.stop();
       } finally {
-        await Promise.allSettled([shared.close(), opsServer?.close()]);
+        await Promise.allSettled([shared.close(), opsServer?.close(), mcp?.close()]);
       }
     })();
     return stopping;
@@ -170,13 +186,22 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       platforms: adapters.map((a) => a.platform),
       model: config.model,
       store: config.database ? 'postgres' : 'files',
+      ...(mcp ? { mcp: mcp.servers().map((server) => `${server.name}: ${server.state}`) } : {}),
       ...(shared.cluster ? { replica: shared.cluster.lease.owner } : {}),
       // Set by discord.js's ShardingManager for each shard process (`npm run start:sharded`).
       ...(process.env.SHARDS ? { shards: process.env.SHARDS, shardCount: process.env.SHARD_COUNT } : {}),
     },
     'switchboard started',
   );
-  return { bot, adapters, logger, metrics, ...(opsServer ? { opsPort: opsServer.port } : {}), stop };
+  return {
+    bot,
+    adapters,
+    logger,
+    metrics,
+    ...(mcp ? { mcp } : {}),
+    ...(opsServer ? { opsPort: opsServer.port } : {}),
+    stop,
+  };
 }
 
 /** Undefined when every chat's last save succeeded, else how many are not being saved. */
@@ -221,7 +246,8 @@ function warnWhenNobodyIsAllowed(config: Config, logger: Logger): void {
 
 /**
  * The session factory of the ready bot: the one place its sessions get the
- * provider, the tools' workspace and environment, and their settings.
+ * provider, the tools (the MCP servers' included), the tools' workspace and
+ * environment, and their settings.
  */
 function createConfiguredSessions(
   config: Config,
@@ -230,6 +256,7 @@ function createConfiguredSessions(
   logger: Logger,
   deps: AppDeps,
   sandbox: Sandbox,
+  toolSource: ToolSource | undefined,
 ) {
   return createSessionFactory({
     provider: new AnthropicProvider({
@@ -256,6 +283,7 @@ function createConfiguredSessions(
     cache: config.cache,
     toolEnv: scrubbedEnv(process.env, config.secrets),
     sandbox,
+    ...(toolSource ? { toolSource } : {}),
     clock,
     logger: logger.child({ component: 'bot' }),
     ...deps.sessionOptions,
@@ -281,6 +309,7 @@ async function createAdapters(
         ...(config.telegram.webhook ? { webhook: { ...config.telegram.webhook, routes: ops } } : {}),
         logger: logger.child({ platform: 'telegram' }),
         clock,
+        maxFileBytes: config.maxFileBytes,
         ...deps.adapterOptions?.telegram,
       }),
     );
@@ -296,6 +325,7 @@ async function createAdapters(
         ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
         ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
         routes: ops,
+        maxFileBytes: config.maxFileBytes,
         logger: logger.child({ platform: 'slack' }),
         ...deps.adapterOptions?.slack,
       }),
@@ -308,6 +338,7 @@ async function createAdapters(
         token: config.discord.token,
         ...(config.discord.apiUrl ? { apiUrl: config.discord.apiUrl } : {}),
         ...(config.discord.guildId ? { guildId: config.discord.guildId } : {}),
+        maxFileBytes: config.maxFileBytes,
         logger: logger.child({ platform: 'discord' }),
         ...deps.adapterOptions?.discord,
       }),

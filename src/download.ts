@@ -95,6 +95,26 @@ async function readCapped(res: Response, maxBytes: number): Promise<Buffer> {
   return Buffer.concat(chunks, total);
 }
 
+/** Why a file has no content, in the fields an inbound attachment carries. */
+export type DownloadProblem = { problem: 'too-large'; limitBytes: number } | { problem: 'download-failed' };
+
+/**
+ * The problem fields for a failed {@link boundedDownload}: `too-large` with
+ * the limit it passed, anything else `download-failed`.
+ */
+export function downloadProblem(err: unknown): DownloadProblem {
+  if (err instanceof SwitchboardError && err.code === 'DOWNLOAD_TOO_LARGE') {
+    const limit = err.detail.limit;
+    if (typeof limit === 'number') return { problem: 'too-large', limitBytes: limit };
+  }
+  return { problem: 'download-failed' };
+}
+
+/** The problem fields for a file whose declared size is already over `limit`: nothing is fetched. */
+export function declaredTooLarge(size: number | undefined, limit: number): DownloadProblem | undefined {
+  return size !== undefined && size > limit ? { problem: 'too-large', limitBytes: limit } : undefined;
+}
+
 function tooLarge(limit: number): SwitchboardError {
   return new SwitchboardError(
     'DOWNLOAD_TOO_LARGE',

@@ -51,6 +51,14 @@ export {
   type SwitchboardErrorOptions,
 } from './errors.js';
 export { createLogger, type Logger, type LoggerOptions, scrubSecrets, silentLogger } from './logger.js';
+export {
+  loadMcpConfig,
+  type McpConfig,
+  type McpServerConfig,
+  type McpServers,
+  type McpServersOptions,
+  startMcpServers,
+} from './mcp/index.js';
 // The model provider.
 // Prompt caching and prices: the cache setting, the list-price table and what a usage ledger costs.
 export {
@@ -112,4 +120,4 @@ export {
   decidePermission,
   scrubbedEnv,
 } from './tools/index.js';
-export type { Tool, ToolContext, ToolResult } from './tools/types.js';
+export type { Tool, ToolContext, ToolResult, ToolSource } from './tools/types.js';

@@ -81,12 +81,24 @@ export type ModelUsage = UsageTotals & { long?: UsageTotals };
 export type ContentBlock =
   | { type: 'text'; text: string }
   | { type: 'image'; mediaType: string; data: string }
+  /**
+   * A PDF the model reads page by page (text and a picture of each page);
+   * `data` is base64, `title` the file's name as sent (text, never a path).
+   */
+  | { type: 'document'; mediaType: 'application/pdf'; data: string; title?: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; toolUseId: string; content: string; isError?: boolean }
+  /** `images`: pictures the tool returned, sent inside the tool_result after its text. */
+  | { type: 'tool_result'; toolUseId: string; content: string; images?: ToolResultImage[]; isError?: boolean }
   /** The model's thinking; `thinking` may be empty (display `omitted`): the signature carries it. */
   | { type: 'thinking'; thinking: string; signature: string }
   /** Thinking the API encrypted; `data` is opaque and goes back unchanged. */
   | { type: 'redacted_thinking'; data: string };
+
+/** An image a tool returned (base64), as the Messages API takes it inside a tool_result. */
+export interface ToolResultImage {
+  mediaType: string;
+  data: string;
+}
 
 /** Why a model reply ended, as the Messages API names it. */
 export type StopReason =
@@ -132,6 +144,17 @@ export interface ToolDefinition {
   description: string;
   /** JSON Schema of the tool's input object. */
   inputSchema: Record<string, unknown>;
+}
+
+/** A server of tools (an MCP server) as `/status` and `/tools` show it. */
+export interface ToolServerStatus {
+  name: string;
+  /** `down`: failed to start or dropped, and being retried; its tools are left out meanwhile. */
+  state: 'connecting' | 'connected' | 'down';
+  /** The tools offered from it now, by the name the model sees. */
+  tools: string[];
+  /** Why it is down (its last error), when it is. */
+  problem?: string;
 }
 
 /** `output_config.effort` values (Effort page of platform.claude.com/docs), lowest first. */

@@ -1,20 +1,29 @@
 /**
- * Message attachments for the core. Images the model can read (JPEG, PNG,
- * GIF, WebP, up to 5 MB) are downloaded from their attachment URL and passed
- * base64-encoded; an image that cannot be fetched is passed without data so
- * the core tells the person to send it again. Other files are described by
- * kind only.
+ * Message attachments for the core. Images and documents are downloaded from
+ * their attachment URL within the bot's file limit (the declared size is
+ * checked first, the download is cut off at the limit too) and handed on as
+ * bytes; a download that fails or is too large is handed on with its
+ * problem, so the core names the file in its answer. Audio and video are
+ * described by kind only.
  */
 import { type Attachment as DiscordAttachment, type Message, MessageReferenceType } from 'discord.js';
 import type { Attachment } from '../../src/bot/adapter-contract.js';
-import { boundedDownload } from '../../src/download.js';
+import { boundedDownload, declaredTooLarge, downloadProblem } from '../../src/download.js';
 import type { Logger } from '../../src/logger.js';
 
-/** Largest image handed to the model, in bytes (the Messages API's limit). */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** Limits of {@link convertAttachments}. */
+export interface DownloadLimits {
+  /** Largest file downloaded, in bytes. */
+  maxFileBytes: number;
+  /** Give up on one download after this long. */
+  downloadTimeoutMs: number;
+}
 
-const READABLE_IMAGES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
-const DOWNLOAD_TIMEOUT_MS = 15_000;
+/** The bot's default file limit (SWITCHBOARD_MAX_FILE_MB), 20 MB, and a 30 s stall limit. */
+export const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = {
+  maxFileBytes: 20 * 1024 * 1024,
+  downloadTimeoutMs: 30_000,
+};
 
 function kindOf(contentType: string | null): Attachment['kind'] {
   const type = contentType ?? '';
@@ -24,38 +33,32 @@ function kindOf(contentType: string | null): Attachment['kind'] {
   return 'document';
 }
 
-/** Converts Discord attachments, downloading readable images. */
+/** Converts Discord attachments, downloading images and documents. */
 export async function convertAttachments(
   attachments: Iterable<DiscordAttachment>,
   logger: Logger,
+  limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS,
 ): Promise<Attachment[]> {
-  const out: Attachment[] = [];
-  for (const a of attachments) {
-    const kind = kindOf(a.contentType);
-    const mediaType = a.contentType?.split(';')[0]?.trim();
-    const base: Attachment = { kind, name: a.name, ...(mediaType ? { mediaType } : {}) };
-    if (kind !== 'image' || !mediaType || !READABLE_IMAGES.has(mediaType) || a.size > MAX_IMAGE_BYTES) {
-      // An image the model cannot read is reported as a file, not as a failed download.
-      out.push(
-        kind === 'image' && !(mediaType && READABLE_IMAGES.has(mediaType))
-          ? { ...base, kind: 'document' }
-          : base,
-      );
-      continue;
-    }
-    try {
-      // The declared size is Discord's word; the download itself is cut off at the limit too.
-      const { bytes } = await boundedDownload(a.url, {
-        maxBytes: MAX_IMAGE_BYTES,
-        timeoutMs: DOWNLOAD_TIMEOUT_MS,
-      });
-      out.push({ ...base, data: bytes.toString('base64') });
-    } catch (err) {
-      logger.warn({ err, name: a.name }, 'could not download a Discord image');
-      out.push(base);
-    }
+  return Promise.all([...attachments].map((a) => convertOne(a, logger, limits)));
+}
+
+async function convertOne(a: DiscordAttachment, logger: Logger, limits: DownloadLimits): Promise<Attachment> {
+  const kind = kindOf(a.contentType);
+  const mediaType = a.contentType?.split(';')[0]?.trim();
+  const base: Attachment = { kind, name: a.name, size: a.size, ...(mediaType ? { mediaType } : {}) };
+  if (kind !== 'image' && kind !== 'document') return base;
+  const declared = declaredTooLarge(a.size, limits.maxFileBytes);
+  if (declared) return { ...base, ...declared };
+  try {
+    const { bytes } = await boundedDownload(a.url, {
+      maxBytes: limits.maxFileBytes,
+      timeoutMs: limits.downloadTimeoutMs,
+    });
+    return { ...base, bytes, size: bytes.length };
+  } catch (err) {
+    logger.warn({ err, kind }, 'could not download a Discord attachment');
+    return { ...base, ...downloadProblem(err) };
   }
-  return out;
 }
 
 /** What a message carries for the model: its own text, forwarded messages, files and stickers. */

@@ -6,6 +6,7 @@ import { type Channel, ChannelType, type Client, type ThreadChannel } from 'disc
 import type { AccessGate, ChatUser, EventSink } from '../../src/bot/adapter-contract.js';
 import type { Clock } from '../../src/clock.js';
 import type { Logger } from '../../src/logger.js';
+import type { DownloadLimits } from './attachments.js';
 import { dmKey, threadKey } from './chat-key.js';
 
 /** What inbound handlers share. */
@@ -20,6 +21,8 @@ export interface InboundContext {
   joinedThreads: Set<string>;
   /** The core's access check, asked before a thread is opened or joined for someone. */
   gate?: AccessGate;
+  /** Bounds of attachment downloads. */
+  downloads: DownloadLimits;
 }
 
 /**

@@ -121,7 +121,10 @@ export class DiscordInbound {
       ref?.messageId && ref.messageId !== message.id && ref.type !== MessageReferenceType.Forward
         ? ref.messageId
         : undefined;
-    const files = parts.files.length > 0 ? await convertAttachments(parts.files, this.ctx.logger) : [];
+    const files =
+      parts.files.length > 0
+        ? await convertAttachments(parts.files, this.ctx.logger, this.ctx.downloads)
+        : [];
     const attachments = [...files, ...parts.unreadable];
     const event: MessageEvent = {
       type: 'message',

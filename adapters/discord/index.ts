@@ -28,6 +28,7 @@ import { DEFAULT_CALL_TIMEOUT_MS } from '../../src/call-deadline.js';
 import { type Clock, systemClock } from '../../src/clock.js';
 import { SwitchboardError } from '../../src/errors.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
+import { DEFAULT_DOWNLOAD_LIMITS } from './attachments.js';
 import { DEFAULT_PACES, type DiscordPaces, discordCapabilities } from './capabilities.js';
 import { PLATFORM, parseChatKey } from './chat-key.js';
 import { COMMANDS } from './commands.js';
@@ -68,6 +69,10 @@ export interface DiscordAdapterOptions {
    * then the call fails with PLATFORM_TIMEOUT and the outbox decides what next.
    */
   callTimeoutMs?: number;
+  /** Largest attachment downloaded for the core, in bytes (default 20 MB). */
+  maxFileBytes?: number;
+  /** Give up on an attachment download after this long (default 30 s). */
+  downloadTimeoutMs?: number;
 }
 
 /** The Discord {@link ChatAdapter}, with the underlying client for library users who need more. */
@@ -128,6 +133,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         clock,
         interactionAckMs: options.interactionAckMs ?? 2000,
         joinedThreads,
+        downloads: {
+          maxFileBytes: options.maxFileBytes ?? DEFAULT_DOWNLOAD_LIMITS.maxFileBytes,
+          downloadTimeoutMs: options.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_LIMITS.downloadTimeoutMs,
+        },
         ...(gate ? { gate } : {}),
       };
       try {

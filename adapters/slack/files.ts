@@ -1,11 +1,12 @@
 /**
- * Files people share with the bot. Images are downloaded (with the bot token,
- * and only from Slack's own hosts or the configured API host, so the token
- * never goes elsewhere) and handed to the model; other files are described
+ * Files people share with the bot, in a thread or a DM. Images and documents
+ * are downloaded (with the bot token, and only from Slack's own hosts or the
+ * configured API host, so the token never goes elsewhere) within the bot's
+ * file limit and handed to the core; audio and video are described by kind
  * so the core can say it cannot read them.
  */
 import type { Attachment } from '../../src/bot/adapter-contract.js';
-import { boundedDownload } from '../../src/download.js';
+import { boundedDownload, declaredTooLarge, downloadProblem } from '../../src/download.js';
 import type { Logger } from '../../src/logger.js';
 
 /** The fields of a Slack file object the adapter reads. */
@@ -17,25 +18,41 @@ export interface SlackFile {
   url_private_download?: string;
 }
 
-/** Image types the model reads. */
-const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
-/** The model's image size limit. */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+/** Largest file downloaded when the adapter is given no limit (the bot's default, 20 MB). */
+export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
 /** A stalled download must not hold up the chat's message for long. */
-const DOWNLOAD_TIMEOUT_MS = 30_000;
+const DEFAULT_DOWNLOAD_TIMEOUT_MS = 30_000;
 
 const SLACK_HOSTS = /(^|\.)(slack\.com|slack-edge\.com|slack-files\.com)$/;
+
+/** Limits of {@link SlackFiles}. */
+export interface SlackFileLimits {
+  maxFileBytes?: number;
+  downloadTimeoutMs?: number;
+}
+
+function kindOf(mediaType: string | undefined): Attachment['kind'] {
+  if (mediaType?.startsWith('image/')) return 'image';
+  if (mediaType?.startsWith('audio/')) return 'audio';
+  if (mediaType?.startsWith('video/')) return 'video';
+  return 'document';
+}
 
 /** Downloads Slack files the bot may read. */
 export class SlackFiles {
   readonly #trustedOrigin: string | undefined;
+  readonly #maxBytes: number;
+  readonly #timeoutMs: number;
 
   constructor(
     private readonly token: string,
     apiUrl: string | undefined,
     private readonly logger: Logger,
+    limits: SlackFileLimits = {},
   ) {
     this.#trustedOrigin = apiUrl ? new URL(apiUrl).origin : undefined;
+    this.#maxBytes = limits.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.#timeoutMs = limits.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS;
   }
 
   /** True when the bot token may be sent to `url`. */
@@ -49,7 +66,7 @@ export class SlackFiles {
     }
   }
 
-  /** Attachments for a message's files; images carry their data when the download worked. */
+  /** Attachments for a message's files; images and documents carry their bytes or their problem. */
   async attachments(files: readonly SlackFile[]): Promise<Attachment[]> {
     return Promise.all(files.map((f) => this.#one(f)));
   }
@@ -57,26 +74,35 @@ export class SlackFiles {
   async #one(file: SlackFile): Promise<Attachment> {
     const mediaType = file.mimetype;
     const base: Attachment = {
-      kind: mediaType?.startsWith('image/') ? 'image' : 'document',
+      kind: kindOf(mediaType),
       ...(mediaType ? { mediaType } : {}),
       ...(file.name ? { name: file.name } : {}),
+      ...(file.size === undefined ? {} : { size: file.size }),
     };
+    if (base.kind !== 'image' && base.kind !== 'document') return base;
+    const declared = declaredTooLarge(file.size, this.#maxBytes);
+    if (declared) return { ...base, ...declared };
     const url = file.url_private_download ?? file.url_private;
-    if (base.kind !== 'image' || !mediaType || !IMAGE_TYPES.has(mediaType) || !url) return base;
-    if ((file.size ?? 0) > MAX_IMAGE_BYTES || !this.trusted(url)) return base;
+    if (!url || !this.trusted(url)) return { ...base, problem: 'download-failed' };
     try {
       const { bytes, contentType } = await boundedDownload(url, {
-        maxBytes: MAX_IMAGE_BYTES,
-        timeoutMs: DOWNLOAD_TIMEOUT_MS,
+        maxBytes: this.#maxBytes,
+        timeoutMs: this.#timeoutMs,
         headers: { authorization: `Bearer ${this.token}` },
         redirect: 'error',
       });
-      // Without access Slack answers 200 with its HTML login page, not the file.
-      if (!contentType.startsWith('image/')) return base;
-      return { ...base, data: bytes.toString('base64') };
+      // Without access (files:read missing) Slack answers 200 with its HTML login page, not the file.
+      if (contentType.startsWith('text/html') && mediaType !== 'text/html') {
+        this.logger.warn(
+          { kind: base.kind },
+          'Slack answered a file download with a web page; is files:read granted?',
+        );
+        return { ...base, problem: 'download-failed' };
+      }
+      return { ...base, bytes, size: bytes.length };
     } catch (err) {
-      this.logger.warn({ err, file: file.name }, 'could not download a Slack image');
-      return base;
+      this.logger.warn({ err, kind: base.kind }, 'could not download a Slack file');
+      return { ...base, ...downloadProblem(err) };
     }
   }
 }

@@ -59,6 +59,10 @@ export interface SlackAdapterOptions {
   apiUrl?: string;
   /** The one slash command the manifest declares (default `switchboard`). */
   commandName?: string;
+  /** Largest shared file downloaded for the core, in bytes (default 20 MB). */
+  maxFileBytes?: number;
+  /** Give up on a file download after this long (default 30 s). */
+  downloadTimeoutMs?: number;
   logger?: Logger;
   paces?: SlackPaces;
   /** Use chat streams when the server has them (default true). */
@@ -116,7 +120,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     tracker,
     users,
     logger,
-    files: new SlackFiles(options.botToken, apiUrl, logger),
+    files: new SlackFiles(options.botToken, apiUrl, logger, {
+      ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
+      ...(options.downloadTimeoutMs === undefined ? {} : { downloadTimeoutMs: options.downloadTimeoutMs }),
+    }),
     tellOnly: (channel, threadTs, user, text) => outbound.ephemeral(channel, threadTs, user, text),
     botInThread: async (channel, threadTs) => {
       try {

@@ -1,15 +1,17 @@
 /**
- * Hands translated updates to the core's sink. Photos are downloaded first
- * (largest size, via getFile and the file endpoint) so the model sees them;
+ * Hands translated updates to the core's sink. Photos (largest size) and
+ * documents are downloaded first, via getFile and the file endpoint, within
+ * the bot's file limit and the Bot API's own 20 MB, so the core can save
+ * them and the model can see them;
  * every callback query is answered: by the core's responder, with an error
  * toast when the core fails, or empty after a deadline, so Telegram's
  * spinner never hangs.
  */
-import type { Api } from 'grammy';
+import { type Api, GrammyError } from 'grammy';
 import type { Update, UserFromGetMe } from 'grammy/types';
 import type { Attachment, ChatEvent, EventSink, Responder } from '../../src/bot/adapter-contract.js';
 import type { Clock } from '../../src/clock.js';
-import { boundedDownload } from '../../src/download.js';
+import { boundedDownload, declaredTooLarge, downloadProblem } from '../../src/download.js';
 import type { Logger } from '../../src/logger.js';
 import { translateUpdate } from './inbound.js';
 
@@ -22,11 +24,20 @@ export interface DispatchDeps {
   clock: Clock;
   /** Answer an unanswered callback query after this long (Telegram gives up at ~15 s). */
   callbackDeadlineMs: number;
-  /** Largest image passed to the model, in bytes. */
-  maxImageBytes: number;
-  /** Give up on a photo download after this long. */
+  /** Largest file downloaded, in bytes (the bot's file limit). */
+  maxFileBytes: number;
+  /** Give up on a download after this long. */
   downloadTimeoutMs: number;
+  /** Telegram's own servers: their 20 MB download limit applies (a local Bot API server has none). */
+  botApiLimit: boolean;
 }
+
+/**
+ * getFile: "For the moment, bots can download files of up to 20MB in size"
+ * (https://core.telegram.org/bots/api#getfile); larger ones are answered
+ * 400 "file is too big".
+ */
+export const BOT_API_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
 
 /** Toast text is capped by Telegram at 200 characters. */
 const TOAST_MAX = 200;
@@ -88,8 +99,8 @@ export class TelegramDispatcher {
       ? this.deps.clock.setTimeout(() => void responder({ text: '' }), this.deps.callbackDeadlineMs)
       : undefined;
     try {
-      const event = translated.photoFileId
-        ? await this.#withPhoto(translated.event, translated.photoFileId)
+      const event = translated.fileId
+        ? await this.#withFile(translated.event, translated.fileId)
         : translated.event;
       await sink(event);
     } catch (err) {
@@ -103,43 +114,56 @@ export class TelegramDispatcher {
     }
   }
 
-  async #withPhoto(event: ChatEvent, fileId: string): Promise<ChatEvent> {
+  async #withFile(event: ChatEvent, fileId: string): Promise<ChatEvent> {
     if (event.type !== 'message') return event;
-    const image = await this.#download(fileId);
-    const attachments: Attachment[] = (event.attachments ?? []).map((a) =>
-      a.kind === 'image' && image ? { ...a, ...image } : a,
+    const attachments = await Promise.all(
+      (event.attachments ?? []).map((a) =>
+        a.kind === 'image' || a.kind === 'document' ? this.#download(fileId, a) : a,
+      ),
     );
     return { ...event, attachments };
   }
 
-  /** Downloads a file; undefined (with a log line) when it is too big or unreachable. */
-  async #download(fileId: string): Promise<{ data: string; mediaType: string } | undefined> {
+  /** The attachment with its content, or with the problem that kept it from being downloaded. */
+  async #download(fileId: string, attachment: Attachment): Promise<Attachment> {
+    const { maxFileBytes, botApiLimit } = this.deps;
+    const limit = botApiLimit ? Math.min(maxFileBytes, BOT_API_DOWNLOAD_LIMIT) : maxFileBytes;
+    const declared = declaredTooLarge(attachment.size, limit);
+    if (declared) return { ...attachment, ...declared };
     try {
       const file = await this.deps.api.raw.getFile({ file_id: fileId });
-      if (!file.file_path || (file.file_size ?? 0) > this.deps.maxImageBytes) return undefined;
+      if (!file.file_path) throw new Error('getFile answered without a file_path');
+      const over = declaredTooLarge(file.file_size, limit);
+      if (over) return { ...attachment, ...over };
       const url = `${this.deps.apiRoot}/file/bot${this.deps.token}/${file.file_path}`;
       // Streamed and cut off at the limit (file_size may be absent), and given up when stalled so
       // the chat's later messages are not held up for long.
-      const { bytes: data } = await boundedDownload(url, {
-        maxBytes: this.deps.maxImageBytes,
+      const { bytes } = await boundedDownload(url, {
+        maxBytes: limit,
         timeoutMs: this.deps.downloadTimeoutMs,
         clock: this.deps.clock,
       });
-      const mediaType = /\.png$/i.test(file.file_path)
-        ? 'image/png'
-        : /\.webp$/i.test(file.file_path)
-          ? 'image/webp'
-          : 'image/jpeg';
-      return { data: data.toString('base64'), mediaType };
+      return { ...attachment, bytes, size: bytes.length, ...photoType(attachment, file.file_path) };
     } catch (err) {
+      if (err instanceof GrammyError && /file is too big/i.test(err.description)) {
+        return { ...attachment, problem: 'too-large', limitBytes: Math.min(limit, BOT_API_DOWNLOAD_LIMIT) };
+      }
       // The error may carry the file URL, which holds the token: log only its message, scrubbed.
       const message = (err instanceof Error ? err.message : String(err))
         .split(this.deps.token)
         .join('[redacted]');
-      this.deps.logger.warn({ err: message }, 'could not download a Telegram photo; passing it without data');
-      return undefined;
+      this.deps.logger.warn({ err: message, kind: attachment.kind }, 'could not download a Telegram file');
+      return { ...attachment, ...downloadProblem(err) };
     }
   }
+}
+
+/** A photo's type from its path on Telegram's server (photos carry no mime_type); documents keep theirs. */
+function photoType(attachment: Attachment, path: string): { mediaType?: string } {
+  if (attachment.kind !== 'image') return {};
+  if (/\.png$/i.test(path)) return { mediaType: 'image/png' };
+  if (/\.webp$/i.test(path)) return { mediaType: 'image/webp' };
+  return { mediaType: 'image/jpeg' };
 }
 
 /** The update's kind (`message`, `callback_query`, …): the one field besides update_id it carries. */

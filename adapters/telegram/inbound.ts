@@ -15,10 +15,10 @@ import {
 } from '../../src/bot/adapter-contract.js';
 import { chatKey } from './chat-key.js';
 
-/** A translated update; `photoFileId` asks the caller to download the image. */
+/** A translated update; `fileId` asks the caller to download the photo or document into its attachment. */
 export interface Translated {
   event: ChatEvent;
-  photoFileId?: string;
+  fileId?: string;
   /** For callback queries: answer it even when the core fails. */
   callbackQueryId?: string;
 }
@@ -139,14 +139,16 @@ export function parseCommand(text: string): { name: string; args: string; target
   };
 }
 
-/** Attachments of a message, as kinds the core answers for; photos download later. */
-export function attachmentsOf(message: Message): { attachments: Attachment[]; photoFileId?: string } {
+/**
+ * Attachments of a message, as kinds the core answers for. Photos and
+ * documents are downloaded later (`fileId`); the rest are answered by kind.
+ */
+export function attachmentsOf(message: Message): { attachments: Attachment[]; fileId?: string } {
   if (message.photo && message.photo.length > 0) {
     const largest = [...message.photo].sort((a, b) => b.width * b.height - a.width * a.height)[0];
-    return {
-      attachments: [{ kind: 'image', mediaType: 'image/jpeg' }],
-      ...(largest ? { photoFileId: largest.file_id } : {}),
-    };
+    if (!largest) return { attachments: [] };
+    const size = largest.file_size === undefined ? {} : { size: largest.file_size };
+    return { attachments: [{ kind: 'image', ...size }], fileId: largest.file_id };
   }
   if (message.sticker) return { attachments: [{ kind: 'sticker' }] };
   const voice = message.voice ?? message.audio;
@@ -154,15 +156,13 @@ export function attachmentsOf(message: Message): { attachments: Attachment[]; ph
     return { attachments: [{ kind: 'audio', ...(voice.mime_type ? { mediaType: voice.mime_type } : {}) }] };
   if (message.document) {
     const d = message.document;
-    return {
-      attachments: [
-        {
-          kind: 'document',
-          ...(d.mime_type ? { mediaType: d.mime_type } : {}),
-          ...(d.file_name ? { name: d.file_name } : {}),
-        },
-      ],
+    const document: Attachment = {
+      kind: 'document',
+      ...(d.mime_type ? { mediaType: d.mime_type } : {}),
+      ...(d.file_name ? { name: d.file_name } : {}),
+      ...(d.file_size === undefined ? {} : { size: d.file_size }),
     };
+    return { attachments: [document], fileId: d.file_id };
   }
   if (message.video || message.video_note || message.animation) return { attachments: [{ kind: 'video' }] };
   if (message.location || message.contact || message.poll || message.dice || message.venue) {
@@ -215,7 +215,7 @@ function translateMessage(
   // A forward reaches the model marked as one, so it is not taken for the person's own words.
   const origin = forwardedFrom(message);
   const text = origin && mention.text ? `(Forwarded from ${origin})\n${mention.text}` : mention.text;
-  const { attachments, photoFileId } = attachmentsOf(message);
+  const { attachments, fileId } = attachmentsOf(message);
   if (mention.text === '' && attachments.length === 0 && message.text === undefined) return undefined;
   return {
     event: {
@@ -234,7 +234,7 @@ function translateMessage(
         : {}),
       ...(attachments.length ? { attachments } : {}),
     },
-    ...(photoFileId ? { photoFileId } : {}),
+    ...(fileId ? { fileId } : {}),
   };
 }
 

@@ -30,7 +30,7 @@ import {
 } from './capabilities.js';
 import { isPrivateChat, parseChatKey } from './chat-key.js';
 import { TELEGRAM_COMMANDS } from './commands.js';
-import { TelegramDispatcher, updateKind } from './dispatch.js';
+import { BOT_API_DOWNLOAD_LIMIT, TelegramDispatcher, updateKind } from './dispatch.js';
 import { sequenceKey } from './inbound.js';
 import { TelegramOutbound } from './outbound.js';
 import { startPolling, startWebhook, type Transport, type WebhookOptions } from './transport.js';
@@ -58,10 +58,15 @@ export interface TelegramAdapterOptions {
   rich?: boolean;
   /** Answer a button press the core left unanswered after this long (default 10 s). */
   callbackDeadlineMs?: number;
-  /** Largest photo passed to the model (default 5 MB). */
-  maxImageBytes?: number;
   /** Longest wait for one send, edit, delete, typing or draft call of the outbox (default 15000); then PLATFORM_TIMEOUT. */
   callTimeoutMs?: number;
+  /**
+   * Largest photo or document downloaded for the core, in bytes (default
+   * 20 MB; Telegram's own servers never hand a bot more than 20 MB).
+   */
+  maxFileBytes?: number;
+  /** Give up on a file download after this long (default 30 s). */
+  downloadTimeoutMs?: number;
 }
 
 /** The adapter: a {@link ChatAdapter} with Telegram's drafts as native streaming. */
@@ -98,8 +103,9 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     logger,
     clock,
     callbackDeadlineMs: options.callbackDeadlineMs ?? 10_000,
-    maxImageBytes: options.maxImageBytes ?? 5 * 1024 * 1024,
-    downloadTimeoutMs: 30_000,
+    maxFileBytes: options.maxFileBytes ?? BOT_API_DOWNLOAD_LIMIT,
+    downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
+    botApiLimit: apiRoot === DEFAULT_API_ROOT,
   });
   let transport: Transport | undefined;
   let sink: EventSink | undefined;

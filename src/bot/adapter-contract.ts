@@ -16,13 +16,42 @@ export interface ChatUser {
   name: string;
 }
 
-/** Something attached to an inbound message. */
+/**
+ * Why an attachment the person sent carries no content: larger than the
+ * limit (`limitBytes` says which), or the download failed (a stall, an
+ * error status, a network failure). The core answers with a line naming the
+ * file and runs nothing for it.
+ */
+export type AttachmentProblem = 'too-large' | 'download-failed';
+
+/**
+ * Something attached to an inbound message. Adapters download images and
+ * documents (bounded by the bot's file limit, through `boundedDownload`) and
+ * hand their content in `bytes`; audio, video, stickers and the like are
+ * described by kind only and answered with one line. Every field but `kind`
+ * comes from the platform and is untrusted: `name` is shown to the model as
+ * text and never used as a path, `mediaType` is a hint the core checks
+ * against the content.
+ */
 export interface Attachment {
   kind: 'image' | 'document' | 'audio' | 'video' | 'sticker' | 'other';
-  /** For images the adapter may download the file and pass it base64-encoded. */
+  /** The platform's media type, when it gives one. */
   mediaType?: string;
-  data?: string;
+  /** The file's name as the sender gave it (untrusted text, never a path). */
   name?: string;
+  /** Size in bytes as the platform declared it, when it did. */
+  size?: number;
+  /** The downloaded content (images and documents). */
+  bytes?: Uint8Array;
+  /**
+   * @deprecated The content base64-encoded, as adapters passed images before
+   * `bytes`; the core still reads it when `bytes` is absent.
+   */
+  data?: string;
+  /** Set when an image or document has no content: why. */
+  problem?: AttachmentProblem;
+  /** With `problem: 'too-large'`: the limit it passed, in bytes. */
+  limitBytes?: number;
 }
 
 /**
@@ -285,6 +314,7 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
     usage: '/cost',
     help: "tokens and cost of this session (admins: the bot's totals per day)",
   },
+  { name: 'tools', usage: '/tools', help: "the agent's tools, by MCP server" },
   { name: 'sessions', usage: '/sessions', help: 'list your sessions' },
   {
     name: 'resume',

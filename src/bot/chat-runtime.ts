@@ -122,7 +122,8 @@ export class ChatRuntime {
     const turn = this.#running;
     if (turn && turn.messageId === messageId && turn.stopNote === undefined) {
       const item = this.#current;
-      if (item) this.#queue.unshift({ ...item, text });
+      // The files are already in the session (saved, and in the interrupted turn's message): not again.
+      if (item) this.#queue.unshift({ ...item, text, files: [] });
       this.#abortRunning('✏️ message edited; answering the new version');
       return true;
     }

@@ -7,7 +7,7 @@
 import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { formatUsd, ledgerCost, type PriceTable } from '../provider/pricing.js';
-import type { InteractiveSession } from '../session/index.js';
+import type { IncomingFile, InteractiveSession } from '../session/index.js';
 import type {
   PermissionRequest,
   SessionEvents,
@@ -27,7 +27,8 @@ export interface QueuedMessage {
   kind: 'message';
   messageId: string;
   text: string;
-  images: Array<{ mediaType: string; data: string }>;
+  /** Images and documents sent with it: the session saves them and shows the model what it can read. */
+  files: IncomingFile[];
   requester: Requester;
   /** Owner key for a session this message creates. */
   owner: string;
@@ -131,7 +132,7 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     const { completed } = await session.submit({
       text: item.text,
       author: item.requester.name,
-      ...(item.images.length ? { images: item.images } : {}),
+      ...(item.files.length ? { files: item.files } : {}),
     });
     result = await completed;
   } catch (err) {

@@ -1,6 +1,6 @@
 /**
  * The chat commands, the same words on every platform. Each answers in one
- * line or a short list. /stop, /status, /cost and /help answer at once, even while
+ * line or a short list. /stop, /status, /cost, /tools and /help answer at once, even while
  * a reply runs; /mode and /rename act at once (they only touch the session's
  * settings); /new, /resume, /fork and /compact change what the chat talks to
  * or rewrite history, so while a reply runs they ask to wait or /stop it.
@@ -14,6 +14,7 @@ import { type CommandContext, whenIdle } from './command-context.js';
 import { describeUsage, runCost } from './cost-command.js';
 import { listSessions, resumeSession } from './session-commands.js';
 import { say } from './text.js';
+import { runTools, toolServerLines } from './tools-command.js';
 
 export type { CommandContext } from './command-context.js';
 
@@ -37,6 +38,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   stop: { takesArgs: true, run: runStop },
   status: { takesArgs: false, run: runStatus },
   cost: { takesArgs: false, run: runCost },
+  tools: { takesArgs: false, run: runTools },
   sessions: { takesArgs: false, run: listSessions },
   resume: { takesArgs: true, run: resumeSession },
   fork: { takesArgs: false, run: runFork },
@@ -145,8 +147,9 @@ async function runStatus(ctx: CommandContext): Promise<void> {
   const session = await ctx.registry.existing(ctx.chat);
   const queue = ctx.runtime.queueLength;
   const activity = `${ctx.runtime.runningTurnId ? 'a reply is running' : 'idle'}, ${queue} queued`;
+  const servers = toolServerLines(ctx.registry.toolsReport());
   if (!session) {
-    await ctx.answer(`No session yet: send a message to start one. (${activity})`);
+    await ctx.answer([`No session yet: send a message to start one. (${activity})`, ...servers].join('\n'));
     return;
   }
   const state = session.getContextState();
@@ -161,7 +164,7 @@ async function runStatus(ctx: CommandContext): Promise<void> {
     `Activity: ${activity}`,
   ];
   const sandbox = await ctx.registry.sandboxWarning();
-  await ctx.answer([...lines, ...(sandbox ? [sandbox] : [])].join('\n'));
+  await ctx.answer([...lines, ...servers, ...(sandbox ? [sandbox] : [])].join('\n'));
 }
 
 async function runFork(ctx: CommandContext): Promise<void> {

@@ -13,6 +13,7 @@ import type { AccessPolicy } from './access.js';
 import type { ButtonEvent, ChatEvent, MessageEvent } from './adapter-contract.js';
 import type { Sender } from './admission.js';
 import type { ApprovalRegistry } from './approvals.js';
+import { takeAttachments } from './attachment-intake.js';
 import type { Background } from './background.js';
 import { decodeButton } from './buttons.js';
 import type { ChatGateFactory } from './chat-lease.js';
@@ -212,16 +213,18 @@ export class ChatRouter {
   }
 
   #acceptMessage(event: MessageEvent, chat: ChatRuntime, sender: Sender): void {
+    // Answers about the message (a file left out, too long, a full queue) are sent plain: they may quote a file name.
     const reply = (text: string) =>
-      this.#d.background.track(this.#d.outbox.send(event.chat, text, { replyTo: event.messageId }), 'answer');
-    const attachments = event.attachments ?? [];
-    const images = attachments.filter((a) => a.kind === 'image' && a.data && a.mediaType);
-    const unreadable = attachments.filter((a) => a.kind !== 'image');
-    if (attachments.some((a) => a.kind === 'image' && !(a.data && a.mediaType))) reply(say.imageMissing);
-    if (unreadable.length) reply(say.unreadable(unreadable));
+      this.#d.background.track(
+        this.#d.outbox.send(event.chat, text, { plain: true, replyTo: event.messageId }),
+        'answer',
+      );
     const text = event.text.trim();
-    if (!text && !images.length) return;
-    if (event.text.length > MAX_INPUT_CHARS) {
+    const tooLong = event.text.length > MAX_INPUT_CHARS;
+    const { files, answers } = takeAttachments(event.attachments ?? [], text.length > 0 && !tooLong);
+    for (const line of answers) reply(line);
+    if (!text && !files.length) return;
+    if (tooLong) {
       reply(say.tooLong(event.text.length));
       return;
     }
@@ -229,7 +232,7 @@ export class ChatRouter {
       kind: 'message',
       messageId: event.messageId,
       text: withReplyContext(event),
-      images: images.map((a) => ({ mediaType: a.mediaType ?? '', data: a.data ?? '' })),
+      files,
       requester: { key: sender.key, name: event.user.name },
       owner: sender.owner,
     });

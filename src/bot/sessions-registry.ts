@@ -8,6 +8,7 @@ import type { Clock, TimerHandle } from '../clock.js';
 import { describeError, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { sandboxWarning } from '../sandbox/index.js';
+import type { ToolsReport } from '../session/factory.js';
 import type { InteractiveSession, SessionFactory, SessionRequest } from '../session/index.js';
 import type { BotStateStore } from '../store/types.js';
 
@@ -85,6 +86,11 @@ export class SessionRegistry {
   /** One line for `/status` when the tools' sandbox is not in force, else undefined. */
   async sandboxWarning(): Promise<string | undefined> {
     return sandboxWarning(await this.#o.sessions.sandbox.check());
+  }
+
+  /** The tools sessions get, by server, for `/tools` and `/status`. */
+  toolsReport(): ToolsReport {
+    return this.#o.sessions.toolsReport();
   }
 
   /** A fresh session for the chat (`/new`). */

@@ -13,6 +13,12 @@ export const MAX_INPUT_CHARS = 32_000;
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
+/** A byte count as people say it: `20 MB`, `0.5 MB`. */
+function megabytes(bytes: number): string {
+  const mb = bytes / (1024 * 1024);
+  return `${Number.isInteger(mb) ? mb : mb.toFixed(mb < 1 ? 2 : 1)} MB`;
+}
+
 /** `1 message`, `2 messages`: a count with its noun in agreement. */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${fmt(n)} ${n === 1 ? one : many}`;
@@ -30,7 +36,12 @@ export const say = {
     `The queue is full (${plural(limit, 'message')} ${limit === 1 ? 'is' : 'are'} waiting); send this again once the current replies are done, or /stop them.`,
   unreadable: (attachments: readonly Attachment[]) =>
     `I can't read ${describeKinds(attachments)} yet; please send text.`,
-  imageMissing: "I couldn't download that image; please send it again.",
+  /** A file over the download limit; `ran`: the message's text went on without it. */
+  fileTooLarge: (name: string, limitBytes: number, ran: boolean) =>
+    `⚠️ ${name} is larger than ${megabytes(limitBytes)}, the most I take, so I left it out${ran ? ' and answered your text without it' : ''}. Send a smaller file, or split it.`,
+  /** A file whose download failed (stalled, refused, cut). */
+  fileFailed: (name: string, ran: boolean) =>
+    `⚠️ I couldn't download ${name}, so I left it out${ran ? ' and answered your text without it' : ''}. Please send it again.`,
   /** One line, whatever the error's message looks like. */
   turnError: (message: string) => {
     const line = message.replace(/\s+/g, ' ').trim() || 'Something went wrong.';

@@ -3,7 +3,7 @@
  * Messages API's parameters.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock } from '../vocabulary.js';
+import type { ContentBlock, ToolResultImage } from '../vocabulary.js';
 import type { ProviderMessage, ToolDefinition } from './types.js';
 
 type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
@@ -20,9 +20,15 @@ export function toApiBlock(block: ContentBlock): Anthropic.ContentBlockParam | u
         type: 'image',
         source: {
           type: 'base64',
-          media_type: (IMAGE_TYPES.has(block.mediaType) ? block.mediaType : 'image/png') as ImageMediaType,
+          media_type: mediaType(block.mediaType),
           data: block.data,
         },
+      };
+    case 'document':
+      return {
+        type: 'document',
+        source: { type: 'base64', media_type: 'application/pdf', data: block.data },
+        ...(block.title ? { title: block.title } : {}),
       };
     case 'tool_use':
       return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
@@ -30,7 +36,7 @@ export function toApiBlock(block: ContentBlock): Anthropic.ContentBlockParam | u
       return {
         type: 'tool_result',
         tool_use_id: block.toolUseId,
-        content: block.content,
+        content: block.images?.length ? resultWithImages(block.content, block.images) : block.content,
         ...(block.isError ? { is_error: true } : {}),
       };
     // Thinking goes back exactly as received, an empty `thinking` included: the signature holds it.
@@ -39,6 +45,28 @@ export function toApiBlock(block: ContentBlock): Anthropic.ContentBlockParam | u
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: block.data };
   }
+}
+
+/**
+ * A tool result's text and images as content blocks (Handle tool calls page
+ * of platform.claude.com/docs: a tool_result's content may be a list of
+ * text and image blocks). No empty text block: the API rejects those.
+ */
+function resultWithImages(
+  text: string,
+  images: readonly ToolResultImage[],
+): Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam> {
+  return [
+    ...(text.length > 0 ? [{ type: 'text' as const, text }] : []),
+    ...images.map((image) => ({
+      type: 'image' as const,
+      source: { type: 'base64' as const, media_type: mediaType(image.mediaType), data: image.data },
+    })),
+  ];
+}
+
+function mediaType(type: string): ImageMediaType {
+  return (IMAGE_TYPES.has(type) ? type : 'image/png') as ImageMediaType;
 }
 
 /**

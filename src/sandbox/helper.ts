@@ -10,14 +10,16 @@
  *
  * {@link sandboxHelperMain} must stay self-contained: it is sent to `node -e`
  * as source text (`Function.prototype.toString`), so it may use nothing from
- * this module's scope, only what it `require`s.
+ * this module's scope, only what it `require`s; the same holds for
+ * {@link helperCommands} (helper-commands.ts), sent beside it.
  */
+import { helperCommands } from './helper-commands.js';
 
 /** The helper's source, ready for `node -e`; its one argument is the workspace path. */
 export function helperSource(): string {
   // Transpilers that keep function names (esbuild's keepNames, used by tsx)
   // wrap them in a `__name` call defined at module scope; give it one here.
-  return `const __name = (target) => target;\n(${sandboxHelperMain.toString()})(require);`;
+  return `const __name = (target) => target;\n(${sandboxHelperMain.toString()})(require, ${helperCommands.toString()});`;
 }
 
 /**
@@ -26,9 +28,8 @@ export function helperSource(): string {
  * `{ id, ok: true, result }` or `{ id, ok: false, code, message }`; Bash also
  * streams `{ id, chunk }` lines before its answer.
  */
-export function sandboxHelperMain(req: NodeJS.Require): void {
+export function sandboxHelperMain(req: NodeJS.Require, makeCommands: typeof helperCommands): void {
   const fs = req('node:fs') as typeof import('node:fs');
-  const childProcess = req('node:child_process') as typeof import('node:child_process');
   const C = fs.constants;
   const root = process.argv[1] ?? '';
   const rootFd = fs.openSync(root, C.O_RDONLY | C.O_DIRECTORY);
@@ -73,7 +74,7 @@ export function sandboxHelperMain(req: NodeJS.Require): void {
     return fd;
   }
 
-  type Mode = 'read' | 'write' | 'any';
+  type Mode = 'read' | 'write' | 'any' | 'dir';
   interface Opened {
     fd: number;
     parts: string[];
@@ -84,7 +85,8 @@ export function sandboxHelperMain(req: NodeJS.Require): void {
   /**
    * Resolves `path` and opens its last component without following a link
    * the resolver has not judged. `write` creates missing folders and the
-   * file; `read` and `any` open for reading (non-blocking, so a FIFO cannot hang).
+   * file; `dir` creates missing folders and opens the last one; `read` and
+   * `any` open for reading (non-blocking, so a FIFO cannot hang).
    */
   function resolveOpen(path: string, mode: Mode): Opened {
     const pending = components(path);
@@ -107,7 +109,9 @@ export function sandboxHelperMain(req: NodeJS.Require): void {
         const flags = last
           ? mode === 'write'
             ? C.O_WRONLY | C.O_NONBLOCK | C.O_NOFOLLOW
-            : C.O_RDONLY | C.O_NONBLOCK | C.O_NOFOLLOW
+            : mode === 'dir'
+              ? C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW
+              : C.O_RDONLY | C.O_NONBLOCK | C.O_NOFOLLOW
           : C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
         let fd: number;
         let created = false;
@@ -137,8 +141,8 @@ export function sandboxHelperMain(req: NodeJS.Require): void {
           if (code === 'EISDIR' && last && mode === 'write') {
             throw new ToolFault('EISDIR', `${shownOf([...parts, name])} is a directory; give a file path.`);
           }
-          if (code !== 'ENOENT' || mode !== 'write') throw err;
-          if (last) {
+          if (code !== 'ENOENT' || (mode !== 'write' && mode !== 'dir')) throw err;
+          if (last && mode === 'write') {
             fd = fs.openSync(at(dir, name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o644);
             created = true;
           } else {
@@ -197,6 +201,39 @@ export function sandboxHelperMain(req: NodeJS.Require): void {
       fs.ftruncateSync(fd, 0);
       fs.writeSync(fd, Buffer.from(msg.content, 'utf8'), 0, undefined, 0);
       return { shown: shownOf(parts), existed: !created };
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /**
+   * Writes base64 `data` to a new file in the folder `dir` (made if missing),
+   * under the first of `names` not taken: created exclusively, so nothing
+   * existing is overwritten and no link planted under that name is followed.
+   */
+  function saveNew(msg: { dir: string; names: string[]; data: string }) {
+    const { fd, parts } = resolveOpen(msg.dir, 'dir');
+    try {
+      for (const name of msg.names) {
+        if (name === '' || name === '.' || name === '..' || name.includes('/'))
+          throw new ToolFault('TOOL_FAILED', 'a file name may not be empty, . or .., nor hold a /');
+        let file: number;
+        try {
+          file = fs.openSync(at(fd, name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o644);
+        } catch (err) {
+          if (errno(err) === 'EEXIST') continue;
+          throw err;
+        }
+        try {
+          const bytes = Buffer.from(msg.data, 'base64');
+          for (let done = 0; done < bytes.length; )
+            done += fs.writeSync(file, bytes, done, bytes.length - done, done);
+          return { shown: [...parts, name].join('/'), size: bytes.length };
+        } finally {
+          fs.closeSync(file);
+        }
+      }
+      throw new ToolFault('EEXIST', `every name tried in ${shownOf(parts)} is taken`);
     } finally {
       fs.closeSync(fd);
     }
@@ -299,66 +336,10 @@ export function sandboxHelperMain(req: NodeJS.Require): void {
     return out;
   }
 
-  const groups = new Map<number, number>();
   const send = (message: unknown) => process.stdout.write(`${JSON.stringify(message)}\n`);
-  const killGroup = (pid: number | undefined) => {
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  };
+  const commands = makeCommands(req, root, send);
 
-  /** Runs `bash -c command` under the limits, in its own process group, streaming its output. */
-  function exec(msg: {
-    id: number;
-    command: string;
-    graceMs: number;
-    limits: { processes: number; memoryKb: number; fileBlocks: number; cpuSeconds: number };
-  }) {
-    const l = msg.limits;
-    const child = childProcess.spawn(
-      '/bin/bash',
-      [
-        '-c',
-        'ulimit -S -H -u "$1" -v "$2" -f "$3" -t "$4" || { echo "the sandbox could not set its limits" >&2; exit 126; }; exec /bin/bash -c "$5"',
-        'bash',
-        String(l.processes),
-        String(l.memoryKb),
-        String(l.fileBlocks),
-        String(l.cpuSeconds),
-        msg.command,
-      ],
-      { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    if (child.pid !== undefined) groups.set(msg.id, child.pid);
-    let detachedHolder = false;
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => send({ id: msg.id, chunk }));
-    child.stderr.on('data', (chunk: string) => send({ id: msg.id, chunk }));
-    child.on('exit', () => {
-      killGroup(child.pid);
-      // What bash wrote is already in the pipe; a process that left the group
-      // (setsid) may hold the pipe open for ever and must not hold the turn.
-      setTimeout(() => {
-        detachedHolder = true;
-        child.stdout.destroy();
-        child.stderr.destroy();
-      }, msg.graceMs).unref();
-    });
-    child.on('error', (err) => {
-      groups.delete(msg.id);
-      send({ id: msg.id, ok: false, code: 'TOOL_FAILED', message: `Could not run bash: ${err.message}` });
-    });
-    child.on('close', (code, signal) => {
-      groups.delete(msg.id);
-      send({ id: msg.id, ok: true, result: { code, signal, detachedHolder } });
-    });
-  }
-
-  const ops: Record<string, (msg: never) => unknown> = { read, write, walk, grep };
+  const ops: Record<string, (msg: never) => unknown> = { read, write, saveNew, walk, grep };
   let buffered = '';
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', (chunk: string) => {
@@ -368,11 +349,11 @@ export function sandboxHelperMain(req: NodeJS.Require): void {
       buffered = buffered.slice(nl + 1);
       const msg = JSON.parse(line) as { id: number; op: string; target?: number };
       if (msg.op === 'exec') {
-        exec(msg as never);
+        commands.exec(msg as never);
         continue;
       }
       if (msg.op === 'kill') {
-        killGroup(groups.get(msg.target ?? -1));
+        commands.kill(msg.target ?? -1);
         continue;
       }
       try {
@@ -388,7 +369,7 @@ export function sandboxHelperMain(req: NodeJS.Require): void {
   send({ id: 0, ready: true });
   // The turn is over: nothing started in it may outlive it.
   process.stdin.on('end', () => {
-    for (const pid of groups.values()) killGroup(pid);
+    commands.killAll();
     process.exit(0);
   });
 }

@@ -5,6 +5,7 @@
  * largest of a content-based estimate, the last reported figure and a floor
  * the caller supplies, so a big unsent prompt is never hidden.
  */
+import { PDF_PAGE_TOKENS, pdfPages } from './file-kinds.js';
 import { imageDimensions } from './images.js';
 import type { ContentBlock, ContextWindowState, HistoryMessage, TokenUsage } from './types.js';
 
@@ -82,10 +83,15 @@ function measureBlock(block: ContentBlock): number {
       return estimateTextTokens(block.text);
     case 'image':
       return imageTokens(block.data);
+    case 'document':
+      return pdfPages(Buffer.from(block.data, 'base64')) * PDF_PAGE_TOKENS;
     case 'tool_use':
       return estimateTextTokens(block.name) + estimateTextTokens(JSON.stringify(block.input));
     case 'tool_result':
-      return estimateTextTokens(block.content);
+      return (block.images ?? []).reduce(
+        (sum, image) => sum + imageTokens(image.data),
+        estimateTextTokens(block.content),
+      );
     case 'thinking':
       // The signature carries the reasoning the model keeps; its length is the best clue to its size.
       return estimateTextTokens(block.thinking) + Math.ceil(block.signature.length / 4);

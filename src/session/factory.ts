@@ -9,6 +9,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Sandbox } from '../sandbox/sandbox.js';
 import type { SessionStore } from '../store/types.js';
+import { createBuiltinTools } from '../tools/index.js';
+import type { ToolServerStatus } from '../vocabulary.js';
 import { InteractiveSession } from './interactive-session.js';
 import type { InteractiveSessionOptions } from './session-options.js';
 
@@ -39,6 +41,14 @@ export interface SessionRequest {
   permissionTimeoutMs?: number;
 }
 
+/** The tools sessions get, as `/tools` and `/status` show them. */
+export interface ToolsReport {
+  /** The tools every session has (the built-in ones, unless `tools` replaced them). */
+  fixed: string[];
+  /** The servers of tools that come and go (MCP), each with its state and tools. */
+  servers: ToolServerStatus[];
+}
+
 /** Opens sessions that all share one provider, tool set and store. */
 export interface SessionFactory {
   /** The store every session saves to; lists and loads sessions for /sessions and /resume. */
@@ -47,6 +57,8 @@ export interface SessionFactory {
   readonly sandbox: Sandbox;
   /** Opens (and waits for) a new, resumed or forked session. */
   open(request: SessionRequest): Promise<InteractiveSession>;
+  /** The tools sessions get now: the fixed ones and each tool server's. */
+  toolsReport(): ToolsReport;
 }
 
 /**
@@ -62,9 +74,11 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
   const { workspace, workspacePerChat = false, ...rest } = options;
   // One sandbox for all: bubblewrap is probed once, not per session.
   const shared = { ...rest, sandbox: options.sandbox ?? new Sandbox() };
+  const fixed = (options.tools ?? createBuiltinTools()).map((tool) => tool.name);
   return {
     sessionStore: options.sessionStore,
     sandbox: shared.sandbox,
+    toolsReport: () => ({ fixed, servers: options.toolSource?.servers() ?? [] }),
     async open(request) {
       const cwd = workspacePerChat ? join(workspace, workspaceFolderName(request.key)) : workspace;
       // The tools need their working directory to exist before the first call.

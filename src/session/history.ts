@@ -7,9 +7,10 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { ProviderMessage } from '../provider/types.js';
 import { imageProblem } from './images.js';
+import type { IncomingFile } from './incoming-files.js';
 import type { ContentBlock, HistoryMessage } from './types.js';
 
-/** What `submit()` accepts: a prompt, or a prompt with its author and images. */
+/** What `submit()` accepts: a prompt, or a prompt with its author, images and files. */
 export type SubmitInput =
   | string
   | {
@@ -17,6 +18,11 @@ export type SubmitInput =
       /** Display name of the person who wrote it, in shared chats. */
       author?: string;
       images?: Array<{ mediaType: string; data: string }>;
+      /**
+       * Files sent with the prompt: saved under `uploads/` in the workspace
+       * and described to the model (shown to it where it can read them).
+       */
+      files?: IncomingFile[];
     };
 
 /** Told to the model in the request after an interrupted reply. */

@@ -17,7 +17,8 @@ import { ContextMeter } from './context-meter.js';
 import { ContextWindowTracker } from './context-tracker.js';
 import { TypedEmitter } from './emitter.js';
 import { SessionGrants } from './grants.js';
-import { type SubmitInput, userMessage } from './history.js';
+import type { SubmitInput } from './history.js';
+import { promptFor } from './incoming-files.js';
 import { DEFAULT_QUEUE_LIMIT, JobQueue } from './job-queue.js';
 import { DEFAULT_PERMISSION_TIMEOUT_MS, PermissionGate } from './permissions.js';
 import { SessionPersistence } from './persistence.js';
@@ -175,7 +176,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   }
 
   async #turn(input: SubmitInput, signal: AbortSignal): Promise<TurnResult> {
-    const { message: prompt, refused } = userMessage(input, this.#clock);
+    const { message: prompt, refused } = await promptFor(input, this.#turnState(), this.#sandbox);
     for (const why of refused) this.emit('notice', why);
     if (this.#meter.crosses(this.#history, prompt, this.#threshold)) {
       await this.#compact('auto', undefined, signal).catch((err: unknown) => {
@@ -368,6 +369,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   #turnState(): TurnState {
     const options = this.#options;
+    const tools = [...this.#tools, ...(options.toolSource?.tools() ?? [])]; // fixed for the whole turn
     const compactor = { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) };
     return {
       history: this.#history,
@@ -375,14 +377,14 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         provider: this.#usage.wrap(options.provider),
         model: this.#model,
         system: this.#system,
-        tools: toolDefinitions(this.#tools),
+        tools: toolDefinitions(tools),
         maxTokens: Math.min(REQUEST_MAX_TOKENS, this.#modelInfo.maxOutputTokens),
         maxOutputTokens: this.#modelInfo.maxOutputTokens,
         idleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
       },
       meter: this.#meter,
       tools: {
-        tools: this.#tools,
+        tools,
         emitter: this,
         gate: this.#gate,
         grants: this.#grants,

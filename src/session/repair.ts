@@ -41,7 +41,11 @@ function located(
 }
 
 function note(block: Block, why: string): Block {
-  if (block.type === 'tool_result') return { ...block, content: `[${why}]`, isError: true };
+  if (block.type === 'tool_result') {
+    // The note replaces the result whole: a picture inside it may be what the API refused.
+    const { images: _images, ...rest } = block;
+    return { ...rest, content: `[${why}]`, isError: true };
+  }
   if (block.type === 'tool_use') return { ...block, input: {} };
   return { type: 'text', text: `[${why}]` };
 }

@@ -6,7 +6,7 @@ import type { CacheSetting } from '../provider/cache.js';
 import type { Provider } from '../provider/types.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SessionStore } from '../store/types.js';
-import type { Tool } from '../tools/types.js';
+import type { Tool, ToolSource } from '../tools/types.js';
 import { PERMISSION_MODES, type PermissionMode, type ProjectAccess, type SessionHooks } from './types.js';
 
 /** Default auto-compaction threshold: 83.5% of the context window. */
@@ -41,6 +41,8 @@ export interface InteractiveSessionOptions {
   hooks?: SessionHooks;
   /** Tools offered to the model; default the six built-in tools. */
   tools?: Tool[];
+  /** Tools that come and go (MCP servers), offered after `tools`; taken afresh at the start of each turn. */
+  toolSource?: ToolSource;
   clock?: Clock;
   logger?: Logger;
   /** Owner key stored with a new session (`platform:userId`). */

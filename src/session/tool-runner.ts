@@ -10,10 +10,11 @@ import type { Logger } from '../logger.js';
 import type { SandboxTurn } from '../sandbox/turn.js';
 import { decidePermission } from '../tools/permissions.js';
 import type { Tool } from '../tools/types.js';
-import type { ToolDefinition } from '../vocabulary.js';
+import type { ToolDefinition, ToolResultImage } from '../vocabulary.js';
 import type { TypedEmitter } from './emitter.js';
 import type { SessionGrants } from './grants.js';
 import { INTERRUPTED_TOOL_RESULT } from './history.js';
+import { imageProblem } from './images.js';
 import type { PermissionGate, PermissionOutcome } from './permissions.js';
 import type { StreamCallResult } from './stream-call.js';
 import type { ContentBlock, SessionEvents, ToolEndEvent } from './types.js';
@@ -52,6 +53,27 @@ function denialText(outcome: PermissionOutcome, host: ToolHost, tool: Tool): str
     default:
       return `Permission denied: the user refused this ${tool.name} call. Ask how to proceed instead of retrying it.`;
   }
+}
+
+/**
+ * A result's images that the API would take (Vision page limits, as for a
+ * user's images); the others are named in the text instead, so one bad
+ * picture from a tool cannot make every later request fail.
+ */
+function checkedImages(
+  content: string,
+  images: readonly ToolResultImage[] | undefined,
+): { content: string; images?: ToolResultImage[] } {
+  if (!images || images.length === 0) return { content };
+  const kept: ToolResultImage[] = [];
+  const notes: string[] = [];
+  for (const [i, image] of images.entries()) {
+    const problem = imageProblem(image.mediaType, image.data);
+    if (problem) notes.push(`[image ${i + 1} left out: ${problem}]`);
+    else kept.push({ mediaType: image.mediaType, data: image.data });
+  }
+  const text = [content, ...notes].filter((part) => part.length > 0).join('\n');
+  return { content: text, ...(kept.length > 0 ? { images: kept } : {}) };
 }
 
 /** The tools as the model sees them. */
@@ -102,12 +124,17 @@ export async function runToolCalls(
     const tool = host.tools.find((t) => t.name === call.name);
     const summary = tool ? safe(() => tool.summarize(call.input), tool.name) : call.name;
     host.emitter.emit('tool_start', { id: call.id, name: call.name, summary });
-    const end = (status: ToolEndEvent['status'], content: string, isError: boolean) => {
+    const end = (
+      status: ToolEndEvent['status'],
+      content: string,
+      isError: boolean,
+      images?: readonly ToolResultImage[],
+    ) => {
       host.emitter.emit('tool_end', { id: call.id, name: call.name, summary, status });
       results.push({
         type: 'tool_result',
         toolUseId: call.id,
-        content,
+        ...checkedImages(content, images),
         ...(isError ? { isError: true } : {}),
       });
     };
@@ -159,7 +186,7 @@ export async function runToolCalls(
         signal,
       );
       if (signal.aborted) end('interrupted', INTERRUPTED_TOOL_RESULT, true);
-      else end(result.isError ? 'error' : 'ok', result.content, result.isError === true);
+      else end(result.isError ? 'error' : 'ok', result.content, result.isError === true, result.images);
     } catch (err) {
       if (signal.aborted) end('interrupted', INTERRUPTED_TOOL_RESULT, true);
       else {

@@ -120,6 +120,7 @@ export async function runTurn(
   const { history, call, meter } = state;
   const { emitter, clock } = state.tools;
   history.push(prompt);
+  meter.frame({ system: call.system, tools: call.tools }); // the turn's tools (MCP servers come and go)
   meter.refresh(history);
   const texts: string[] = [];
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };

@@ -21,6 +21,8 @@ export {
   type TokenUsage,
   type ToolClass,
   type ToolDefinition,
+  type ToolResultImage,
+  type ToolServerStatus,
   type UsageLedger,
   type UsageTotals,
 } from '../vocabulary.js';

@@ -8,11 +8,17 @@ import type { HistoryMessage } from '../vocabulary.js';
 import type { SessionMeta, StoreOutcome } from './types.js';
 import { SESSION_SCHEMA_VERSION } from './types.js';
 
-const KNOWN_BLOCK_TYPES = new Set(['text', 'image', 'tool_use', 'tool_result']);
+const KNOWN_BLOCK_TYPES = new Set(['text', 'image', 'document', 'tool_use', 'tool_result']);
 
 const knownBlockSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text'), text: z.string() }),
   z.looseObject({ type: z.literal('image'), mediaType: z.string(), data: z.string() }),
+  z.looseObject({
+    type: z.literal('document'),
+    mediaType: z.literal('application/pdf'),
+    data: z.string(),
+    title: z.string().optional(),
+  }),
   z.looseObject({
     type: z.literal('tool_use'),
     id: z.string(),
@@ -23,6 +29,7 @@ const knownBlockSchema = z.discriminatedUnion('type', [
     type: z.literal('tool_result'),
     toolUseId: z.string(),
     content: z.string(),
+    images: z.array(z.looseObject({ mediaType: z.string(), data: z.string() })).optional(),
     isError: z.boolean().optional(),
   }),
 ]);

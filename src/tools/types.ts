@@ -4,7 +4,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { SandboxTurn } from '../sandbox/turn.js';
-import type { ToolClass, ToolDefinition } from '../vocabulary.js';
+import type { ToolClass, ToolDefinition, ToolResultImage, ToolServerStatus } from '../vocabulary.js';
 
 /** What a tool gets to run with. */
 export interface ToolContext {
@@ -25,6 +25,8 @@ export interface ToolContext {
 /** A tool's outcome; `isError` results are returned to the model, not thrown. */
 export interface ToolResult {
   content: string;
+  /** Images for the model, sent after `content` (the session drops any the API would refuse). */
+  images?: ToolResultImage[];
   isError?: boolean;
 }
 
@@ -40,4 +42,16 @@ export interface Tool extends ToolDefinition {
    */
   scopeKey(input: Record<string, unknown>): string;
   run(input: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
+}
+
+/**
+ * Tools that come and go (MCP servers). A session asks for them at the
+ * start of each turn and keeps that list until the turn ends, so the tools
+ * a request carries never change inside a turn.
+ */
+export interface ToolSource {
+  /** The tools to offer now, in a stable order (same tools, same order, same bytes). */
+  tools(): readonly Tool[];
+  /** The servers behind them, for `/status` and `/tools`. */
+  servers(): ToolServerStatus[];
 }

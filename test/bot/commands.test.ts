@@ -28,6 +28,7 @@ describe('bot core: commands', () => {
       'stop',
       'status',
       'cost',
+      'tools',
       'sessions',
       'resume',
       'fork',

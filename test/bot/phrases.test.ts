@@ -24,6 +24,14 @@ const SAMPLES: Record<string, unknown[][]> = {
     [[{ kind: 'audio' }] as Attachment[]],
     [[{ kind: 'video' }, { kind: 'image' }, { kind: 'other' }] as Attachment[]],
   ],
+  fileTooLarge: [
+    ['"report.pdf"', 20 * 1024 * 1024, true],
+    ['that image', 512 * 1024, false],
+  ],
+  fileFailed: [
+    ['"report.pdf"', true],
+    ['that file', false],
+  ],
   turnError: [['Overloaded'], ['']],
   stopped: COUNTS.flatMap((n) => [
     [n, true],

@@ -89,6 +89,17 @@ describe('loadConfig', () => {
     expect(p.message).toMatch(/SWITCHBOARD_APPROVAL_TIMEOUT expected a number of seconds/);
   });
 
+  it('reads the file limit in MB (default 20) and names a bad one with what it expects', () => {
+    expect(loadConfig({ env: base, cwd: '/srv/bot' }).maxFileBytes).toBe(20 * 1024 * 1024);
+    const half = loadConfig({ env: { ...base, SWITCHBOARD_MAX_FILE_MB: '0.5' }, cwd: '/srv/bot' });
+    expect(half.maxFileBytes).toBe(512 * 1024);
+    for (const bad of ['0', '-3', 'ten', '2048']) {
+      const p = problems({ ...base, SWITCHBOARD_MAX_FILE_MB: bad });
+      expect(p.variables).toEqual(['SWITCHBOARD_MAX_FILE_MB']);
+      expect(p.message).toMatch(/SWITCHBOARD_MAX_FILE_MB expected the largest file the bot downloads, in MB/);
+    }
+  });
+
   it('reads the cache setting and the price overrides, and names them when they are wrong', () => {
     const c = loadConfig({ env: base, cwd: '/srv/bot' });
     expect(c.cache).toBe('auto');

@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { imageSize } from 'image-size';
-import { fakeInputTokens } from './anthropic-tokens.js';
+import { fakeInputTokens, fakePdfPages } from './anthropic-tokens.js';
 
 /** The models that reject the old settings (Sonnet 5.5 migration guide; same rules on Opus 5.5, Haiku 5.5, Fable 5.x). */
 export function isStrictModel(model: string): boolean {
@@ -34,6 +34,10 @@ export function sign(model: string, thinking: string, seq: number): string {
 }
 
 const MAX_IMAGE_BASE64 = 5 * 1024 * 1024; // Vision page: 5 MB per image (API)
+/** PDF support page: "Maximum request size 32MB", all content included. */
+export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+/** PDF support page: "Maximum pages per request 100", over every PDF of the request. */
+const MAX_PDF_PAGES = 100;
 const MAX_IMAGE_EDGE = 8000; // Vision page: 8000 × 8000 px
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
@@ -52,6 +56,7 @@ export function validate(
     basics(body) ??
     settings(body, betas) ??
     images(body) ??
+    documents(body) ??
     thinking(body, ledger) ??
     prefill(body, ledger) ??
     tooLong(body, window ?? fakeWindow(body.model))
@@ -90,6 +95,36 @@ function basics(body: Body): string | undefined {
   }
   if (usesTools && !(Array.isArray(body.tools) && body.tools.length > 0))
     return 'Requests which include tool_use or tool_result blocks must define tools.';
+  return toolRules(body);
+}
+
+/**
+ * Define tools page: a name matches ^[a-zA-Z0-9_-]{1,64}$ and is unique.
+ * Handle tool calls page: a tool_result's content is a string or a list of
+ * text and image blocks (documents and search results too, which we never send).
+ */
+function toolRules(body: Body): string | undefined {
+  const names = new Set<string>();
+  for (const [i, tool] of (Array.isArray(body.tools) ? body.tools : []).entries()) {
+    if (typeof tool.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name))
+      return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
+    if (names.has(tool.name)) return 'tools: Tool names must be unique.';
+    names.add(tool.name);
+  }
+  for (const [i, m] of body.messages.entries()) {
+    if (typeof m.content === 'string') continue;
+    for (const [j, b] of m.content.entries()) {
+      if (b.type !== 'tool_result' || typeof b.content === 'string' || b.content === undefined) continue;
+      if (!Array.isArray(b.content))
+        return `messages.${i}.content.${j}.tool_result.content: Input should be a valid list`;
+      for (const [k, part] of b.content.entries()) {
+        if (!['text', 'image', 'document', 'search_result'].includes(part.type))
+          return `messages.${i}.content.${j}.tool_result.content.${k}: Input tag '${part.type}' found using 'type' does not match any of the expected tags`;
+        if (part.type === 'text' && !part.text)
+          return `messages.${i}.content.${j}.tool_result.content.${k}: text content blocks must be non-empty`;
+      }
+    }
+  }
   return undefined;
 }
 
@@ -113,7 +148,13 @@ function settings(body: Body, betas: string): string | undefined {
 function images(body: Body): string | undefined {
   for (const [i, m] of body.messages.entries()) {
     if (typeof m.content === 'string') continue;
-    for (const [j, b] of m.content.entries()) {
+    // Images inside a tool_result are held to the same limits as any other.
+    const nested = m.content.flatMap((b: Block, j: number) =>
+      b.type === 'tool_result' && Array.isArray(b.content)
+        ? b.content.map((part: Block, k: number) => [`${j}.tool_result.content.${k}`, part])
+        : [],
+    );
+    for (const [j, b] of [...m.content.entries(), ...nested]) {
       if (b.type !== 'image' || b.source?.type !== 'base64') continue;
       const data: string = b.source.data ?? '';
       if (data.length > MAX_IMAGE_BASE64)
@@ -125,6 +166,33 @@ function images(body: Body): string | undefined {
       } catch {
         return `messages.${i}.content.${j}.image.source.base64: Could not process image`;
       }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * PDF support page: base64 PDFs in `document` blocks, standard PDFs only (no
+ * passwords or encryption), at most 100 pages over the whole request.
+ */
+function documents(body: Body): string | undefined {
+  let pages = 0;
+  for (const [i, m] of body.messages.entries()) {
+    if (typeof m.content === 'string') continue;
+    for (const [j, b] of m.content.entries()) {
+      if (b.type !== 'document') continue;
+      const where = `messages.${i}.content.${j}`;
+      const source = b.source ?? {};
+      if (source.type === 'text') continue;
+      if (source.type !== 'base64' || source.media_type !== 'application/pdf')
+        return `${where}.document.source: expected a base64 source with media_type application/pdf`;
+      const pdf = Buffer.from(String(source.data ?? ''), 'base64');
+      if (pdf.subarray(0, 5).toString('latin1') !== '%PDF-')
+        return `${where}.document.source.base64.data: The PDF specified was not valid.`;
+      if (/\/Encrypt(?![A-Za-z])/.test(pdf.toString('latin1')))
+        return `${where}.document.source.base64.data: The PDF specified is password protected or encrypted.`;
+      pages += fakePdfPages(pdf);
+      if (pages > MAX_PDF_PAGES) return `${where}: A maximum of ${MAX_PDF_PAGES} PDF pages may be provided.`;
     }
   }
   return undefined;

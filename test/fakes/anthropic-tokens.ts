@@ -26,6 +26,14 @@ function imageTokens(base64: string): number {
   }
 }
 
+/** Pages of a PDF, as its page objects (or its page tree's /Count) say. */
+export function fakePdfPages(pdf: Buffer): number {
+  const text = pdf.toString('latin1');
+  const objects = text.match(/\/Type\s*\/Page(?![A-Za-z])/g)?.length ?? 0;
+  const counts = [...text.matchAll(/\/Count\s+(\d+)/g)].map((m) => Number(m[1]));
+  return Math.max(objects, ...counts, 1);
+}
+
 /** Tokens of one content block (the prompt cache counts the prompt block by block). */
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
 export function blockTokens(b: any): number {
@@ -35,6 +43,11 @@ export function blockTokens(b: any): number {
       return fakeTextTokens(b.text ?? '');
     case 'image':
       return imageTokens(b.source?.data ?? '');
+    case 'document':
+      // PDF support page: each page costs its text (1,500-3,000 tokens) plus its picture.
+      return b.source?.type === 'base64'
+        ? fakePdfPages(Buffer.from(String(b.source.data ?? ''), 'base64')) * 2_300
+        : fakeTextTokens(JSON.stringify(b.source ?? {}));
     case 'tool_use':
       return fakeTextTokens(b.name ?? '') + fakeTextTokens(JSON.stringify(b.input ?? {}));
     case 'tool_result':

@@ -9,7 +9,14 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CacheUsage, FakePromptCache } from './anthropic-cache.js';
-import { fakeWindow, pausedKey, sign, type ThinkingLedger, validate } from './anthropic-rules.js';
+import {
+  fakeWindow,
+  MAX_REQUEST_BYTES,
+  pausedKey,
+  sign,
+  type ThinkingLedger,
+  validate,
+} from './anthropic-rules.js';
 import {
   type FakeAnthropic,
   type FakeUsage,
@@ -92,6 +99,11 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
       sendError(res, 404, 'not_found_error', `No route ${req.method} ${req.url}`);
+      return;
+    }
+    // PDF support page: "Maximum request size 32MB" (the Messages API answers 413 request_too_large).
+    if (chunks.reduce((n, c) => n + c.length, 0) > MAX_REQUEST_BYTES) {
+      sendError(res, 413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.');
       return;
     }
     // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.

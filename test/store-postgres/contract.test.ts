@@ -6,6 +6,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { isErrorCode } from '../../src/errors.js';
 import type { SessionStore } from '../../src/store/types.js';
+import type { HistoryMessage } from '../../src/vocabulary.js';
+import { pdfBytes } from '../fakes/pdfs.js';
 import { message, meta, record, tempDirs } from '../store/helpers.js';
 import { SKIP_REASON, testDatabaseUrl, testSchemas } from './database.js';
 import { type Harness, lowdbHarness, postgresHarness } from './harness.js';
@@ -48,6 +50,23 @@ describe.each(backends)('%s store', (_name, make) => {
     harnesses.push(h);
     return h;
   };
+
+  it('keeps a PDF the person sent (a document block) byte for byte across a restart', async () => {
+    const h = await harness();
+    const pdf = pdfBytes(2).toString('base64');
+    const withFile: HistoryMessage = {
+      ...message('what is in it?'),
+      content: [
+        { type: 'text', text: '[File received: "r.pdf" (1 KB, application/pdf), saved as uploads/r.pdf.]' },
+        { type: 'document', mediaType: 'application/pdf', data: pdf, title: 'r.pdf' },
+        { type: 'text', text: 'what is in it?' },
+      ],
+    };
+    await h.sessions.create(record('pdf1', [withFile]));
+    await h.sessions.append('pdf1', [message('two pages', 'assistant')], meta('pdf1', 2));
+    const loaded = await (await h.reopen()).sessions.load('pdf1');
+    expect(loaded.status === 'valid' && loaded.record.messages[0]).toEqual(withFile);
+  });
 
   it('keeps the usage ledger with the record across a restart; a malformed ledger is corrupt', async () => {
     const h = await harness();

@@ -20,13 +20,14 @@ import type { FakeDiscord, FakeMessage } from '../../fakes/discord/index.js';
  * Starts switchboard with only Discord configured; alice and bob are allowed,
  * nobody is admin. `scaled`: Discord's pace divided by ten on both sides
  * ({@link SCALED}), for tests that send many messages to one channel and
- * assert what happens to them, not the pace.
+ * assert what happens to them, not the pace. `env`: settings added to the
+ * configuration.
  */
 export async function startApp(
   fake: FakeDiscord,
   anthropic: FakeAnthropic,
   root: string,
-  options: { scaled?: boolean } = {},
+  options: { scaled?: boolean; env?: Record<string, string> } = {},
 ): Promise<RunningApp> {
   if (options.scaled) fake.rateLimit = SCALED.fake;
   const config = loadConfig({
@@ -40,6 +41,7 @@ export async function startApp(
       SWITCHBOARD_WORKSPACE: join(root, 'workspace'),
       SWITCHBOARD_ALLOWED_USERS: `discord:${fake.user('alice').id},discord:${fake.user('bob').id}`,
       SWITCHBOARD_LOG_LEVEL: 'silent',
+      ...options.env,
     },
     argv: [],
     cwd: root,

@@ -26,6 +26,7 @@ describe('Discord adapter: inbound messages', () => {
       'stop',
       'status',
       'cost',
+      'tools',
       'sessions',
       'resume',
       'fork',
@@ -51,7 +52,7 @@ describe('Discord adapter: inbound messages', () => {
 
   it('registers globally when no guild is configured', async () => {
     rig = await startRig({}, { guildId: undefined as unknown as string });
-    expect(rig.fake.commands.get('global')?.length).toBe(12);
+    expect(rig.fake.commands.get('global')?.length).toBe(13);
   });
 
   it('opens a thread from a mention in a text channel and emits the message for the thread', async () => {
@@ -132,25 +133,56 @@ describe('Discord adapter: inbound messages', () => {
     expect(log.events).toHaveLength(0);
   });
 
-  it('downloads readable images for the model and describes other files', async () => {
+  it('downloads images and documents for the core and describes audio and video by kind', async () => {
     rig = await startRig();
     const { fake, log } = rig;
     const alice = fake.user('alice');
     const dm = fake.dmChannel(alice);
     const png = Buffer.from('89504e470d0a1a0a', 'hex');
+    const pdf = Buffer.from('%PDF-1.4');
     fake.userMessage({
       channelId: dm.id,
       author: alice,
       content: 'what is this?',
       files: [
         { filename: 'shot.png', contentType: 'image/png', data: png },
-        { filename: 'notes.pdf', contentType: 'application/pdf', data: Buffer.from('%PDF') },
+        { filename: 'notes.pdf', contentType: 'application/pdf', data: pdf },
+        { filename: 'clip.mp4', contentType: 'video/mp4', data: Buffer.alloc(3) },
       ],
     });
     const event = await log.next(isMessage);
     expect(event.attachments).toEqual([
-      { kind: 'image', name: 'shot.png', mediaType: 'image/png', data: png.toString('base64') },
-      { kind: 'document', name: 'notes.pdf', mediaType: 'application/pdf' },
+      { kind: 'image', name: 'shot.png', mediaType: 'image/png', size: png.length, bytes: png },
+      { kind: 'document', name: 'notes.pdf', mediaType: 'application/pdf', size: pdf.length, bytes: pdf },
+      { kind: 'video', name: 'clip.mp4', mediaType: 'video/mp4', size: 3 },
+    ]);
+  });
+
+  it('refuses an attachment over the file limit from its size, and gives up on one that stalls', async () => {
+    rig = await startRig({}, { maxFileBytes: 100, downloadTimeoutMs: 300 });
+    const { fake, log } = rig;
+    const alice = fake.user('alice');
+    const dm = fake.dmChannel(alice);
+    fake.userMessage({
+      channelId: dm.id,
+      author: alice,
+      content: 'two files',
+      files: [
+        { filename: 'big.log', contentType: 'text/plain', data: Buffer.alloc(101, 65) },
+        { filename: 'slow.txt', contentType: 'text/plain', data: Buffer.alloc(50, 65), stall: true },
+      ],
+    });
+    const event = await log.next(isMessage);
+    expect(event.attachments).toEqual([
+      {
+        kind: 'document',
+        name: 'big.log',
+        mediaType: 'text/plain',
+        size: 101,
+        problem: 'too-large',
+        limitBytes: 100,
+      },
+      { kind: 'document', name: 'slow.txt', mediaType: 'text/plain', size: 50, problem: 'download-failed' },
     ]);
   });
 

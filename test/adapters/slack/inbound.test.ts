@@ -221,23 +221,50 @@ describe('Slack inbound', () => {
     expect(log.events.filter((e) => e.type === 'edit')).toHaveLength(1);
   });
 
-  it('shared images are downloaded with the bot token (from Slack only) and handed on', async () => {
+  it('shared images and documents are downloaded with the bot token (from Slack only) and handed on', async () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
     const image = fake.addFile('shot.png', 'image/png', png);
-    const doc = fake.addFile('notes.pdf', 'application/pdf', Buffer.from('%PDF'));
+    const pdf = Buffer.from('%PDF-1.4 notes');
+    const doc = fake.addFile('notes.pdf', 'application/pdf', pdf);
+    const voice = fake.addFile('memo.m4a', 'audio/mp4', Buffer.from('....'));
     // A URL outside Slack (and outside SLACK_API_URL) never receives the token.
     const elsewhere = {
       ...fake.addFile('x.png', 'image/png', png),
       url_private: 'http://127.0.0.2:9/x.png',
       url_private_download: undefined,
     };
-    await fake.userMessage({ channel: 'D1', user: 'U1', text: 'look', files: [image, doc, elsewhere] });
+    await fake.userMessage({
+      channel: 'D1',
+      user: 'U1',
+      text: 'look',
+      files: [image, doc, voice, elsewhere],
+    });
     const event = await log.next<MessageEvent>();
     expect(event.attachments).toEqual([
-      { kind: 'image', mediaType: 'image/png', name: 'shot.png', data: png.toString('base64') },
-      { kind: 'document', mediaType: 'application/pdf', name: 'notes.pdf' },
-      { kind: 'image', mediaType: 'image/png', name: 'x.png' },
+      { kind: 'image', mediaType: 'image/png', name: 'shot.png', size: png.length, bytes: png },
+      { kind: 'document', mediaType: 'application/pdf', name: 'notes.pdf', size: pdf.length, bytes: pdf },
+      { kind: 'audio', mediaType: 'audio/mp4', name: 'memo.m4a', size: 4 },
+      { kind: 'image', mediaType: 'image/png', name: 'x.png', size: png.length, problem: 'download-failed' },
     ]);
+  });
+
+  it('a shared file over the file limit is marked too large without being fetched', async () => {
+    await stopAdapter(fake, adapter);
+    ({ adapter, log } = await startAdapter(fake, { maxFileBytes: 10 }));
+    const big = fake.addFile('big.csv', 'text/csv', Buffer.alloc(11, 65));
+    await fake.userMessage({ channel: 'D1', user: 'U1', text: 'sum it', files: [big] });
+    const event = await log.next<MessageEvent>();
+    expect(event.attachments).toEqual([
+      {
+        kind: 'document',
+        mediaType: 'text/csv',
+        name: 'big.csv',
+        size: 11,
+        problem: 'too-large',
+        limitBytes: 10,
+      },
+    ]);
+    expect(fake.state.fileDownloads).toEqual([]);
   });
 
   it('bot command words typed in a thread are commands; ordinary sentences are not', async () => {

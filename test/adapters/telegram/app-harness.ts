@@ -6,7 +6,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTelegramAdapter, type TelegramPaces } from '../../../adapters/telegram/index.js';
+import {
+  createTelegramAdapter,
+  type TelegramAdapterOptions,
+  type TelegramPaces,
+} from '../../../adapters/telegram/index.js';
 import { loadConfig } from '../../../config/index.js';
 import { type RunningApp, startSwitchboard } from '../../../src/app.js';
 import { createBot } from '../../../src/bot/index.js';
@@ -35,8 +39,14 @@ export interface AppWorld {
   anthropic: FakeAnthropic;
   root: string;
   env(extra?: Record<string, string>): Record<string, string>;
-  /** Starts the app; stopped by {@link AppWorld.close} if still running. */
-  start(extra?: Record<string, string>): Promise<RunningApp & { lines: string[] }>;
+  /**
+   * Starts the app; stopped by {@link AppWorld.close} if still running.
+   * `telegram` overrides adapter options no setting reaches (a short download timeout).
+   */
+  start(
+    extra?: Record<string, string>,
+    telegram?: Partial<TelegramAdapterOptions>,
+  ): Promise<RunningApp & { lines: string[] }>;
   /**
    * Starts the same parts as {@link AppWorld.start} (the real Telegram
    * adapter, core, provider and stores) wired by hand, so a test can declare
@@ -78,11 +88,13 @@ export async function createAppWorld(
     anthropic,
     root,
     env,
-    async start(extra) {
+    async start(extra, telegramOptions) {
       const { logger, lines } = captureLogger();
-      const app = await startSwitchboard(loadConfig({ env: env(extra), argv: [], cwd: root }), {
+      const config = loadConfig({ env: env(extra), argv: [], cwd: root });
+      const adapter = { ...(scaled ? { paces: scaled.paces } : {}), ...telegramOptions };
+      const app = await startSwitchboard(config, {
         logger,
-        ...(scaled ? { adapterOptions: { telegram: { paces: scaled.paces } } } : {}),
+        ...(Object.keys(adapter).length ? { adapterOptions: { telegram: adapter } } : {}),
       });
       running.push(app);
       const stop = async () => {

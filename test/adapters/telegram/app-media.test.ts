@@ -56,15 +56,15 @@ describe('Telegram end to end: webhook mode, media, faults', () => {
     expect(world.anthropic.requests).toHaveLength(1);
   });
 
-  it('a photo over the limit whose file_size is absent is refused, and the person is told', async () => {
+  it('a photo over SWITCHBOARD_MAX_FILE_MB whose file_size is absent is cut off, refused, and the person is told', async () => {
     world = await createAppWorld();
-    await world.start();
-    // 6 MB, over the 5 MB image limit; getFile does not say how big it is.
+    await world.start({ SWITCHBOARD_MAX_FILE_MB: '5' });
+    // 6 MB; getFile does not say how big it is, so the download itself is cut off at 5 MB.
     const fileId = world.telegram.addFile(Buffer.alloc(6 * 1024 * 1024, 1), 'photos/huge.jpg', {
       withoutSize: true,
     });
-    world.telegram.pushUpdate(photoUpdate(dm, fileId, 'look at this'));
-    await world.telegram.waitFor(hasText(/couldn't download that image/), 10_000);
+    world.telegram.pushUpdate(photoUpdate(dm, fileId, ''));
+    await world.telegram.waitFor(hasText(/that image is larger than 5 MB, the most I take/), 10_000);
     expect(world.anthropic.requests).toHaveLength(0);
   });
 

@@ -12,6 +12,7 @@ import type {
 } from '../../../src/bot/adapter-contract.js';
 import {
   callbackUpdate,
+  documentUpdate,
   editUpdate,
   type FakeTelegram,
   mediaUpdate,
@@ -55,6 +56,7 @@ describe('Telegram inbound', () => {
       'stop',
       'status',
       'cost',
+      'tools',
       'sessions',
       'resume',
       'fork',
@@ -163,7 +165,7 @@ describe('Telegram inbound', () => {
     const photo = await log.waitFor(isType('message'));
     expect(photo.text).toBe('what is this?');
     expect(photo.attachments).toEqual([
-      { kind: 'image', mediaType: 'image/jpeg', data: jpeg.toString('base64') },
+      { kind: 'image', mediaType: 'image/jpeg', size: jpeg.length, bytes: jpeg },
     ]);
     expect(fake.callsTo('getFile')).toEqual([{ file_id: fileId }]);
     for (const kind of ['sticker', 'voice', 'document', 'video'] as const)
@@ -177,14 +179,54 @@ describe('Telegram inbound', () => {
     ]);
   });
 
-  it('passes a photo over the size limit without data rather than dropping it', async () => {
+  it('marks a photo over the file limit too large, from its declared size, without fetching it', async () => {
     await adapter.stop();
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url, maxImageBytes: 4 });
+    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url, maxFileBytes: 4 });
     await adapter.start(log.sink);
     const fileId = fake.addFile(Buffer.alloc(5000), 'photos/big.jpg');
     fake.pushUpdate(photoUpdate(dm, fileId));
     const photo = await log.waitFor(isType('message'));
-    expect(photo.attachments).toEqual([{ kind: 'image', mediaType: 'image/jpeg' }]);
+    expect(photo.attachments).toEqual([{ kind: 'image', size: 5000, problem: 'too-large', limitBytes: 4 }]);
+    expect(fake.callsTo('getFile')).toEqual([]);
+  });
+
+  it('downloads a document with its caption: bytes, name, type and size', async () => {
+    const csv = Buffer.from('a,b\n1,2\n');
+    const fileId = fake.addFile(csv, 'documents/file_7.csv');
+    fake.pushUpdate(
+      documentUpdate(dm, fileId, {
+        name: 'data.csv',
+        mimeType: 'text/csv',
+        size: csv.length,
+        caption: 'sum it',
+      }),
+    );
+    const message = await log.waitFor(isType('message'));
+    expect(message.text).toBe('sum it');
+    expect(message.attachments).toEqual([
+      { kind: 'document', name: 'data.csv', mediaType: 'text/csv', size: csv.length, bytes: csv },
+    ]);
+  });
+
+  it("a document over the Bot API's 20 MB that the update does not size is refused by getFile: too large", async () => {
+    const fileId = fake.addFile(Buffer.alloc(21 * 1024 * 1024), 'documents/huge.bin');
+    fake.pushUpdate(documentUpdate(dm, fileId, { name: 'huge.bin' }));
+    const message = await log.waitFor(isType('message'));
+    expect(message.attachments).toEqual([
+      { kind: 'document', name: 'huge.bin', problem: 'too-large', limitBytes: 20 * 1024 * 1024 },
+    ]);
+  });
+
+  it('gives up on a download that stalls and says it failed', async () => {
+    await adapter.stop();
+    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url, downloadTimeoutMs: 300 });
+    await adapter.start(log.sink);
+    const fileId = fake.addFile(Buffer.alloc(64 * 1024, 1), 'documents/slow.txt', { stall: true });
+    fake.pushUpdate(documentUpdate(dm, fileId, { name: 'slow.txt', mimeType: 'text/plain' }));
+    const message = await log.waitFor(isType('message'));
+    expect(message.attachments).toEqual([
+      { kind: 'document', name: 'slow.txt', mediaType: 'text/plain', problem: 'download-failed' },
+    ]);
   });
 
   it('lets /stop and button presses past a chat whose earlier update is still being accepted', async () => {

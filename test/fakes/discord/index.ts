@@ -41,8 +41,11 @@ export class FakeDiscord extends FakeDiscordState {
       if (req.url?.startsWith('/api/')) void handleRest(this, req, res);
       else if (req.url?.startsWith('/attachments/')) {
         const file = this.files.get(req.url.split('/')[2] ?? '');
-        if (file) res.writeHead(200, { 'content-type': file.contentType }).end(file.data);
-        else res.writeHead(404).end();
+        if (!file) res.writeHead(404).end();
+        // A stalled download: the headers and a first chunk, then nothing until the fake closes.
+        else if (file.stall)
+          res.writeHead(200, { 'content-type': file.contentType }).write(file.data.subarray(0, 1));
+        else res.writeHead(200, { 'content-type': file.contentType }).end(file.data);
       } else res.writeHead(404).end();
     });
     this.#server.on('upgrade', (req, socket, head) => this.gateway.upgrade(req, socket, head));
@@ -120,12 +123,13 @@ export class FakeDiscord extends FakeDiscordState {
     channelId: string;
     author: FakeUser;
     content: string;
-    files?: { filename: string; contentType: string; data: Buffer }[];
+    /** `stall`: the attachment URL answers its headers and first byte, then nothing. */
+    files?: { filename: string; contentType: string; data: Buffer; stall?: boolean }[];
   }): FakeMessage {
     const attachments = (input.files ?? []).map((f) => {
       const id = snowflake();
       const url = `${this.apiUrl.replace(/\/api$/, '')}/attachments/${id}/${encodeURIComponent(f.filename)}`;
-      this.files.set(id, { contentType: f.contentType, data: f.data });
+      this.files.set(id, { contentType: f.contentType, data: f.data, ...(f.stall ? { stall: true } : {}) });
       return {
         id,
         filename: f.filename,

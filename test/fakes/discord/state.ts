@@ -72,7 +72,7 @@ export class FakeDiscordState {
   readonly commands = new Map<string, Record<string, unknown>[]>();
   readonly calls: RestCall[] = [];
   /** Uploaded files by attachment id, served under /attachments/. */
-  readonly files = new Map<string, { contentType: string; data: Buffer }>();
+  readonly files = new Map<string, { contentType: string; data: Buffer; stall?: boolean }>();
   readonly faults: FakeFault[] = [];
   readonly gateway: FakeGateway;
   rateLimit: { count: number; windowMs: number };

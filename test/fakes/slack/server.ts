@@ -156,6 +156,7 @@ export class FakeSlackHttp {
         res.writeHead(200, { 'content-type': 'text/html' }).end('<html>sign in</html>');
         return;
       }
+      context.state.fileDownloads.push(path.slice('/files/'.length));
       res
         .writeHead(200, { 'content-type': file.mimetype, 'content-length': file.data.length })
         .end(file.data);

@@ -84,6 +84,8 @@ export class FakeSlackState {
   readonly users = new Map<string, string>();
   /** Uploaded files by id, served at `/files/<id>` to the bot token only. */
   readonly files = new Map<string, { name: string; mimetype: string; data: Buffer }>();
+  /** Ids of the files downloaded with the bot token, in order. */
+  readonly fileDownloads: string[] = [];
   /** chat.update times per channel, for the budget. */
   readonly channelUpdates = new Map<string, number[]>();
   #seq = 0;

@@ -20,6 +20,9 @@ import {
 
 export type { FakeContentLimits, MethodContext } from './validate.js';
 
+/** The largest file a bot may download through getFile (Bot API, getFile). */
+export const TELEGRAM_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
+
 function chatOf(chatId: number) {
   return chatId > 0
     ? { id: chatId, type: 'private', first_name: 'User' }
@@ -223,6 +226,9 @@ export const METHODS: Record<string, Handler> = {
   getFile: (p, ctx) => {
     const file = ctx.state.files.get(String(p.file_id));
     if (!file) throw bad('invalid file_id');
+    // getFile: "For the moment, bots can download files of up to 20MB in size"
+    // (https://core.telegram.org/bots/api#getfile); the server answers 400 "file is too big".
+    if (file.data.length > TELEGRAM_DOWNLOAD_LIMIT) throw bad('file is too big');
     return {
       file_id: p.file_id,
       file_unique_id: `u${p.file_id}`,

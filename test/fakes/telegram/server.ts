@@ -55,9 +55,10 @@ export interface FakeTelegram {
    * Adds a file that getFile and `/file/bot<token>/<path>` serve; returns its
    * file_id. `withoutSize` leaves `file_size` out of getFile's answer, which
    * the Bot API allows ("Optional. File size in bytes",
-   * https://core.telegram.org/bots/api#file).
+   * https://core.telegram.org/bots/api#file). `stall` sends the first bytes
+   * of the download and then nothing.
    */
-  addFile(data: Buffer, path?: string, options?: { withoutSize?: boolean }): string;
+  addFile(data: Buffer, path?: string, options?: { withoutSize?: boolean; stall?: boolean }): string;
   /** Adds a fault rule (429, 5xx, slow, dropped connection, any error). */
   fault(rule: FaultRule): void;
   clearFaults(): void;
@@ -197,7 +198,9 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
         return;
       }
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': entry.data.length });
-      res.end(entry.data);
+      // A stalled download: the first bytes, then nothing until the connection is closed.
+      if (entry.stall) res.write(entry.data.subarray(0, Math.min(1024, entry.data.length - 1)));
+      else res.end(entry.data);
       return;
     }
     const call = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
@@ -288,6 +291,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
         path: path ?? `photos/${id}.jpg`,
         data,
         withoutSize: options?.withoutSize === true,
+        stall: options?.stall === true,
       });
       return id;
     },

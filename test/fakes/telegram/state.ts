@@ -71,7 +71,7 @@ export class FakeState {
   readonly messages = new Map<string, FakeMessage>();
   readonly drafts = new Map<string, FakeDraft>();
   readonly callbacks = new Map<string, FakeCallback>();
-  readonly files = new Map<string, { path: string; data: Buffer; withoutSize?: boolean }>();
+  readonly files = new Map<string, { path: string; data: Buffer; withoutSize?: boolean; stall?: boolean }>();
   readonly chatActions: { chatId: number; threadId?: number; action: string; at: number }[] = [];
   commands: { command: string; description: string }[] = [];
   webhook: { url: string; secret?: string; allowedUpdates?: string[] } | undefined;

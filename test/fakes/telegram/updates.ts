@@ -138,6 +138,33 @@ export function photoUpdate(w: Where, fileId: string, caption?: string): Omit<Up
   } as Omit<Update, 'update_id'>;
 }
 
+/**
+ * A document message; `fileId` from `fake.addFile`. `size` is the update's
+ * `file_size` (optional in the Bot API's Document: left out when undefined).
+ */
+export function documentUpdate(
+  w: Where,
+  fileId: string,
+  document: { name: string; mimeType?: string; size?: number; caption?: string },
+): Omit<Update, 'update_id'> {
+  return {
+    message: {
+      message_id: nextInboundId(),
+      date: Math.floor(Date.now() / 1000),
+      chat: chat(w),
+      from: from(w),
+      document: {
+        file_id: fileId,
+        file_unique_id: `u${fileId}`,
+        file_name: document.name,
+        ...(document.mimeType ? { mime_type: document.mimeType } : {}),
+        ...(document.size === undefined ? {} : { file_size: document.size }),
+      },
+      ...(document.caption ? { caption: document.caption } : {}),
+    },
+  } as Omit<Update, 'update_id'>;
+}
+
 /** Other media: sticker, voice, document, video. */
 export function mediaUpdate(
   w: Where,

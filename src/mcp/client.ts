@@ -1,0 +1,232 @@
+/**
+ * One MCP server's connection: started with the bot, its tool list kept up
+ * to date (`notifications/tools/list_changed`), and reconnected with backoff
+ * on the injected clock when it drops or fails to start. While it is down
+ * its tools are left out of new turns, and a call that reaches it anyway
+ * (a turn that began while it was up) is answered with why.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type CallToolResult, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Clock, TimerHandle } from '../clock.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { McpServerConfig } from './config.js';
+import { GroupStdioTransport } from './stdio-transport.js';
+
+/** First reconnect delay; it doubles after each failed attempt. */
+export const MCP_RECONNECT_FIRST_MS = 1_000;
+/** The longest wait between two attempts: a server down for hours is still tried every 5 minutes. */
+export const MCP_RECONNECT_MAX_MS = 300_000;
+/** How long a server has to answer `initialize` and `tools/list`. */
+export const MCP_CONNECT_TIMEOUT_MS = 30_000;
+/** How long one tool call may run (a stopped turn cancels it sooner). */
+export const MCP_CALL_TIMEOUT_MS = 600_000;
+
+/** Where a server stands. */
+export type McpServerState = 'connecting' | 'connected' | 'down' | 'closed';
+
+/** Options for {@link McpServerConnection}. */
+export interface McpConnectionOptions {
+  config: McpServerConfig;
+  /** The scrubbed environment every tool child gets; the server's `env` is laid over it. */
+  baseEnv: Record<string, string>;
+  clock: Clock;
+  logger: Logger;
+  /** Called whenever the tools this server offers change (connected, dropped, list_changed). */
+  onChange?: () => void;
+  connectTimeoutMs?: number;
+  callTimeoutMs?: number;
+}
+
+/** A server's connection, kept alive for the bot's lifetime. */
+export class McpServerConnection {
+  readonly name: string;
+  readonly #options: McpConnectionOptions;
+  #client: Client | undefined;
+  #transport: Transport | undefined;
+  #state: McpServerState = 'connecting';
+  #tools: McpTool[] = [];
+  #problem: string | undefined;
+  #attempt = 0;
+  #retry: TimerHandle | undefined;
+  #retryAt: number | undefined;
+
+  constructor(options: McpConnectionOptions) {
+    this.#options = options;
+    this.name = options.config.name;
+  }
+
+  /** Where the server stands now. */
+  get state(): McpServerState {
+    return this.#state;
+  }
+
+  /** The server's tools as it listed them; empty while it is down. */
+  get tools(): readonly McpTool[] {
+    return this.#state === 'connected' ? this.#tools : [];
+  }
+
+  /** Why the server is down (or what went wrong last), for /status and the log. */
+  get problem(): string | undefined {
+    return this.#problem;
+  }
+
+  /** The server's process id, for a stdio server that is running. */
+  get pid(): number | undefined {
+    return this.#transport instanceof GroupStdioTransport ? this.#transport.pid : undefined;
+  }
+
+  /** Makes the first attempt; never rejects (a failure schedules the next attempt). */
+  start(): Promise<void> {
+    return this.#connect();
+  }
+
+  /**
+   * Calls `tool` with `args`. `signal` cancels the call (the SDK sends
+   * `notifications/cancelled`). Rejects with a message for the model when
+   * the server is down.
+   */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+    const client = this.#client;
+    if (this.#state !== 'connected' || !client) throw new Error(this.downMessage());
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout: this.#options.callTimeoutMs ?? MCP_CALL_TIMEOUT_MS,
+      })) as CallToolResult;
+    } catch (err) {
+      // An error the server answered with is the tool's; anything else means the link is broken.
+      if (!signal.aborted && !(err instanceof McpError) && client === this.#client)
+        this.#dropped(`the call failed: ${describeError(err)}`);
+      throw err;
+    }
+  }
+
+  /** What the model is told about a server that is down. */
+  downMessage(): string {
+    const next =
+      this.#retryAt === undefined
+        ? ''
+        : ` The next attempt to reconnect is in ${Math.max(1, Math.ceil((this.#retryAt - this.#options.clock.now()) / 1000))} s.`;
+    return `The MCP server "${this.name}" is not connected (${this.#problem ?? 'still connecting'}), so its tools cannot run now.${next} Tell the user, or do without it.`;
+  }
+
+  /** Stops reconnecting and ends the server (a stdio server's whole process group). */
+  async close(): Promise<void> {
+    this.#state = 'closed';
+    if (this.#retry !== undefined) this.#options.clock.clearTimeout(this.#retry);
+    this.#retry = undefined;
+    await this.#disconnect();
+  }
+
+  async #connect(): Promise<void> {
+    const { logger } = this.#options;
+    if (this.#state === 'closed') return;
+    this.#state = 'connecting';
+    const client = new Client(
+      { name: 'switchboard', version: '1' },
+      {
+        listChanged: {
+          tools: {
+            onChanged: (err, tools) => {
+              if (err || !tools || client !== this.#client) return;
+              this.#tools = tools;
+              logger.info({ server: this.name, tools: tools.length }, 'MCP server changed its tools');
+              this.#options.onChange?.();
+            },
+          },
+        },
+      },
+    );
+    // Set before connecting, so no close is missed; while connecting, the failed attempt reports it.
+    client.onclose = () => {
+      if (client === this.#client && this.#state === 'connected')
+        this.#dropped(this.#exitReason('the connection closed'));
+    };
+    const transport = this.#makeTransport();
+    this.#client = client;
+    this.#transport = transport;
+    try {
+      const timeout = this.#options.connectTimeoutMs ?? MCP_CONNECT_TIMEOUT_MS;
+      await client.connect(transport, { timeout });
+      const tools: McpTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+      if (this.#closed() || client !== this.#client) return;
+      this.#tools = tools;
+      this.#state = 'connected';
+      this.#problem = undefined;
+      this.#attempt = 0;
+      logger.info({ server: this.name, tools: tools.length }, 'MCP server connected');
+      this.#options.onChange?.();
+    } catch (err) {
+      if (this.#closed() || client !== this.#client) return;
+      this.#dropped(this.#exitReason(`it could not be started: ${describeError(err)}`));
+    }
+  }
+
+  #makeTransport(): Transport {
+    const { config, baseEnv, clock, logger } = this.#options;
+    const t = config.transport;
+    if (t.type === 'http')
+      return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: t.headers } });
+    return new GroupStdioTransport({
+      command: t.command,
+      args: t.args,
+      env: { ...baseEnv, ...t.env },
+      cwd: t.cwd,
+      clock,
+      onStderr: (line) =>
+        logger.debug({ server: this.name, stderr: line.slice(0, 500) }, 'MCP server stderr'),
+    });
+  }
+
+  /** `why`, with the end of a stdio server's stderr when it said something. */
+  #exitReason(why: string): string {
+    const tail = this.#transport instanceof GroupStdioTransport ? this.#transport.stderrTail : '';
+    const last = tail.split('\n').at(-1)?.trim();
+    return last ? `${why}; its last words: ${last.slice(0, 200)}` : why;
+  }
+
+  #dropped(why: string): void {
+    if (this.#state === 'closed') return;
+    const wasUp = this.#state === 'connected';
+    this.#state = 'down';
+    this.#problem = why;
+    void this.#disconnect();
+    const delay = Math.min(MCP_RECONNECT_FIRST_MS * 2 ** this.#attempt, MCP_RECONNECT_MAX_MS);
+    this.#attempt++;
+    const { clock, logger } = this.#options;
+    this.#retryAt = clock.now() + delay;
+    this.#retry = clock.setTimeout(() => {
+      this.#retry = undefined;
+      this.#retryAt = undefined;
+      void this.#connect();
+    }, delay);
+    logger.warn(
+      { server: this.name, retryInMs: delay },
+      `MCP server "${this.name}" is down (${why}); its tools are left out until it reconnects`,
+    );
+    if (wasUp) this.#options.onChange?.();
+  }
+
+  /** A method, not a field test: the state may change while an attempt awaits. */
+  #closed(): boolean {
+    return this.#state === 'closed';
+  }
+
+  async #disconnect(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    this.#transport = undefined;
+    if (!client) return;
+    client.onclose = () => {};
+    await client.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * MCP servers as the agent's tools: every server of the config file
+ * connected at start, their tools offered as `mcp__<server>__<tool>`, kept
+ * up to date as servers drop, come back or change their tool lists.
+ *
+ * The list is byte-stable: sorted by name, schemas with sorted keys, and
+ * rebuilt only when a server changes, so a reconnect that yields the same
+ * tools yields the same request bytes and the prompt cache keeps matching.
+ * Sessions take it at the start of each turn (see ToolSource).
+ */
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import { BASH_DEFAULT_MAX_OUTPUT_CHARS } from '../tools/bash.js';
+import type { Tool, ToolSource } from '../tools/types.js';
+import type { ToolServerStatus } from '../vocabulary.js';
+import { McpServerConnection } from './client.js';
+import type { McpServerConfig } from './config.js';
+import { mcpTool, mcpToolName, TOOL_NAME } from './tools.js';
+
+export { loadMcpConfig, MCP_CONFIG_VARIABLE, type McpConfig, type McpServerConfig } from './config.js';
+export { mcpToolClass, mcpToolName } from './tools.js';
+
+/** Options for {@link startMcpServers}. */
+export interface McpServersOptions {
+  servers: readonly McpServerConfig[];
+  /** The scrubbed environment of tool children (scrubbedEnv); each stdio server's `env` is added to it. */
+  baseEnv: Record<string, string>;
+  clock: Clock;
+  logger: Logger;
+  /** Most characters of text one result returns; default Bash's 30,000. */
+  maxOutputChars?: number;
+  /** How long a server has to connect and list its tools (default 30 s). */
+  connectTimeoutMs?: number;
+}
+
+/** The running servers: a {@link ToolSource} for sessions, closed with the bot. */
+export interface McpServers extends ToolSource {
+  /** One server's connection (tests and diagnostics). */
+  connection(name: string): McpServerConnection | undefined;
+  /** Ends every server (stdio servers with their whole process group). */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts every server and waits for each one's first attempt. A server that
+ * fails is left out with a warning and retried; it never stops the bot.
+ *
+ * @example
+ * const mcp = await startMcpServers({ servers: config.mcp.servers, baseEnv: scrubbedEnv(), clock, logger });
+ * const sessions = createSessionFactory({ ..., toolSource: mcp });
+ */
+export async function startMcpServers(options: McpServersOptions): Promise<McpServers> {
+  const { logger } = options;
+  const maxOutputChars = options.maxOutputChars ?? BASH_DEFAULT_MAX_OUTPUT_CHARS;
+  const warned = new Set<string>();
+  let current: readonly Tool[] | undefined;
+  const connections = options.servers.map(
+    (server) =>
+      new McpServerConnection({
+        config: server,
+        baseEnv: options.baseEnv,
+        clock: options.clock,
+        logger: logger.child({ component: 'mcp' }),
+        // Rebuilt on the next ask, not now: a session keeps the list it took for its turn.
+        onChange: () => {
+          current = undefined;
+        },
+        ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+      }),
+  );
+  const byName = new Map(connections.map((c) => [c.name, c]));
+  const configs = new Map(options.servers.map((s) => [s.name, s]));
+  // One Tool per listed tool object: an unchanged list gives the very same objects.
+  const made = new WeakMap<object, Tool | undefined>();
+
+  const build = (): readonly Tool[] => {
+    const tools: Tool[] = [];
+    for (const connection of connections) {
+      const server = configs.get(connection.name) as McpServerConfig;
+      for (const listed of connection.tools) {
+        if (!made.has(listed)) made.set(listed, mcpTool(listed, { server, connection, maxOutputChars }));
+        const tool = made.get(listed);
+        if (tool) tools.push(tool);
+        else warnBadName(server.name, listed.name);
+      }
+    }
+    return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  };
+
+  const warnBadName = (server: string, tool: string) => {
+    const name = mcpToolName(server, tool);
+    if (warned.has(name)) return;
+    warned.add(name);
+    logger.warn(
+      { server, tool: tool.slice(0, 100) },
+      `MCP tool "${name.slice(0, 100)}" is left out: a tool name must be 1-64 letters, digits, "_" or "-" (Messages API), and this one is not`,
+    );
+  };
+
+  await Promise.all(connections.map((c) => c.start()));
+  return {
+    tools() {
+      current ??= build();
+      return current;
+    },
+    servers(): ToolServerStatus[] {
+      return connections.map((c) => ({
+        name: c.name,
+        state: c.state === 'closed' ? 'down' : c.state,
+        tools: c.tools
+          .map((t) => mcpToolName(c.name, t.name))
+          .filter((name) => TOOL_NAME.test(name))
+          .sort(),
+        ...(c.problem && c.state !== 'connected' ? { problem: c.problem } : {}),
+      }));
+    },
+    connection: (name) => byName.get(name),
+    async close() {
+      await Promise.all(connections.map((c) => c.close()));
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * An MCP tool result as the agent's tool result: text blocks, embedded text
+ * resources and resource links become text (capped like Bash's output),
+ * images go back as images (the session checks them against the API's
+ * limits), what the model cannot read (audio, binary resources) is named
+ * instead of sent, and `isError` stays an error.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CappedOutput } from '../tools/output.js';
+import type { ToolResult } from '../tools/types.js';
+
+/** Images one result may carry; more are named, not sent. */
+export const MCP_MAX_RESULT_IMAGES = 8;
+
+type Block = CallToolResult['content'][number];
+
+/**
+ * Converts `result`, keeping at most `maxOutputChars` characters of text.
+ *
+ * @example
+ * toToolResult({ content: [{ type: 'text', text: 'done' }] }, 30_000); // { content: 'done' }
+ */
+export function toToolResult(result: CallToolResult, maxOutputChars: number): ToolResult {
+  const text = new CappedOutput(maxOutputChars);
+  const images: NonNullable<ToolResult['images']> = [];
+  let first = true;
+  const add = (piece: string) => {
+    text.append(first ? piece : `\n${piece}`);
+    first = false;
+  };
+  for (const block of result.content ?? []) {
+    if (block.type === 'image' && images.length < MCP_MAX_RESULT_IMAGES) {
+      images.push({ mediaType: block.mimeType, data: block.data });
+      continue;
+    }
+    add(describe(block));
+  }
+  // A result with only structured output still has to say something.
+  if (first && result.structuredContent !== undefined) add(JSON.stringify(result.structuredContent));
+  if (first && images.length === 0) add('(the tool returned no content)');
+  return {
+    content: text.text(),
+    ...(images.length > 0 ? { images } : {}),
+    ...(result.isError === true ? { isError: true } : {}),
+  };
+}
+
+function describe(block: Block): string {
+  switch (block.type) {
+    case 'text':
+      return block.text;
+    case 'image':
+      return `[image (${block.mimeType}) left out: a result carries at most ${MCP_MAX_RESULT_IMAGES} images]`;
+    case 'audio':
+      return `[audio (${block.mimeType}, ${approxBytes(block.data)}) left out: the model cannot listen to it]`;
+    case 'resource_link':
+      return `[resource link: ${block.name} ${block.uri}${block.mimeType ? ` (${block.mimeType})` : ''}${block.description ? ` - ${block.description}` : ''}]`;
+    case 'resource': {
+      const resource = block.resource;
+      if ('text' in resource && typeof resource.text === 'string')
+        return `[resource ${resource.uri}]\n${resource.text}`;
+      const blob = 'blob' in resource && typeof resource.blob === 'string' ? resource.blob : '';
+      return `[binary resource ${resource.uri}${resource.mimeType ? ` (${resource.mimeType})` : ''}, ${approxBytes(blob)}, left out]`;
+    }
+    default:
+      return `[a ${(block as { type?: string }).type ?? 'content'} block left out: not understood]`;
+  }
+}
+
+function approxBytes(base64: string): string {
+  const bytes = Math.floor((base64.length * 3) / 4);
+  return bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} bytes`;
+}

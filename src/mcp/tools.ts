@@ -1,0 +1,89 @@
+/**
+ * An MCP server's tool as one of the agent's tools: named
+ * `mcp__<server>__<tool>`, with the server's input schema, a permission
+ * class, and a run() that calls the server.
+ *
+ * The class: the config's `toolPermissions[tool]`, else its `permission`,
+ * else the tool's annotations (MCP spec, ToolAnnotations): `readOnlyHint:
+ * true` is `inspect` (runs without asking, even in plan mode);
+ * `destructiveHint: false` (changes things, but only adds) is `modify`;
+ * everything else is `execute`, since the spec's defaults treat a tool
+ * without annotations as possibly destructive. Annotations are the server's
+ * own claims: the config decides for a server that is not trusted.
+ */
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { stringify } from 'safe-stable-stringify';
+import type { Tool, ToolResult } from '../tools/types.js';
+import type { ToolClass } from '../vocabulary.js';
+import type { McpServerConnection } from './client.js';
+import type { McpServerConfig } from './config.js';
+import { toToolResult } from './results.js';
+
+/** The Messages API's rule for tool names (Define tools page of platform.claude.com/docs). */
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** `mcp__<server>__<tool>`, as Claude Code names them. */
+export function mcpToolName(server: string, tool: string): string {
+  return `mcp__${server}__${tool}`;
+}
+
+/** The permission class of `tool` on `server` (see the module comment for the rule). */
+export function mcpToolClass(server: McpServerConfig, tool: McpTool): ToolClass {
+  const chosen = Object.hasOwn(server.toolPermissions, tool.name)
+    ? server.toolPermissions[tool.name]
+    : server.permission;
+  if (chosen) return chosen;
+  if (tool.annotations?.readOnlyHint === true) return 'inspect';
+  if (tool.annotations?.destructiveHint === false) return 'modify';
+  return 'execute';
+}
+
+/** Options for {@link mcpTool}. */
+export interface McpToolOptions {
+  server: McpServerConfig;
+  connection: Pick<McpServerConnection, 'call'>;
+  /** Most characters of text a result returns (the same cap as Bash's output). */
+  maxOutputChars: number;
+}
+
+/**
+ * The agent's tool for `tool`, or undefined when its name cannot be a tool
+ * name (one bad name must not break every request).
+ */
+export function mcpTool(tool: McpTool, options: McpToolOptions): Tool | undefined {
+  const { server, connection, maxOutputChars } = options;
+  const name = mcpToolName(server.name, tool.name);
+  if (!TOOL_NAME.test(name)) return undefined;
+  // Keys sorted at every level: the same schema gives the same request bytes, whatever order a
+  // server (or a restart of it) lists them in, so the prompt cache's tools prefix keeps matching.
+  const inputSchema = JSON.parse(canonicalJson(tool.inputSchema)) as Record<string, unknown>;
+  const description = (tool.description ?? tool.title ?? '').trim();
+  return {
+    name,
+    description: description || `The ${tool.name} tool of the ${server.name} MCP server.`,
+    inputSchema,
+    toolClass: mcpToolClass(server, tool),
+    summarize: (input) => `${tool.name} on ${server.name}${argumentPreview(input)}`,
+    scopeKey: (input) => canonicalJson(input),
+    async run(input, context): Promise<ToolResult> {
+      const result = await connection.call(tool.name, input, context.signal);
+      return toToolResult(result, maxOutputChars);
+    },
+  };
+}
+
+/** `value` as JSON with its keys sorted at every level. */
+export function canonicalJson(value: unknown): string {
+  return stringify(value) ?? 'null';
+}
+
+/** ` (repo: "a/b", title: "Fix …")`: the first arguments, short, for status lines and prompts. */
+function argumentPreview(input: Record<string, unknown>): string {
+  const parts = Object.entries(input)
+    .slice(0, 3)
+    .map(([key, value]) => {
+      const text = JSON.stringify(value) ?? String(value);
+      return `${key}: ${text.length > 40 ? `${text.slice(0, 39)}…` : text}`;
+    });
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}
