@@ -16,14 +16,33 @@ const ROUNDS = 25;
 
 let racer: ChildProcess | undefined;
 
-/** Stops the racer and waits for it, so nothing moves while the test checks or cleans up. */
+/**
+ * Stops the racer and every `mv`/`ln` it has running (its process group), and
+ * waits until none is left, so nothing moves while the test checks or cleans up.
+ */
 async function stopRacer(): Promise<void> {
-  if (racer && racer.exitCode === null && racer.signalCode === null) {
+  const pid = racer?.pid;
+  if (racer && pid !== undefined && racer.exitCode === null && racer.signalCode === null) {
     const exited = new Promise((resolve) => racer?.once('exit', resolve));
-    racer.kill('SIGKILL');
+    process.kill(-pid, 'SIGKILL');
     await exited;
   }
+  // A child caught inside a rename finishes it before it dies: wait until the group is gone
+  // (bounded: a child already dead but not yet reaped still answers, and moves nothing).
+  for (let i = 0; i < 200 && pid !== undefined && groupAlive(pid); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   racer = undefined;
+}
+
+/** True while any process of group `pgid` exists. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Starts swapping `<cwd>/dir` and a link to `outside`; resolves once the first swap happened. */
@@ -36,7 +55,7 @@ async function startRacer(cwd: string, outside: string): Promise<void> {
       'racer',
       outside,
     ],
-    { cwd, stdio: ['ignore', 'pipe', 'ignore'] },
+    { cwd, stdio: ['ignore', 'pipe', 'ignore'], detached: true },
   );
   await new Promise((resolve) => racer?.stdout?.once('data', resolve));
 }
