@@ -8,11 +8,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.js';
 import { type FakeSlack, startFakeSlack, visibleText } from '../fakes/slack/index.js';
 import { callbackUpdate, messageUpdate } from '../fakes/telegram/index.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import { startScaledApp } from './discord/app.js';
 import { mention } from './discord/helpers.js';
 import { startSlackApp } from './slack/app.js';
@@ -50,10 +51,7 @@ function expectJudgeable(prompts: { write: string; edit: string; bash: string },
 }
 
 /** What each test started, closed after it in reverse order. */
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const close of cleanups.splice(0).reverse()) await close();
-});
+const cleanups = useCleanups();
 
 /** The fake Messages API with the script, and a data folder, for the Slack and Discord apps. */
 async function modelAndFolder(): Promise<{ anthropic: FakeAnthropic; root: string }> {

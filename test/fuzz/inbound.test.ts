@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startApp as startDiscordApp } from '../adapters/discord/app.js';
 import { mention } from '../adapters/discord/helpers.js';
 import { startSlackApp } from '../adapters/slack/app.js';
@@ -20,12 +20,10 @@ import { startFakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeDiscord } from '../fakes/discord/index.js';
 import { startFakeSlack } from '../fakes/slack/index.js';
 import { messageUpdate } from '../fakes/telegram/index.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import { startTelegramWorld, watchUnhandled } from '../reliability/telegram-world.js';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 const SEED = 20_261_130;
 const BATCH = 100;

@@ -1,16 +1,4 @@
-/**
- * The fault scenario on Slack and on Discord: several threads at once, each
- * platform's fake failing ~10% of the bot's writes (429 with Retry-After,
- * 5xx, slow answers, dropped connections) and the model failing some
- * threads mid-reply. Every thread ends with its full reply exactly once or
- * a clear error, nothing rejects unhandled, and the bot keeps answering.
- * Slack runs as `npm start` runs it (Socket Mode, Slack's own paces);
- * Discord with its pace scaled down tenfold on both the fake and the adapter.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { botTexts, startScaledApp } from '../adapters/discord/app.js';
 import { mention } from '../adapters/discord/helpers.js';
 import { startSlackApp } from '../adapters/slack/app.js';
@@ -18,12 +6,10 @@ import { startFakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeDiscord } from '../fakes/discord/index.js';
 import { faultyModel, type ModelFault } from '../fakes/faults.js';
 import { startFakeSlack, visibleText } from '../fakes/slack/index.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import { watchUnhandled } from './telegram-world.js';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 const THREADS = 8;
 const reply = (key: string) => `Answer for ${key}: all is well.`;
@@ -35,11 +21,7 @@ const faultOf = (key: string): ModelFault =>
     | ModelFault
     | undefined) ?? 'none';
 
-async function tempRoot(): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'switchboard-faults-'));
-  cleanups.push(() => rm(root, { recursive: true, force: true }));
-  return root;
-}
+const tempRoot = () => cleanups.tempRoot('faults');
 
 /** Checks one thread's messages: the reply once, or (for a model fault) one clear error and no reply. */
 function checkThread(key: string, texts: string[]): 'full' | 'error' {

@@ -1,15 +1,3 @@
-/**
- * A platform call that is never answered (the request taken, the connection
- * left open: a half-open connection or a stuck proxy) must not freeze a
- * reply. Each adapter gives every outbox call a deadline; past it the call
- * fails with PLATFORM_TIMEOUT, the outbox's retry table makes it again, and
- * the reply arrives whole, once, without its Stop button. The deadline is
- * scaled down to one second here (the adapters' default is 15 s): without
- * one, discord.js gives up on an attempt after 15 s, grammY after 60 s and
- * the Slack Web API client never, all far past these tests' waits.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSlackAdapter } from '../../adapters/slack/index.js';
@@ -24,6 +12,7 @@ import { startFakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeDiscord } from '../fakes/discord/index.js';
 import { startFakeSlack, visibleText } from '../fakes/slack/index.js';
 import { messageUpdate } from '../fakes/telegram/index.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import { startTelegramWorld, type TelegramWorld, watchUnhandled } from './telegram-world.js';
 
 const CALL_TIMEOUT_MS = 1000;
@@ -31,19 +20,14 @@ const ANSWER = 'All is well.';
 /** The answer in two chunks a moment apart, so the reply streams: a first message, then an edit. */
 const answer = () => ({ text: ['All is ', 'well.'], chunkDelayMs: 200 });
 
-const cleanups: Array<() => Promise<unknown>> = [];
+const cleanups = useCleanups();
 let world: TelegramWorld | undefined;
 afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
   await world?.close();
   world = undefined;
 });
 
-async function tempRoot(): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'switchboard-hung-'));
-  cleanups.push(() => rm(root, { recursive: true, force: true }));
-  return root;
-}
+const tempRoot = () => cleanups.tempRoot('hung');
 
 describe('a platform call that is never answered', () => {
   it('Discord: the reply arrives whole and once after its first send and first edit hang', async () => {

@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningApp } from '../../src/app.js';
 import { say } from '../../src/bot/text.js';
 import { startApp as startDiscordApp } from '../adapters/discord/app.js';
@@ -18,12 +18,10 @@ import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.js';
 import { type FakeSlack, startFakeSlack } from '../fakes/slack/index.js';
 import { callbackUpdate, messageUpdate } from '../fakes/telegram/index.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import { startTelegramWorld, type TelegramWorld } from '../reliability/telegram-world.js';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 async function tempRoot(): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'switchboard-access-'));

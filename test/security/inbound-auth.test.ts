@@ -8,7 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../adapters/slack/index.js';
 import { loadConfig } from '../../config/index.js';
 import { startSwitchboard } from '../../src/app.js';
@@ -18,11 +18,9 @@ import { freePort } from '../adapters/telegram/helpers.js';
 import { startFakeAnthropic } from '../fakes/anthropic.js';
 import { SlackRequestSender, startFakeSlack } from '../fakes/slack/index.js';
 import { messageUpdate } from '../fakes/telegram/index.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = useCleanups();
 
 const SIGNING_SECRET = 'reliability-signing-secret-9a8b7c';
 
