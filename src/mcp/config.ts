@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { SwitchboardError } from '../errors.js';
+import { holdsSecret } from '../tools/env.js';
 import type { ToolClass } from '../vocabulary.js';
 import { expandVariables } from './expand.js';
 
@@ -121,7 +122,7 @@ function botSecretsHandedTo(server: McpServerConfig, botSecrets: readonly string
         ]
       : [['url', t.url], ...Object.entries(t.headers).map(([k, v]) => [`headers.${k}`, v] as const)];
   return fields
-    .filter(([, value]) => botSecrets.some((secret) => secret.length >= 8 && value.includes(secret)))
+    .filter(([, value]) => holdsSecret(value, botSecrets))
     .map(
       ([where]) =>
         `server "${server.name}": ${where} holds one of the bot's own credentials (a platform token or the API key); give the server a credential of its own`,

@@ -15,10 +15,9 @@ import type { Tool, ToolSource } from '../tools/types.js';
 import type { ToolServerStatus } from '../vocabulary.js';
 import { McpServerConnection } from './client.js';
 import type { McpServerConfig } from './config.js';
-import { mcpTool, mcpToolName, TOOL_NAME } from './tools.js';
+import { mcpTool, mcpToolName } from './tools.js';
 
 export { loadMcpConfig, MCP_CONFIG_VARIABLE, type McpConfig, type McpServerConfig } from './config.js';
-export { mcpToolClass, mcpToolName } from './tools.js';
 
 /** Options for {@link startMcpServers}. */
 export interface McpServersOptions {
@@ -54,38 +53,34 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
   const maxOutputChars = options.maxOutputChars ?? BASH_DEFAULT_MAX_OUTPUT_CHARS;
   const warned = new Set<string>();
   let current: readonly Tool[] | undefined;
-  const connections = options.servers.map(
-    (server) =>
-      new McpServerConnection({
-        config: server,
-        baseEnv: options.baseEnv,
-        clock: options.clock,
-        logger: logger.child({ component: 'mcp' }),
-        // Rebuilt on the next ask, not now: a session keeps the list it took for its turn.
-        onChange: () => {
-          current = undefined;
-        },
-        ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
-      }),
-  );
+  const servers = options.servers.map((config) => ({
+    config,
+    connection: new McpServerConnection({
+      config,
+      baseEnv: options.baseEnv,
+      clock: options.clock,
+      logger: logger.child({ component: 'mcp' }),
+      // Rebuilt on the next ask, not now: a session keeps the list it took for its turn.
+      onChange: () => {
+        current = undefined;
+      },
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+    }),
+  }));
+  const connections = servers.map((s) => s.connection);
   const byName = new Map(connections.map((c) => [c.name, c]));
-  const configs = new Map(options.servers.map((s) => [s.name, s]));
   // One Tool per listed tool object: an unchanged list gives the very same objects.
   const made = new WeakMap<object, Tool | undefined>();
 
-  const build = (): readonly Tool[] => {
-    const tools: Tool[] = [];
-    for (const connection of connections) {
-      const server = configs.get(connection.name) as McpServerConfig;
-      for (const listed of connection.tools) {
-        if (!made.has(listed)) made.set(listed, mcpTool(listed, { server, connection, maxOutputChars }));
-        const tool = made.get(listed);
-        if (tool) tools.push(tool);
-        else warnBadName(server.name, listed.name);
-      }
-    }
-    return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  };
+  /** The tools one server offers now; a tool whose name the API would refuse is left out (and logged once). */
+  const toolsOf = ({ config, connection }: (typeof servers)[number]): Tool[] =>
+    connection.tools.flatMap((listed) => {
+      if (!made.has(listed))
+        made.set(listed, mcpTool(listed, { server: config, connection, maxOutputChars }));
+      const tool = made.get(listed);
+      if (!tool) warnBadName(config.name, listed.name);
+      return tool ? [tool] : [];
+    });
 
   const warnBadName = (server: string, tool: string) => {
     const name = mcpToolName(server, tool);
@@ -100,19 +95,21 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
   await Promise.all(connections.map((c) => c.start()));
   return {
     tools() {
-      current ??= build();
+      current ??= servers.flatMap(toolsOf).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       return current;
     },
     servers(): ToolServerStatus[] {
-      return connections.map((c) => ({
-        name: c.name,
-        state: c.state === 'closed' ? 'down' : c.state,
-        tools: c.tools
-          .map((t) => mcpToolName(c.name, t.name))
-          .filter((name) => TOOL_NAME.test(name))
-          .sort(),
-        ...(c.problem && c.state !== 'connected' ? { problem: c.problem } : {}),
-      }));
+      return servers.map((server) => {
+        const c = server.connection;
+        return {
+          name: c.name,
+          state: c.state === 'closed' ? 'down' : c.state,
+          tools: toolsOf(server)
+            .map((t) => t.name)
+            .sort(),
+          ...(c.problem && c.state !== 'connected' ? { problem: c.problem } : {}),
+        };
+      });
     },
     connection: (name) => byName.get(name),
     async close() {

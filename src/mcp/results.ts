@@ -6,6 +6,7 @@
  * instead of sent, and `isError` stays an error.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { formatBytes } from '../bytes.js';
 import { CappedOutput } from '../tools/output.js';
 import type { ToolResult } from '../tools/types.js';
 
@@ -67,7 +68,7 @@ function describe(block: Block): string {
   }
 }
 
+/** The decoded size of `base64`, near enough to tell the model what it is missing. */
 function approxBytes(base64: string): string {
-  const bytes = Math.floor((base64.length * 3) / 4);
-  return bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} bytes`;
+  return formatBytes(Math.floor((base64.length * 3) / 4));
 }

@@ -20,7 +20,7 @@ import type { McpServerConfig } from './config.js';
 import { toToolResult } from './results.js';
 
 /** The Messages API's rule for tool names (Define tools page of platform.claude.com/docs). */
-export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** `mcp__<server>__<tool>`, as Claude Code names them. */
 export function mcpToolName(server: string, tool: string): string {
@@ -73,7 +73,7 @@ export function mcpTool(tool: McpTool, options: McpToolOptions): Tool | undefine
 }
 
 /** `value` as JSON with its keys sorted at every level. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   return stringify(value) ?? 'null';
 }
 

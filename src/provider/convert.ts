@@ -16,14 +16,7 @@ export function toApiBlock(block: ContentBlock): Anthropic.ContentBlockParam | u
       // The API rejects empty text blocks; an interrupted reply can leave one.
       return block.text.length > 0 ? { type: 'text', text: block.text } : undefined;
     case 'image':
-      return {
-        type: 'image',
-        source: {
-          type: 'base64',
-          media_type: mediaType(block.mediaType),
-          data: block.data,
-        },
-      };
+      return imageParam(block);
     case 'document':
       return {
         type: 'document',
@@ -56,17 +49,13 @@ function resultWithImages(
   text: string,
   images: readonly ToolResultImage[],
 ): Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam> {
-  return [
-    ...(text.length > 0 ? [{ type: 'text' as const, text }] : []),
-    ...images.map((image) => ({
-      type: 'image' as const,
-      source: { type: 'base64' as const, media_type: mediaType(image.mediaType), data: image.data },
-    })),
-  ];
+  return [...(text.length > 0 ? [{ type: 'text' as const, text }] : []), ...images.map(imageParam)];
 }
 
-function mediaType(type: string): ImageMediaType {
-  return (IMAGE_TYPES.has(type) ? type : 'image/png') as ImageMediaType;
+/** An image, in a message or a tool result alike. */
+function imageParam(image: ToolResultImage): Anthropic.ImageBlockParam {
+  const mediaType = (IMAGE_TYPES.has(image.mediaType) ? image.mediaType : 'image/png') as ImageMediaType;
+  return { type: 'image', source: { type: 'base64', media_type: mediaType, data: image.data } };
 }
 
 /**

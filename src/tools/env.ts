@@ -44,14 +44,26 @@ export function scrubbedEnv(
   source: NodeJS.ProcessEnv = process.env,
   extraSecrets: readonly string[] = [],
 ): Record<string, string> {
-  const secrets = extraSecrets.filter((secret) => secret.length > 0);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
     if (value === undefined || !isAllowedEnvName(name) || CREDENTIAL_URL.test(value)) continue;
-    const leaks = secrets.some(
-      (secret) => value === secret || (secret.length >= MIN_CONTAINED_SECRET && value.includes(secret)),
-    );
-    if (!leaks) out[name] = value;
+    if (!holdsSecret(value, extraSecrets)) out[name] = value;
   }
   return out;
+}
+
+/**
+ * True when `value` equals one of `secrets` or contains one of at least 8
+ * characters: the one rule for "this hands out a credential", in a child's
+ * environment as in an MCP server's settings.
+ *
+ * @example
+ * holdsSecret('Bearer sk-ant-0123456789', ['sk-ant-0123456789']); // true
+ */
+export function holdsSecret(value: string, secrets: readonly string[]): boolean {
+  return secrets.some(
+    (secret) =>
+      secret.length > 0 &&
+      (value === secret || (secret.length >= MIN_CONTAINED_SECRET && value.includes(secret))),
+  );
 }
