@@ -102,7 +102,7 @@ const CONTINUATION = /^([ \t]|[A-Za-z(])/;
  * loose; another kind of line might end it or change its numbering; a
  * code fence might end an item or swallow the next one).
  */
-export function itemRuns(group: string): string[] | undefined {
+function itemRuns(group: string): string[] | undefined {
   const body = group.replace(/\s+$/, '');
   if (/\n[ \t]*\n/.test(body)) return undefined;
   if (body.split('\n').some((line) => FENCE_LINE.test(line))) return undefined;
