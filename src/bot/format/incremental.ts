@@ -30,9 +30,15 @@ export class RenderCache {
 
   /** `source` rendered in `dialect` as final text, keeping the mentions `mentions` allows. */
   render(source: string, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
+    // A finished group is asked for again on every flush: its rendering is found before it is scanned for items.
+    const key = cacheKey(source, dialect, mentions);
+    const hit = this.#cached(key);
+    if (hit !== undefined) return this.#keep(key, hit);
     const runs = itemRuns(source);
-    if (!runs) return this.#render(source, dialect, mentions);
-    return runs.map((run) => this.#render(run, dialect, mentions)).join('\n');
+    const out = runs
+      ? runs.map((run) => this.#render(run, dialect, mentions)).join('\n')
+      : renderSource(source, dialect, false, mentions);
+    return this.#keep(key, out);
   }
 
   /** `source`, a reply's growing last group, rendered healed (as `renderSource(source, dialect, true)`). */
@@ -45,18 +51,29 @@ export class RenderCache {
   }
 
   #render(source: string, dialect: Dialect, mentions: MentionPolicy): string {
-    const key = `${dialect}\u0000${mentions}\u0000${source}`;
-    let out = this.#map.get(key);
-    if (out !== undefined) this.#map.delete(key);
-    else if (this.#live?.key === key) out = this.#live.out;
-    else out = renderSource(source, dialect, false, mentions);
+    const key = cacheKey(source, dialect, mentions);
+    return this.#keep(key, this.#cached(key) ?? renderSource(source, dialect, false, mentions));
+  }
+
+  /**
+   * The rendering held under `key` (in the map, removed so that keeping it
+   * again makes it the most recently used, or in the live slot).
+   */
+  #cached(key: string): string | undefined {
+    const out = this.#map.get(key);
+    if (out === undefined) return this.#live?.key === key ? this.#live.out : undefined;
+    this.#map.delete(key);
+    return out;
+  }
+
+  #keep(key: string, out: string): string {
     this.#map.set(key, out);
     if (this.#map.size > this.#limit) this.#map.delete(this.#map.keys().next().value!);
     return out;
   }
 
   #renderLive(healed: string, dialect: Dialect, mentions: MentionPolicy): string {
-    const key = `${dialect}\u0000${mentions}\u0000${healed}`;
+    const key = cacheKey(healed, dialect, mentions);
     const cached = this.#map.get(key) ?? (this.#live?.key === key ? this.#live.out : undefined);
     if (cached !== undefined) return cached;
     const out = renderSource(healed, dialect, false, mentions);
@@ -64,6 +81,9 @@ export class RenderCache {
     return out;
   }
 }
+
+const cacheKey = (source: string, dialect: Dialect, mentions: MentionPolicy) =>
+  `${dialect}\u0000${mentions}\u0000${source}`;
 
 const LIST_ITEM = /^([-*+]|\d{1,9}[.)])(\s|$)/;
 
@@ -82,7 +102,7 @@ const CONTINUATION = /^([ \t]|[A-Za-z(])/;
  * loose; another kind of line might end it or change its numbering; a
  * code fence might end an item or swallow the next one).
  */
-export function itemRuns(group: string): string[] | undefined {
+function itemRuns(group: string): string[] | undefined {
   const body = group.replace(/\s+$/, '');
   if (/\n[ \t]*\n/.test(body)) return undefined;
   if (body.split('\n').some((line) => FENCE_LINE.test(line))) return undefined;

@@ -5,7 +5,7 @@ import type { Dialect } from '../adapter-contract.js';
 import { syntaxFor } from './syntax.js';
 
 /** Longest status line shown; longer lines are cut with an ellipsis. */
-export const STATUS_MAX_CHARS = 100;
+const STATUS_MAX_CHARS = 100;
 
 /** One line, cut to {@link STATUS_MAX_CHARS}, escaped and set in italics for `dialect`. */
 export function renderStatusLine(line: string, dialect: Dialect): string {

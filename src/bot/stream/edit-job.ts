@@ -8,6 +8,7 @@ import { layoutMarkdown, toPlainText } from '../format/index.js';
 import type { OutboxContext } from './context.js';
 import type { FailureAction } from './retry.js';
 import type { Call, PaceView, Slot } from './scheduler.js';
+import { signature } from './segment.js';
 import type { SendOptions } from './types.js';
 
 /**
@@ -113,7 +114,7 @@ export class EditJob implements Slot {
       }
       const version = this.#version;
       const message = this.#render();
-      const sig = `${message.format}\u0000${message.text}\u0000${JSON.stringify(message.buttons ?? null)}`;
+      const sig = signature(message);
       if (sig === this.#sentSig) {
         this.#settle(version);
         continue;

@@ -25,7 +25,7 @@ const slotOf = (key: PaceKey) => `${key.kind}\u0000${key.chat}\u0000${key.id}`;
 /** Round trips remembered per platform. */
 const RTT_SAMPLES = 32;
 /** Paced keys older than this are forgotten (their pace cannot matter any more). */
-export const PACE_HORIZON_MS = 10 * 60_000;
+const PACE_HORIZON_MS = 10 * 60_000;
 
 /** The last call time of each paced key (a message, a stream) and each platform's round trips. */
 export class PaceBook {

@@ -21,7 +21,7 @@ export interface LayoutContext {
  * delivery): final parts at full length, or live parts with room for the
  * status line.
  */
-export function layoutFrom(
+function layoutFrom(
   md: string,
   from: number,
   fence: FenceState | undefined,

@@ -62,7 +62,7 @@ export function opensStream(s: Segment): boolean {
  * open stream is not one yet, and a relayout can leave it waiting for its
  * pace slot.
  */
-export function blockedByOrder(segment: Segment, segments: readonly Segment[]): boolean {
+function blockedByOrder(segment: Segment, segments: readonly Segment[]): boolean {
   if (segment.id !== undefined || (segment.handle && !segment.final)) return false;
   for (const s of segments) {
     if (s === segment) return false;
