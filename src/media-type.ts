@@ -47,3 +47,15 @@ export function isPdf(bytes: Uint8Array): boolean {
 export function sniffMediaType(bytes: Uint8Array): string {
   return sniffImage(bytes) ?? (isPdf(bytes) ? 'application/pdf' : 'application/octet-stream');
 }
+
+/**
+ * What a platform's declared media type says a shared file is: an image, a
+ * sound, a video, or (anything else) a document. The claim only sorts the
+ * file; its content is judged after download.
+ */
+export function declaredKind(mediaType: string | null | undefined): 'image' | 'audio' | 'video' | 'document' {
+  if (mediaType?.startsWith('image/')) return 'image';
+  if (mediaType?.startsWith('audio/')) return 'audio';
+  if (mediaType?.startsWith('video/')) return 'video';
+  return 'document';
+}
