@@ -10,6 +10,7 @@ import { type Attachment as DiscordAttachment, type Message, MessageReferenceTyp
 import type { Attachment } from '../../src/bot/adapter-contract.js';
 import { boundedDownload, declaredTooLarge, downloadProblem } from '../../src/download.js';
 import type { Logger } from '../../src/logger.js';
+import { declaredKind } from '../../src/media-type.js';
 
 /** Limits of {@link convertAttachments}. */
 export interface DownloadLimits {
@@ -25,14 +26,6 @@ export const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = {
   downloadTimeoutMs: 30_000,
 };
 
-function kindOf(contentType: string | null): Attachment['kind'] {
-  const type = contentType ?? '';
-  if (type.startsWith('image/')) return 'image';
-  if (type.startsWith('audio/')) return 'audio';
-  if (type.startsWith('video/')) return 'video';
-  return 'document';
-}
-
 /** Converts Discord attachments, downloading images and documents. */
 export async function convertAttachments(
   attachments: Iterable<DiscordAttachment>,
@@ -43,7 +36,7 @@ export async function convertAttachments(
 }
 
 async function convertOne(a: DiscordAttachment, logger: Logger, limits: DownloadLimits): Promise<Attachment> {
-  const kind = kindOf(a.contentType);
+  const kind = declaredKind(a.contentType);
   const mediaType = a.contentType?.split(';')[0]?.trim();
   const base: Attachment = { kind, name: a.name, size: a.size, ...(mediaType ? { mediaType } : {}) };
   if (kind !== 'image' && kind !== 'document') return base;

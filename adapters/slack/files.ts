@@ -8,6 +8,7 @@
 import type { Attachment } from '../../src/bot/adapter-contract.js';
 import { boundedDownload, declaredTooLarge, downloadProblem } from '../../src/download.js';
 import type { Logger } from '../../src/logger.js';
+import { declaredKind } from '../../src/media-type.js';
 
 /** The fields of a Slack file object the adapter reads. */
 export interface SlackFile {
@@ -34,13 +35,6 @@ export interface SlackFileLimits {
   downloadTimeoutMs?: number;
   /** Calls files.info for a file id; the event's object is used as it is without it. */
   fileInfo?: (id: string) => Promise<SlackFile | undefined>;
-}
-
-function kindOf(mediaType: string | undefined): Attachment['kind'] {
-  if (mediaType?.startsWith('image/')) return 'image';
-  if (mediaType?.startsWith('audio/')) return 'audio';
-  if (mediaType?.startsWith('video/')) return 'video';
-  return 'document';
 }
 
 /** Downloads Slack files the bot may read. */
@@ -82,7 +76,7 @@ export class SlackFiles {
     const file = await this.#complete(shared);
     const mediaType = file.mimetype;
     const base: Attachment = {
-      kind: kindOf(mediaType),
+      kind: declaredKind(mediaType),
       ...(mediaType ? { mediaType } : {}),
       ...(file.name ? { name: file.name } : {}),
       ...(file.size === undefined ? {} : { size: file.size }),

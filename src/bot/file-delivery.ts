@@ -8,11 +8,9 @@
 import { formatBytes } from '../bytes.js';
 import { describeError, isErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { isImageMediaType } from '../media-type.js';
 import type { FileDelivery, FileSender, OutgoingFile } from '../vocabulary.js';
 import type { Outbox, ReplyStream } from './stream/types.js';
-
-/** Image types every platform shows inline. */
-const INLINE_IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /** What a turn's file delivery works with. */
 export interface FileDeliveryContext {
@@ -47,7 +45,7 @@ async function deliver(ctx: FileDeliveryContext, file: OutgoingFile): Promise<Fi
     };
   }
   if (!ctx.isCurrent()) return { error: 'The turn was stopped before the file went out; it was not sent.' };
-  const inline = INLINE_IMAGES.has(file.mediaType) && size <= (caps.maxImageUploadBytes ?? limit);
+  const inline = isImageMediaType(file.mediaType) && size <= (caps.maxImageUploadBytes ?? limit);
   const kind = inline ? 'image' : 'document';
   try {
     // The text written before the file goes first, in its own message, as before an approval prompt.

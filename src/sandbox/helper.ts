@@ -340,13 +340,17 @@ export function sandboxHelperMain(req: NodeJS.Require, makeCommands: typeof help
   const commands = makeCommands(req, root, send);
 
   const ops: Record<string, (msg: never) => unknown> = { read, write, saveNew, walk, grep };
-  let buffered = '';
+  let pieces: string[] = [];
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', (chunk: string) => {
-    buffered += chunk;
-    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
+    // A line end is looked for in the new piece only, as box.ts reads the answers: a saved upload
+    // or a Write comes in one line of megabytes, and searching it again for every piece is quadratic.
+    let start = 0;
+    for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
+      pieces.push(chunk.slice(start, nl));
+      start = nl + 1;
+      const line = pieces.join('');
+      pieces = [];
       const msg = JSON.parse(line) as { id: number; op: string; target?: number };
       if (msg.op === 'exec') {
         commands.exec(msg as never);
@@ -365,6 +369,7 @@ export function sandboxHelperMain(req: NodeJS.Require, makeCommands: typeof help
         send({ id: msg.id, ok: false, code, message: (err as Error).message });
       }
     }
+    if (start < chunk.length) pieces.push(chunk.slice(start));
   });
   send({ id: 0, ready: true });
   // The turn is over: nothing started in it may outlive it.

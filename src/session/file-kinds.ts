@@ -6,6 +6,7 @@
  * platform.claude.com/docs: at most 100 pages and 32 MB per request, all
  * content included; standard PDFs only (no passwords or encryption).
  */
+import { type ImageMediaType, isPdf, sniffImage } from '../media-type.js';
 
 /** Most pages of PDF one request may carry (PDF support page). */
 export const MAX_PDF_PAGES_PER_REQUEST = 100;
@@ -19,25 +20,10 @@ export const PDF_PAGE_TOKENS = 3_000;
 
 /** A file's content as the session judged it. */
 export type FileKind =
-  | { kind: 'image'; mediaType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' }
+  | { kind: 'image'; mediaType: ImageMediaType }
   | { kind: 'pdf'; pages: number; encrypted: boolean }
   | { kind: 'text'; text: string }
   | { kind: 'binary' };
-
-function startsWith(bytes: Uint8Array, signature: string, at = 0): boolean {
-  if (bytes.length < at + signature.length) return false;
-  for (let i = 0; i < signature.length; i++) if (bytes[at + i] !== signature.charCodeAt(i)) return false;
-  return true;
-}
-
-/** The image type its first bytes declare (PNG, JPEG, GIF, WebP), or undefined. */
-export function sniffImage(bytes: Uint8Array): Extract<FileKind, { kind: 'image' }>['mediaType'] | undefined {
-  if (startsWith(bytes, '\x89PNG\r\n\x1a\n')) return 'image/png';
-  if (startsWith(bytes, '\xff\xd8\xff')) return 'image/jpeg';
-  if (startsWith(bytes, 'GIF87a') || startsWith(bytes, 'GIF89a')) return 'image/gif';
-  if (startsWith(bytes, 'RIFF') && startsWith(bytes, 'WEBP', 8)) return 'image/webp';
-  return undefined;
-}
 
 /**
  * Pages of a PDF, read from its objects: `/Type /Page` entries, or the page
@@ -65,7 +51,7 @@ export function asText(bytes: Uint8Array): string | undefined {
 export function fileKind(bytes: Uint8Array): FileKind {
   const image = sniffImage(bytes);
   if (image) return { kind: 'image', mediaType: image };
-  if (startsWith(bytes, '%PDF-')) {
+  if (isPdf(bytes)) {
     const pdf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     return {
       kind: 'pdf',

@@ -6,12 +6,12 @@
  * base64, at most 8000 × 8000 pixels, JPEG, PNG, GIF or WebP.
  */
 import { imageSize } from 'image-size';
+import { isImageMediaType } from '../media-type.js';
 
 /** Largest base64 string the API takes for one image. */
 export const MAX_IMAGE_BASE64_BYTES = 5 * 1024 * 1024;
 /** Largest width or height the API takes. */
 export const MAX_IMAGE_EDGE = 8000;
-const MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
 /** Width and height read from the image's header, or undefined when it cannot be read. */
 export function imageDimensions(base64: string): { width: number; height: number } | undefined {
@@ -32,7 +32,7 @@ const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
  * undefined when it is fine.
  */
 export function imageProblem(mediaType: string, base64: string): string | undefined {
-  if (!MEDIA_TYPES.has(mediaType))
+  if (!isImageMediaType(mediaType))
     return `it is ${mediaType || 'of an unknown type'}, and the model reads only JPEG, PNG, GIF and WebP`;
   if (base64.length > MAX_IMAGE_BASE64_BYTES)
     return `it is ${mb(base64.length)} as base64, over the API's 5 MB limit per image; send a smaller or compressed copy`;

@@ -92,7 +92,11 @@ export async function fileBlocks(
       const name = shownName(file.name);
       const kind = fileKind(file.bytes);
       const extension = EXTENSIONS[kind.kind === 'image' ? kind.mediaType : kind.kind];
-      const saved = await save(turn, file, date, extension).catch((err: unknown) => {
+      // Encoded once: the helper takes the file as base64, and so does the model for an image or a PDF.
+      const data = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength).toString(
+        'base64',
+      );
+      const saved = await save(turn, file.name, data, date, extension).catch((err: unknown) => {
         ctx.logger.warn(
           { err: describeError(err), size: file.bytes.length },
           'a received file could not be saved',
@@ -101,7 +105,7 @@ export async function fileBlocks(
         return undefined;
       });
       if (saved) ctx.logger.info({ path: saved, size: file.bytes.length }, 'received file saved');
-      blocks.push(...describe(file, kind, name, saved, inUse, ctx.contextWindow));
+      blocks.push(...describe(file, data, kind, name, saved, inUse, ctx.contextWindow));
     }
   } finally {
     await turn.close();
@@ -121,21 +125,20 @@ const EXTENSIONS: Record<string, string> = {
 
 async function save(
   turn: SandboxTurn,
-  file: IncomingFile,
+  name: string | undefined,
+  data: string,
   date: string,
   extension?: string,
 ): Promise<string> {
-  const data = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength).toString(
-    'base64',
-  );
-  const names = candidateNames(file.name, date, extension);
+  const names = candidateNames(name, date, extension);
   const { shown } = await turn.request<{ shown: string }>('saveNew', { dir: UPLOADS_DIR, names, data });
   return shown;
 }
 
-/** The note and the readable content of one file; counts what it adds to `inUse`. */
+/** The note and the readable content of one file (`data`: its bytes as base64); counts what it adds to `inUse`. */
 function describe(
   file: IncomingFile,
+  data: string,
   kind: FileKind,
   name: string,
   saved: string | undefined,
@@ -153,14 +156,10 @@ function describe(
   const head = `File received: ${name} (${kb(file.bytes.length)}, ${type}), ${where}.`;
   const note = (rest: string): ContentBlock => ({ type: 'text', text: `[${head} ${rest}]` });
   const tools = saved ? 'use your tools on it' : 'ask for it to be sent again';
-  const base64 = Math.ceil(file.bytes.length / 3) * 4;
-  const fitsRequest = inUse.base64 + base64 <= MAX_MEDIA_BASE64_PER_REQUEST;
-  const data = () =>
-    Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength).toString('base64');
+  const fitsRequest = inUse.base64 + data.length <= MAX_MEDIA_BASE64_PER_REQUEST;
   switch (kind.kind) {
     case 'image': {
-      const encoded = data();
-      const problem = imageProblem(kind.mediaType, encoded);
+      const problem = imageProblem(kind.mediaType, data);
       if (problem) return [note(`It is not shown to you: ${problem}. To look at it, ${tools}.`)];
       if (!fitsRequest)
         return [
@@ -168,8 +167,8 @@ function describe(
             `It is not shown to you: the conversation already carries as many images and PDFs as one request takes. ${tools}.`,
           ),
         ];
-      inUse.base64 += encoded.length;
-      return [note('It follows.'), { type: 'image', mediaType: kind.mediaType, data: encoded }];
+      inUse.base64 += data.length;
+      return [note('It follows.'), { type: 'image', mediaType: kind.mediaType, data }];
     }
     case 'pdf': {
       if (kind.encrypted) return [note(`It is encrypted, so it is not shown to you; ${tools}.`)];
@@ -180,11 +179,11 @@ function describe(
           ),
         ];
       inUse.pages += kind.pages;
-      inUse.base64 += base64;
+      inUse.base64 += data.length;
       const title = file.name?.replace(/\p{Cc}|\p{Cf}/gu, '').slice(0, 200);
       return [
         note(`Its ${kind.pages} page(s) follow.`),
-        { type: 'document', mediaType: 'application/pdf', data: data(), ...(title ? { title } : {}) },
+        { type: 'document', mediaType: 'application/pdf', data, ...(title ? { title } : {}) },
       ];
     }
     case 'text': {

@@ -59,6 +59,6 @@ export { createGlobTool, GLOB_MAX_RESULTS } from './glob.js';
 export { createGrepTool, GREP_MAX_RESULTS, GREP_TIME_LIMIT_MS, type GrepToolOptions } from './grep.js';
 export { decidePermission, type PermissionDecision } from './permissions.js';
 export { createReadTool, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_CHARS } from './read.js';
-export { createSendFileTool, SEND_FILE_MAX_BYTES, sniffMediaType } from './send-file.js';
+export { createSendFileTool, SEND_FILE_MAX_BYTES } from './send-file.js';
 export type { Tool, ToolContext, ToolResult } from './types.js';
 export { createWriteTool } from './write.js';

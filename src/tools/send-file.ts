@@ -7,9 +7,9 @@
  * comes back to the model as an error result naming the limit.
  */
 import { basename, join } from 'node:path';
-import { imageSize } from 'image-size';
 import { z } from 'zod';
 import { formatBytes } from '../bytes.js';
+import { sniffMediaType } from '../media-type.js';
 import { defineTool, filePathField, onFilePath, toolError } from './define.js';
 import { fileRequest, type PathInfo } from './in-sandbox.js';
 import type { Tool } from './types.js';
@@ -23,14 +23,6 @@ export const SEND_FILE_MAX_BYTES = 50 * 1024 * 1024;
 /** Longest caption the model may give; a platform's own caption limit is handled by the bot core. */
 export const SEND_FILE_MAX_CAPTION = 4000;
 
-/** image-size's names of the image types every platform shows inline. */
-const INLINE_IMAGES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-};
-
 const schema = z
   .object({
     file_path: filePathField,
@@ -41,23 +33,6 @@ const schema = z
       .describe('A short line shown with the file (plain text).'),
   })
   .strict();
-
-/**
- * The media type read from a file's first bytes: PNG, JPEG, GIF and WebP
- * images (shown inline by the chat), PDF, else `application/octet-stream`.
- * A name ending in `.png` does not make a file an image.
- */
-export function sniffMediaType(bytes: Uint8Array): string {
-  try {
-    const type = imageSize(bytes.subarray(0, 64 * 1024)).type;
-    const media = type === undefined ? undefined : INLINE_IMAGES[type];
-    if (media) return media;
-  } catch {
-    // Not an image image-size knows: look for the other types below.
-  }
-  if (Buffer.from(bytes.subarray(0, 5)).toString('latin1') === '%PDF-') return 'application/pdf';
-  return 'application/octet-stream';
-}
 
 /** Builds the SendFile tool. */
 export function createSendFileTool(): Tool {
