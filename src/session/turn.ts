@@ -102,7 +102,7 @@ export function guardNotice(state: ContextWindowState): string {
 }
 
 /** What a refusal tells the chat. */
-export function refusalNotice(explanation: string | undefined): string {
+function refusalNotice(explanation: string | undefined): string {
   return (
     `The model declined to answer this${explanation ? ` (${explanation})` : ''}. ` +
     'That exchange is left out of the conversation from now on, so you can go on: rephrase it or ask something else.'
