@@ -13,6 +13,7 @@
 import { diffLines } from 'diff';
 import type { PermissionRequest } from '../session/types.js';
 import type { ToolClass } from '../vocabulary.js';
+import { fenceFor, markdownInlineCode } from './format/syntax.js';
 import { showCommand, showHidden } from './visible-text.js';
 
 /** The messages of one approval request. */
@@ -116,7 +117,7 @@ function describe(request: PromptRequest): Detail {
     const lines = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
     const size = content === '' ? 'empty' : count(lines, 'line');
     return {
-      header: `🔐 Write wants to write ${codeSpan(showHidden(path))} (${size}):`,
+      header: `🔐 Write wants to write ${markdownInlineCode(showHidden(path))} (${size}):`,
       body: showHidden(content),
       lang: languageOf(path),
       noun: 'new content',
@@ -128,7 +129,7 @@ function describe(request: PromptRequest): Detail {
   if (request.toolName === 'Edit' && path !== undefined && before !== undefined && after !== undefined) {
     const every = args.replace_all === true ? ' (every occurrence)' : '';
     return {
-      header: `🔐 Edit wants to change ${codeSpan(showHidden(path))}${every}:`,
+      header: `🔐 Edit wants to change ${markdownInlineCode(showHidden(path))}${every}:`,
       body: diffBody(before, after),
       lang: 'diff',
       noun: 'change',
@@ -159,18 +160,8 @@ function diffBody(before: string, after: string): string {
 
 /** A fenced code block that nothing inside can close. */
 function fence(body: string, lang: string): string {
-  let longest = 0;
-  for (const run of body.matchAll(/`{3,}|~{3,}/g)) longest = Math.max(longest, run[0].length);
-  const ticks = '`'.repeat(Math.max(3, longest + 1));
+  const ticks = fenceFor(body);
   return `${ticks}${lang}\n${body}\n${ticks}`;
-}
-
-/** A Markdown code span that survives backticks inside the text. */
-export function codeSpan(text: string): string {
-  const runs = text.match(/`+/g) ?? [];
-  const ticks = '`'.repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
-  const pad = runs.length ? ' ' : '';
-  return `${ticks}${pad}${text}${pad}${ticks}`;
 }
 
 /** Model-written words on one line, hidden characters shown, Markdown made literal. */

@@ -96,8 +96,10 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     statusShown = true;
   };
   // What the model says it is doing between tool calls: its newest line, so the chat never sits frozen.
+  // Runs on every thinking delta with the whole note so far: find its last line without splitting all of it.
   const onProgress = (note: string) => {
-    const line = note.trim().split('\n').at(-1)?.trim();
+    const text = note.trimEnd();
+    const line = text.slice(text.lastIndexOf('\n') + 1).trim();
     if (!line) return;
     reply.setStatus(`💭 ${line.length > 200 ? `${line.slice(0, 199)}…` : line}`);
     statusShown = true;

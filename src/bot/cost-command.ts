@@ -5,7 +5,13 @@
  * The same one-line summary is the `/status` cost line.
  */
 import { formatUsd, ledgerCost, type PriceTable } from '../provider/pricing.js';
-import { cacheHitRate, emptyLedger, ledgerTotals, mergeLedger } from '../session/usage-ledger.js';
+import {
+  cacheHitRate,
+  emptyLedger,
+  ledgerTotals,
+  mergeLedger,
+  promptTokens,
+} from '../session/usage-ledger.js';
 import type { UsageLedger } from '../vocabulary.js';
 import type { CommandContext } from './command-context.js';
 
@@ -21,11 +27,10 @@ const count = (n: number) => n.toLocaleString('en-US');
 export function describeUsage(ledger: UsageLedger, prices: PriceTable, day?: string): string {
   const t = ledgerTotals(ledger, day);
   if (t.calls === 0) return 'nothing yet';
-  const input = t.inputTokens + t.cacheWrite5mTokens + t.cacheWrite1hTokens + t.cacheReadTokens;
   const cost = ledgerCost(ledger, prices, day);
   const unpriced = cost.unpriced.length > 0 ? ` (no price for ${cost.unpriced.join(', ')})` : '';
   return (
-    `${count(input)} tokens in (${Math.round(cacheHitRate(t) * 100)}% from the cache), ` +
+    `${count(promptTokens(t))} tokens in (${Math.round(cacheHitRate(t) * 100)}% from the cache), ` +
     `${count(t.outputTokens)} out, ${count(t.calls)} requests: ${formatUsd(cost.usd)}${unpriced}`
   );
 }

@@ -6,23 +6,25 @@
  */
 import type { ToolsReport } from '../session/factory.js';
 import type { ToolServerStatus } from '../vocabulary.js';
-import { codeSpan } from './approval-prompt.js';
 import type { CommandContext } from './command-context.js';
+import { markdownInlineCode } from './format/syntax.js';
 
 const count = (n: number) => `${n} ${n === 1 ? 'tool' : 'tools'}`;
 
 /** One line per MCP server for `/status`: connected with its tool count, or down and why. */
 export function toolServerLines(report: ToolsReport): string[] {
-  return report.servers.map((server) => `MCP server ${codeSpan(server.name)}: ${stateOf(server)}`);
+  return report.servers.map((server) => `MCP server ${markdownInlineCode(server.name)}: ${stateOf(server)}`);
 }
 
 /** `/tools`: the built-in tools, then each MCP server's, by the names the agent calls them. */
 export async function runTools(ctx: CommandContext): Promise<void> {
   const report = ctx.registry.toolsReport();
-  const lines = [`Built in: ${report.fixed.map(codeSpan).join(', ') || 'none'}`];
+  const lines = [`Built in: ${report.fixed.map(markdownInlineCode).join(', ') || 'none'}`];
   for (const server of report.servers) {
-    const head = `MCP server ${codeSpan(server.name)} (${stateOf(server)})`;
-    lines.push(server.tools.length > 0 ? `${head}: ${server.tools.map(codeSpan).join(', ')}` : head);
+    const head = `MCP server ${markdownInlineCode(server.name)} (${stateOf(server)})`;
+    lines.push(
+      server.tools.length > 0 ? `${head}: ${server.tools.map(markdownInlineCode).join(', ')}` : head,
+    );
   }
   if (report.servers.length === 0)
     lines.push('No MCP servers: SWITCHBOARD_MCP_CONFIG names a .mcp.json-style file to add some.');

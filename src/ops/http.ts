@@ -27,7 +27,7 @@ export interface OpsRoutes {
 }
 
 /** Runs every check (in parallel, each with a time limit) and lists the failures as `name: reason`. */
-export async function readinessFailures(checks: readonly ReadinessCheck[]): Promise<string[]> {
+async function readinessFailures(checks: readonly ReadinessCheck[]): Promise<string[]> {
   const results = await Promise.all(
     checks.map(async ({ name, check }) => {
       let timer: NodeJS.Timeout | undefined;

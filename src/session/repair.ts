@@ -79,7 +79,7 @@ function dropThinking(history: HistoryMessage[], target: Block | undefined): num
 }
 
 /** Trims long tool output outside the newest messages; returns how many results and characters. */
-export function trimOldToolResults(history: HistoryMessage[]): { results: number; chars: number } {
+function trimOldToolResults(history: HistoryMessage[]): { results: number; chars: number } {
   let results = 0;
   let chars = 0;
   for (const message of history.slice(0, Math.max(0, history.length - KEEP_NEWEST))) {

@@ -71,6 +71,25 @@ function addUsage(total: TokenUsage, usage: TokenUsage): void {
     total.cacheReadInputTokens = (total.cacheReadInputTokens ?? 0) + usage.cacheReadInputTokens;
   if (usage.cacheCreationInputTokens)
     total.cacheCreationInputTokens = (total.cacheCreationInputTokens ?? 0) + usage.cacheCreationInputTokens;
+  // Keep the lifetime split: a 1-hour write costs more than a 5-minute one, and the turn's cost is priced from this sum.
+  if (total.cacheCreation || usage.cacheCreation) {
+    const a = writesByLifetime(total);
+    const b = writesByLifetime(usage);
+    total.cacheCreation = {
+      ephemeral5mInputTokens: a.ephemeral5mInputTokens + b.ephemeral5mInputTokens,
+      ephemeral1hInputTokens: a.ephemeral1hInputTokens + b.ephemeral1hInputTokens,
+    };
+  }
+}
+
+/** A request's cache writes by lifetime; writes reported without a split count as 5-minute writes, as in the ledger. */
+function writesByLifetime(usage: TokenUsage): NonNullable<TokenUsage['cacheCreation']> {
+  return (
+    usage.cacheCreation ?? {
+      ephemeral5mInputTokens: usage.cacheCreationInputTokens ?? 0,
+      ephemeral1hInputTokens: 0,
+    }
+  );
 }
 
 /** The notice added when the context guard stops a request. */
@@ -83,7 +102,7 @@ export function guardNotice(state: ContextWindowState): string {
 }
 
 /** What a refusal tells the chat. */
-export function refusalNotice(explanation: string | undefined): string {
+function refusalNotice(explanation: string | undefined): string {
   return (
     `The model declined to answer this${explanation ? ` (${explanation})` : ''}. ` +
     'That exchange is left out of the conversation from now on, so you can go on: rephrase it or ask something else.'

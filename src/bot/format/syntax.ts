@@ -43,14 +43,14 @@ function escapeMarkdown(s: string, extra: RegExp): string {
 }
 
 /** A fence longer than any backtick run inside `value`. */
-function fenceFor(value: string): string {
+export function fenceFor(value: string): string {
   let longest = 0;
   for (const m of value.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   return '`'.repeat(Math.max(3, longest + 1));
 }
 
 /** Inline code that survives backticks inside it. */
-function markdownInlineCode(value: string): string {
+export function markdownInlineCode(value: string): string {
   let longest = 0;
   for (const m of value.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   const ticks = '`'.repeat(longest + 1);
