@@ -4,6 +4,7 @@
  * gateway close 4004) or the Message Content intent not enabled (close 4014),
  * without ever echoing the token.
  */
+import { createRequire } from 'node:module';
 import { Client, Events, GatewayIntentBits, Partials, type RESTOptions } from 'discord.js';
 import { SwitchboardError } from '../../src/errors.js';
 
@@ -19,6 +20,22 @@ export const INTENT_MESSAGE =
 export const TOKEN_MESSAGE =
   'DISCORD_BOT_TOKEN was rejected by Discord: copy the token from the Developer Portal > Bot (Reset Token) into .env';
 
+/**
+ * An HTTP agent of the undici that discord.js's REST itself loads. Undici
+ * keeps one dispatcher per process under a symbol every copy shares, set by
+ * whichever copy loads first: with Slack's Socket Mode (another major of
+ * undici) loaded first, REST's multipart uploads reached that copy's agent
+ * and failed ("action is not a function"). An agent of its own copy keeps
+ * every REST call on one version.
+ */
+function restAgent(): NonNullable<RESTOptions['agent']> {
+  const fromHere = createRequire(import.meta.url);
+  const fromDiscord = createRequire(fromHere.resolve('discord.js'));
+  const fromRest = createRequire(fromDiscord.resolve('@discordjs/rest'));
+  const { Agent } = fromRest('undici') as { Agent: new () => NonNullable<RESTOptions['agent']> };
+  return new Agent();
+}
+
 /** Builds the client: guild and DM messages with their content; partial channels so uncached DMs arrive. */
 export function buildClient(rest: Partial<RESTOptions>): Client {
   return new Client({
@@ -30,7 +47,7 @@ export function buildClient(rest: Partial<RESTOptions>): Client {
     ],
     partials: [Partials.Channel, Partials.Message],
     allowedMentions: { parse: [], repliedUser: false },
-    rest,
+    rest: { agent: restAgent(), ...rest },
   });
 }
 

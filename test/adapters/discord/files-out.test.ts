@@ -4,6 +4,9 @@
  * fake Discord, and the test reads the thread as a person sees it. Discord's
  * pace is scaled down tenfold on both sides (startScaledApp).
  */
+// Slack's Socket Mode first, as in a bot with both platforms: it loads another major of undici,
+// whose agent would become discord.js's REST dispatcher if the adapter did not bring its own.
+import '@slack/socket-mode';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
