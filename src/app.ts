@@ -85,11 +85,13 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   // An older start may have made it 0755.
   await chmod(config.dataDir, 0o700);
   await mkdir(config.workspace, { recursive: true });
+  // The bot's own files, covered wherever a sandbox's mounts would show them.
+  const hidden = [config.dataDir, resolve('.env'), config.logFile, consoleLogFile, config.mcp?.path];
   const sandbox =
     deps.sessionOptions?.sandbox ??
-    new Sandbox({ ...config.sandbox, hidden: [config.dataDir, resolve('.env')] });
-  // `required` refuses to start without it; `auto` starts, but says so loudly.
-  const warning = sandboxWarning(await requireSandbox(sandbox));
+    new Sandbox({ ...config.sandbox, hidden: hidden.filter((path): path is string => path !== undefined) });
+  // `required` refuses to start without it; `auto` starts without Bash, but says so loudly.
+  const warning = sandboxWarning(await requireSandbox(sandbox, config.workspace));
   if (warning) logger.warn({ sandbox: config.sandbox.mode }, warning);
 
   // A server that fails to start is left out with a warning (and retried); it never stops the bot.

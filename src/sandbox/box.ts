@@ -4,28 +4,27 @@
  * ends everything started in it: with bubblewrap the helper is the PID
  * namespace's main process, so its exit takes every other process along.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import type { Clock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
+import { removeWhenEmpty } from './command.js';
 import { helperSource } from './helper.js';
-import type { PidsCgroup } from './pids-cgroup.js';
+import { type SandboxSpawn, spawnSandboxed } from './spawn.js';
 
 /** How long a closing sandbox may take to end on its own before it is killed. */
 export const BOX_CLOSE_GRACE_MS = 2_000;
 /** Most stderr kept to explain a sandbox that ended. */
 const STDERR_KEEP = 2_000;
+/**
+ * The longest answer line accepted from the helper, in characters. The
+ * largest honest one is a 50 MB SendFile in base64 (about 67 MB); anything
+ * longer is hostile or broken, and the sandbox is killed.
+ */
+export const MAX_ANSWER_CHARS = 80 * 1024 * 1024;
 
-/** How to start a box. */
-export interface BoxLaunch {
-  /** The program and its arguments, which end with the helper's `node -e` call. */
-  command: string;
-  args: string[];
-  /** Environment of the launched program (bubblewrap clears it again inside). */
-  env: Record<string, string>;
-  cwd: string;
-  clock: Clock;
-  cgroup?: PidsCgroup | undefined;
-}
+/** How to start a box: its process (the arguments end with the helper's `node -e` call) and clock. */
+export type BoxLaunch = Omit<SandboxSpawn, 'stdin'> & { clock: Clock };
 
 /** The `node -e` arguments that start the helper for `workspace`. */
 export function helperArgs(nodePath: string, workspace: string): string[] {
@@ -35,7 +34,6 @@ export function helperArgs(nodePath: string, workspace: string): string[] {
 interface Pending {
   resolve(value: unknown): void;
   reject(err: Error): void;
-  onChunk: ((chunk: string) => void) | undefined;
 }
 
 /** An error the helper reported: `code` is an errno name (`ENOENT`) or a SwitchboardError code. */
@@ -52,13 +50,15 @@ export class HelperError extends Error {
 
 /** A running helper and the requests in flight to it. */
 export class SandboxBox {
-  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #child: ChildProcess;
+  readonly #stdin: Writable;
   readonly #pending = new Map<number, Pending>();
   readonly #clock: Clock;
-  readonly #cgroup: PidsCgroup | undefined;
+  readonly #cgroup: BoxLaunch['cgroup'];
   #nextId = 1;
-  /** The helper's unfinished answer line, in the pieces it arrived in. */
+  /** The helper's unfinished answer line, in the pieces it arrived in, and their length. */
   #stdout: string[] = [];
+  #stdoutChars = 0;
   #stderr = '';
   #ended: string | undefined;
   /** Settles when the helper's process has exited. */
@@ -76,26 +76,27 @@ export class SandboxBox {
       this.#failReady = reject;
     });
     this.ready.catch(() => undefined);
-    const [command, args] = launch.cgroup
-      ? // The shell joins the cgroup, then becomes the sandbox: nothing forks before the limit holds.
-        [
-          '/bin/sh',
-          ['-c', 'echo $$ > "$0" && exec "$@"', launch.cgroup.procsFile, launch.command, ...launch.args],
-        ]
-      : [launch.command, launch.args];
-    this.#child = spawn(command as string, args as string[], {
-      env: launch.env,
-      cwd: launch.cwd,
-      stdio: 'pipe',
+    this.#child = spawnSandboxed({ ...launch, stdin: 'pipe' });
+    this.#stdin = this.#child.stdin as Writable;
+    const stdout = this.#child.stdout as Readable;
+    const stderr = this.#child.stderr as Readable;
+    stdout.setEncoding('utf8');
+    stderr.setEncoding('utf8');
+    // Every byte from inside is untrusted: a handler never throws, and a broken answer ends the sandbox.
+    stdout.on('data', (chunk: string) => {
+      try {
+        this.#onStdout(chunk);
+      } catch (err) {
+        this.#fail(`its answer could not be read (${(err as Error).message})`);
+      }
     });
-    this.#child.stdout.setEncoding('utf8');
-    this.#child.stderr.setEncoding('utf8');
-    this.#child.stdout.on('data', (chunk: string) => this.#onStdout(chunk));
-    this.#child.stderr.on('data', (chunk: string) => {
+    stderr.on('data', (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-STDERR_KEEP);
     });
     // A helper that died mid-request must not crash the bot with EPIPE.
-    this.#child.stdin.on('error', () => undefined);
+    this.#stdin.on('error', () => undefined);
+    stdout.on('error', () => undefined);
+    stderr.on('error', () => undefined);
     this.exited = new Promise((resolve) => {
       this.#child.on('error', (err) => {
         this.#end(`it could not be started (${err.message})`);
@@ -103,6 +104,7 @@ export class SandboxBox {
       });
       this.#child.on('close', (code, signal) => {
         this.#end(signal ? `killed by ${signal}` : `exit code ${code}`);
+        removeWhenEmpty(this.#cgroup, this.#clock);
         resolve();
       });
     });
@@ -113,28 +115,18 @@ export class SandboxBox {
     return this.#ended === undefined;
   }
 
-  /** Sends one request; `onChunk` receives streamed output (Bash). */
-  request<T>(
-    op: string,
-    payload: Record<string, unknown>,
-    onChunk?: (chunk: string) => void,
-  ): Promise<T> & { id: number } {
+  /** Sends one request. */
+  request<T>(op: string, payload: Record<string, unknown>): Promise<T> & { id: number } {
     const id = this.#nextId++;
     const promise = new Promise<T>((resolve, reject) => {
       if (this.#ended !== undefined) {
         reject(this.#endedError());
         return;
       }
-      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onChunk });
-      this.#child.stdin.write(`${JSON.stringify({ ...payload, id, op })}\n`);
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.#stdin.write(`${JSON.stringify({ ...payload, id, op })}\n`);
     });
     return Object.assign(promise, { id });
-  }
-
-  /** Asks the helper to kill the process group of request `target` (a running command). */
-  killCommand(target: number): void {
-    if (this.#ended === undefined)
-      this.#child.stdin.write(`${JSON.stringify({ id: 0, op: 'kill', target })}\n`);
   }
 
   /** Kills the sandbox at once (a runaway request); pending requests fail. */
@@ -145,7 +137,7 @@ export class SandboxBox {
   /** Ends the sandbox and everything in it; resolves when it is gone. */
   async close(): Promise<void> {
     if (this.#ended === undefined) {
-      this.#child.stdin.end();
+      this.#stdin.end();
       const timer = this.#clock.setTimeout(() => this.kill(), BOX_CLOSE_GRACE_MS);
       await this.exited;
       this.#clock.clearTimeout(timer);
@@ -158,12 +150,15 @@ export class SandboxBox {
     // line of megabytes, and searching the whole line again for every piece took seconds.
     let start = 0;
     for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
+      if (this.#stdoutChars + nl - start > MAX_ANSWER_CHARS)
+        return this.#fail('it sent an answer over the size limit');
       this.#stdout.push(chunk.slice(start, nl));
       start = nl + 1;
       const line = this.#stdout.join('');
       this.#stdout = [];
+      this.#stdoutChars = 0;
       let msg: {
-        id: number;
+        id?: unknown;
         ok?: boolean;
         result?: unknown;
         chunk?: string;
@@ -173,23 +168,36 @@ export class SandboxBox {
       try {
         msg = JSON.parse(line);
       } catch {
-        continue;
+        return this.#fail('it sent a line that is not JSON');
       }
+      if (typeof msg !== 'object' || msg === null || typeof msg.id !== 'number')
+        return this.#fail('it sent an answer without an id');
       if (msg.id === 0) {
         this.#markReady?.();
         continue;
       }
       const pending = this.#pending.get(msg.id);
       if (!pending) continue;
-      if (msg.chunk !== undefined) {
-        pending.onChunk?.(msg.chunk);
-        continue;
-      }
       this.#pending.delete(msg.id);
       if (msg.ok) pending.resolve(msg.result);
-      else pending.reject(new HelperError(msg.code ?? 'TOOL_FAILED', msg.message ?? 'the sandbox failed'));
+      else
+        pending.reject(
+          new HelperError(String(msg.code ?? 'TOOL_FAILED'), String(msg.message ?? 'the sandbox failed')),
+        );
     }
-    if (start < chunk.length) this.#stdout.push(chunk.slice(start));
+    if (start < chunk.length) {
+      this.#stdoutChars += chunk.length - start;
+      if (this.#stdoutChars > MAX_ANSWER_CHARS) return this.#fail('it sent an answer over the size limit');
+      this.#stdout.push(chunk.slice(start));
+    }
+  }
+
+  /** Ends a sandbox that broke the protocol: its requests fail with `why`, and it is killed. */
+  #fail(why: string): void {
+    this.#stdout = [];
+    this.#stdoutChars = 0;
+    this.#end(why);
+    this.kill();
   }
 
   #end(why: string): void {
@@ -198,13 +206,6 @@ export class SandboxBox {
     this.#failReady?.(error);
     for (const pending of this.#pending.values()) pending.reject(error);
     this.#pending.clear();
-    this.#removeCgroup(0);
-  }
-
-  #removeCgroup(attempt: number): void {
-    // The kernel empties the cgroup a moment after the last process exits.
-    if (!this.#cgroup || this.#cgroup.remove() || attempt >= 20) return;
-    this.#clock.setTimeout(() => this.#removeCgroup(attempt + 1), 100);
   }
 
   #endedError(): SwitchboardError {

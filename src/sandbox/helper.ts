@@ -10,25 +10,23 @@
  *
  * {@link sandboxHelperMain} must stay self-contained: it is sent to `node -e`
  * as source text (`Function.prototype.toString`), so it may use nothing from
- * this module's scope, only what it `require`s; the same holds for
- * {@link helperCommands} (helper-commands.ts), sent beside it.
+ * this module's scope, only what it `require`s. Commands do not run here:
+ * each gets a sandbox of its own (command.ts), out of this process's reach.
  */
-import { helperCommands } from './helper-commands.js';
 
 /** The helper's source, ready for `node -e`; its one argument is the workspace path. */
 export function helperSource(): string {
   // Transpilers that keep function names (esbuild's keepNames, used by tsx)
   // wrap them in a `__name` call defined at module scope; give it one here.
-  return `const __name = (target) => target;\n(${sandboxHelperMain.toString()})(require, ${helperCommands.toString()});`;
+  return `const __name = (target) => target;\n(${sandboxHelperMain.toString()})(require);`;
 }
 
 /**
  * The helper's entry point (run in a separate process; see the module note).
  * The protocol: a request `{ id, op, ...}` per line; answers
- * `{ id, ok: true, result }` or `{ id, ok: false, code, message }`; Bash also
- * streams `{ id, chunk }` lines before its answer.
+ * `{ id, ok: true, result }` or `{ id, ok: false, code, message }`.
  */
-export function sandboxHelperMain(req: NodeJS.Require, makeCommands: typeof helperCommands): void {
+export function sandboxHelperMain(req: NodeJS.Require): void {
   const fs = req('node:fs') as typeof import('node:fs');
   const C = fs.constants;
   const root = process.argv[1] ?? '';
@@ -183,12 +181,33 @@ export function sandboxHelperMain(req: NodeJS.Require, makeCommands: typeof help
     return stat.isFile() ? 'file' : stat.isDirectory() ? 'dir' : 'other';
   }
 
+  /**
+   * Reads at most `max` bytes of `fd`: the contents, or undefined when there
+   * is more. The size fstat gave is no bound, since the file may grow
+   * meanwhile; what counts is what is actually read.
+   */
+  function readBounded(fd: number, max: number): Buffer | undefined {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, max + 1 - total));
+      const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) return Buffer.concat(chunks, total);
+      total += n;
+      if (total > max) return undefined;
+      chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
+    }
+  }
+
   function read(msg: { path: string; maxBytes: number }) {
     const { fd, parts, stat } = resolveOpen(msg.path, 'read');
     try {
       const info = { shown: shownOf(parts), kind: kindOf(stat), size: stat.size };
       if (!stat.isFile() || stat.size > msg.maxBytes) return info;
-      return { ...info, data: fs.readFileSync(fd).toString('base64') };
+      const data = readBounded(fd, msg.maxBytes);
+      // Grown past the limit since fstat: answered like a file that was too large from the start.
+      if (data === undefined) return { ...info, size: Math.max(stat.size, msg.maxBytes + 1) };
+      return { ...info, size: data.length, data: data.toString('base64') };
     } finally {
       fs.closeSync(fd);
     }
@@ -311,8 +330,8 @@ export function sandboxHelperMain(req: NodeJS.Require, makeCommands: typeof help
         const opened = resolveOpen(file, 'read');
         try {
           if (!opened.stat.isFile() || opened.stat.size > msg.maxBytes) continue;
-          const buffer = fs.readFileSync(opened.fd);
-          if (buffer.subarray(0, 8192).includes(0)) continue;
+          const buffer = readBounded(opened.fd, msg.maxBytes);
+          if (buffer === undefined || buffer.subarray(0, 8192).includes(0)) continue;
           text = buffer.toString('utf8');
         } finally {
           fs.closeSync(opened.fd);
@@ -337,7 +356,6 @@ export function sandboxHelperMain(req: NodeJS.Require, makeCommands: typeof help
   }
 
   const send = (message: unknown) => process.stdout.write(`${JSON.stringify(message)}\n`);
-  const commands = makeCommands(req, root, send);
 
   const ops: Record<string, (msg: never) => unknown> = { read, write, saveNew, walk, grep };
   let pieces: string[] = [];
@@ -351,15 +369,7 @@ export function sandboxHelperMain(req: NodeJS.Require, makeCommands: typeof help
       start = nl + 1;
       const line = pieces.join('');
       pieces = [];
-      const msg = JSON.parse(line) as { id: number; op: string; target?: number };
-      if (msg.op === 'exec') {
-        commands.exec(msg as never);
-        continue;
-      }
-      if (msg.op === 'kill') {
-        commands.kill(msg.target ?? -1);
-        continue;
-      }
+      const msg = JSON.parse(line) as { id: number; op: string };
       try {
         const op = ops[msg.op];
         if (!op) throw new ToolFault('TOOL_FAILED', `unknown operation ${msg.op}`);
@@ -372,9 +382,6 @@ export function sandboxHelperMain(req: NodeJS.Require, makeCommands: typeof help
     if (start < chunk.length) pieces.push(chunk.slice(start));
   });
   send({ id: 0, ready: true });
-  // The turn is over: nothing started in it may outlive it.
-  process.stdin.on('end', () => {
-    commands.killAll();
-    process.exit(0);
-  });
+  // The turn is over.
+  process.stdin.on('end', () => process.exit(0));
 }

@@ -1,19 +1,21 @@
 /**
  * The sandbox of the agent's tools. {@link Sandbox} holds the settings and
- * finds out once whether bubblewrap works here; {@link Sandbox.openTurn}
- * gives a chat turn its own {@link SandboxTurn}, whose helper process starts
- * with the turn's first tool call and ends, with everything it started, when
- * the turn closes it.
+ * finds out once whether bubblewrap works here (and if not, why);
+ * {@link Sandbox.openTurn} gives a chat turn its own {@link SandboxTurn}:
+ * a file helper for the turn, and a fresh sandbox for each command.
  */
-import { spawn } from 'node:child_process';
+import { accessSync, constants, realpathSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
-import { type BoxLaunch, helperArgs, SandboxBox } from './box.js';
-import { bwrapArgs } from './bwrap-args.js';
-import { createPidsCgroup } from './pids-cgroup.js';
+import { helperArgs, SandboxBox } from './box.js';
+import { type BwrapLayout, bwrapArgs } from './bwrap-args.js';
+import { createSandboxCgroup } from './cgroup.js';
+import { type ExecOptions, type ExecOutcome, limitedBash, removeWhenEmpty, runCommand } from './command.js';
+import { diagnose, missingBinary, type SandboxProblem } from './diagnose.js';
+import { seccompFilter } from './seccomp.js';
 import {
   DEFAULT_SANDBOX_LIMITS,
   type SandboxLimits,
@@ -23,27 +25,30 @@ import {
   type SandboxStatus,
   sandboxEnv,
 } from './settings.js';
+import { spawnSandboxed } from './spawn.js';
 import { SandboxTurn } from './turn.js';
 
-/** Runs `command` and resolves with its exit code and the end of its stderr. */
-function run(command: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: {} });
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-500);
-    });
-    child.on('error', (err) => resolve({ code: null, stderr: err.message }));
-    child.on('close', (code) => resolve({ code, stderr: stderr.trim() }));
-  });
+/** Finds `name` in PATH (and the usual system folders) once, as a real absolute path. */
+function findBinary(name: string): string | undefined {
+  if (isAbsolute(name)) return name;
+  const dirs = [...(process.env.PATH ?? '').split(':'), '/usr/bin', '/bin', '/usr/local/bin'];
+  for (const dir of dirs) {
+    if (!isAbsolute(dir)) continue;
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return realpathSync(join(dir, name));
+    } catch {
+      // Not there.
+    }
+  }
+  return undefined;
 }
 
 /**
  * The tools' sandbox for one bot or one library user.
  *
  * @example
- * const sandbox = new Sandbox({ mode: 'required', hidden: ['/srv/bot/data'] });
+ * const sandbox = new Sandbox({ mode: 'required', hidden: ['/srv/bot/data', '/srv/bot/.env'] });
  * const status = await sandbox.check(); // { state: 'on', network: 'none' }
  * const session = new InteractiveSession({ cwd, provider, sandbox });
  */
@@ -51,102 +56,198 @@ export class Sandbox {
   readonly mode: SandboxMode;
   readonly network: SandboxNetwork;
   readonly limits: SandboxLimits;
+  readonly prestart: boolean;
   readonly #hidden: readonly string[];
-  readonly #bwrap: string;
+  readonly #bwrapName: string;
+  /** The resolved binary, once the probe found it: never looked up again. */
+  #bwrap: string | undefined;
+  readonly #seccomp = seccompFilter();
   #status: Promise<SandboxStatus> | undefined;
 
   constructor(settings: SandboxSettings = {}) {
     this.mode = settings.mode ?? 'auto';
     this.network = settings.network ?? 'none';
     this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...settings.limits };
+    this.prestart = settings.prestart ?? true;
     this.#hidden = settings.hidden ?? [];
-    this.#bwrap = settings.bwrapPath ?? 'bwrap';
+    this.#bwrapName = settings.bwrapPath ?? 'bwrap';
   }
 
   /**
    * Whether the sandbox is in force: `on`, `off` (the mode says so) or
-   * `unavailable` with the reason bubblewrap gave. Tried once, then remembered.
+   * `unavailable` with the cause and its fix. Tried once, then remembered.
    */
   check(): Promise<SandboxStatus> {
     this.#status ??= this.#probe();
     return this.#status;
   }
 
+  /**
+   * Throws (CONFIG_INVALID) when a sandbox for `workspace` would show the
+   * bot's own files, the hidden paths, in a way that cannot be covered.
+   */
+  checkLayout(workspace: string): void {
+    bwrapArgs(this.#layout(realpathSync(workspace)));
+  }
+
   /** A sandbox for one chat turn in workspace `cwd`; close it when the turn ends. */
   openTurn(cwd: string, clock: Clock): SandboxTurn {
-    return new SandboxTurn({ sandbox: this, cwd, clock });
+    const turn = new SandboxTurn({ sandbox: this, cwd, clock });
+    if (this.prestart) turn.warm();
+    return turn;
   }
 
   /**
-   * Starts a helper for `workspace` (a real path): inside bubblewrap when the
-   * sandbox is on, as a plain process otherwise.
+   * Starts a file helper for `workspace` (a real path): inside bubblewrap
+   * when the sandbox is on, as a plain process otherwise.
    */
   async launch(workspace: string, clock: Clock): Promise<{ box: SandboxBox; sandboxed: boolean }> {
     const status = await this.check();
-    const env = sandboxEnv(workspace);
     const helper = helperArgs(process.execPath, workspace);
-    const launch: BoxLaunch =
-      status.state === 'on'
-        ? {
-            command: this.#bwrap,
-            args: [
-              ...bwrapArgs({
-                workspace,
-                network: this.network,
-                hidden: this.#hidden,
-                nodePath: process.execPath,
-                env,
-              }),
-              ...helper,
-            ],
-            env: {},
-            cwd: workspace,
-            clock,
-            cgroup: createPidsCgroup(this.limits.processes),
-          }
-        : { command: helper[0] as string, args: helper.slice(1), env, cwd: workspace, clock };
-    return { box: new SandboxBox(launch), sandboxed: status.state === 'on' };
+    if (status.state !== 'on' || !this.#bwrap) {
+      const env = sandboxEnv(workspace);
+      const box = new SandboxBox({
+        command: helper[0] as string,
+        args: helper.slice(1),
+        env,
+        cwd: workspace,
+        clock,
+      });
+      return { box, sandboxed: false };
+    }
+    const box = new SandboxBox({
+      command: this.#bwrap,
+      args: [...bwrapArgs(this.#layout(workspace)), ...helper],
+      env: {},
+      cwd: workspace,
+      clock,
+      cgroup: this.#cgroup(),
+      seccomp: this.#seccomp,
+    });
+    return { box, sandboxed: true };
   }
 
-  /** Why Bash is refused, or undefined when it may run. */
+  /**
+   * Runs `bash -c command` in `workspace` (a real path) under the limits: in
+   * a sandbox of its own when the sandbox is on, as a plain process group
+   * when it is off. Refused when the sandbox is unavailable.
+   */
+  async runCommand(
+    workspace: string,
+    command: string,
+    options: ExecOptions & { clock: Clock },
+  ): Promise<ExecOutcome> {
+    const refusal = await this.bashRefusal();
+    if (refusal) throw new SwitchboardError('PERMISSION_DENIED', refusal);
+    const status = await this.check();
+    const bash = limitedBash(command, this.limits);
+    if (status.state !== 'on' || !this.#bwrap) {
+      const env = sandboxEnv(workspace);
+      const launch = { command: bash[0] as string, args: bash.slice(1), env, cwd: workspace, detached: true };
+      return runCommand(launch, options);
+    }
+    const cgroup = this.#cgroup();
+    const launch = {
+      command: this.#bwrap,
+      args: [...bwrapArgs(this.#layout(workspace)), ...bash],
+      env: {},
+      cwd: workspace,
+      cgroup,
+      seccomp: this.#seccomp,
+    };
+    return runCommand(launch, { ...options, onEnd: () => removeWhenEmpty(cgroup, options.clock) });
+  }
+
+  /** Why Bash is refused (the cause and its fix), or undefined when it may run. */
   async bashRefusal(): Promise<string | undefined> {
     const status = await this.check();
     if (status.state !== 'unavailable') return undefined;
-    return (
-      `Bash is refused: the sandbox (bubblewrap) does not work on this machine (${status.reason}). ` +
-      'An admin can install bubblewrap (apt-get install bubblewrap), or set SWITCHBOARD_SANDBOX=off to run commands without it.'
-    );
+    return `Bash is refused: the sandbox does not work on this machine: ${status.reason}. ${status.fix}`;
+  }
+
+  #layout(workspace: string): BwrapLayout {
+    const tmp = this.limits.tmpBytes;
+    return {
+      workspace,
+      network: this.network,
+      hidden: this.#hidden,
+      nodePath: process.execPath,
+      env: sandboxEnv(workspace),
+      tmpfs: { tmp, devShm: Math.max(1024 * 1024, Math.floor(tmp / 8)), run: 16 * 1024 * 1024 },
+      seccomp: this.#seccomp !== undefined,
+    };
+  }
+
+  #cgroup() {
+    return createSandboxCgroup({ processes: this.limits.processes, memoryBytes: this.limits.memoryBytes });
   }
 
   async #probe(): Promise<SandboxStatus> {
     if (this.mode === 'off') return { state: 'off' };
+    const problem = await this.#tryBwrap();
+    if (problem) return { state: 'unavailable', reason: problem.cause, fix: problem.fix };
+    return { state: 'on', network: this.network };
+  }
+
+  /** Starts one sandbox exactly as a command's would be, running `true`; the problem, if any. */
+  async #tryBwrap(): Promise<SandboxProblem | undefined> {
+    const bwrap = findBinary(this.#bwrapName);
+    if (!bwrap) return missingBinary(`no ${this.#bwrapName} in PATH`);
+    if (!this.#seccomp) {
+      return {
+        cause: `no seccomp filter is built for this architecture (${process.arch})`,
+        fix: "Run on x86-64 or arm64, or set SWITCHBOARD_SANDBOX=off to run commands with the bot's own rights.",
+      };
+    }
     const dir = await realpath(await mkdtemp(join(tmpdir(), 'switchboard-probe-')));
     try {
-      const args = bwrapArgs({
-        workspace: dir,
-        network: this.network,
-        hidden: [],
-        nodePath: process.execPath,
-        env: sandboxEnv(dir),
+      const { code, stderr, error } = await new Promise<{
+        code: number | null;
+        stderr: string;
+        error?: Error;
+      }>((resolve) => {
+        const child = spawnSandboxed({
+          command: bwrap,
+          args: [...bwrapArgs({ ...this.#layout(dir), hidden: [] }), '/bin/true'],
+          env: {},
+          cwd: dir,
+          seccomp: this.#seccomp,
+          stdin: 'ignore',
+        });
+        let err = '';
+        child.stderr?.setEncoding('utf8');
+        child.stderr?.on('data', (chunk: string) => {
+          err = (err + chunk).slice(-500);
+        });
+        child.on('error', (error) => resolve({ code: null, stderr: error.message, error }));
+        child.on('close', (code) => resolve({ code, stderr: err }));
       });
-      const { code, stderr } = await run(this.#bwrap, [...args, '/bin/true']);
-      if (code === 0) return { state: 'on', network: this.network };
-      return { state: 'unavailable', reason: stderr || `bwrap exited with ${code}` };
+      if (error) return missingBinary(`${bwrap}: ${error.message}`);
+      if (code === 0) {
+        this.#bwrap = bwrap;
+        return undefined;
+      }
+      return diagnose(stderr, code);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
 }
 
-/** Throws the start-up error for `required` mode when the sandbox does not work. */
-export async function requireSandbox(sandbox: Sandbox): Promise<SandboxStatus> {
+/**
+ * Throws the start-up error for `required` mode when the sandbox does not
+ * work, and for any mode when a sandbox for `workspace` would show the bot's
+ * own files (see {@link Sandbox.checkLayout}).
+ */
+export async function requireSandbox(sandbox: Sandbox, workspace?: string): Promise<SandboxStatus> {
   const status = await sandbox.check();
   if (sandbox.mode === 'required' && status.state === 'unavailable') {
     throw new SwitchboardError(
       'CONFIG_INVALID',
-      `SWITCHBOARD_SANDBOX=required, but the sandbox does not work here: ${status.reason}. Install bubblewrap (apt-get install bubblewrap) and allow user namespaces, or set SWITCHBOARD_SANDBOX=auto.`,
+      `SWITCHBOARD_SANDBOX=required, but the sandbox does not work here: ${status.reason}. ${status.fix} With SWITCHBOARD_SANDBOX=auto the bot starts without Bash.`,
       { detail: { variable: 'SWITCHBOARD_SANDBOX' } },
     );
   }
+  if (status.state === 'on' && workspace !== undefined) sandbox.checkLayout(workspace);
   return status;
 }

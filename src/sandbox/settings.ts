@@ -15,10 +15,14 @@ export type SandboxNetwork = 'none' | 'host';
 /** The sandbox networks, for configuration checks. */
 export const SANDBOX_NETWORKS: readonly SandboxNetwork[] = ['none', 'host'];
 
-/** Resource limits of each Bash command (set with `ulimit` inside, soft and hard). */
+/** Resource limits of each sandbox: `ulimit` inside each command, a cgroup and sized tmpfs around it. */
 export interface SandboxLimits {
-  /** Processes of the sandbox's user (fork bombs); also a pids cgroup when the bot runs as root. */
+  /** Processes of the sandbox's user (fork bombs); also the cgroup's `pids.max` where a cgroup can be made. */
   processes: number;
+  /** Memory of one sandbox, tmpfs files included, where a memory cgroup can be made (see cgroup.ts). */
+  memoryBytes: number;
+  /** Size of the sandbox's /tmp (RAM-backed); /dev/shm and /run get an eighth and 16 MiB. */
+  tmpBytes: number;
   /** Address space per process, in KiB. */
   memoryKb: number;
   /** Largest file a command may write, in 512-byte blocks. */
@@ -27,9 +31,11 @@ export interface SandboxLimits {
   cpuSeconds: number;
 }
 
-/** 256 processes, 4 GiB of address space each, 1 GiB files, 10 CPU minutes. */
+/** 256 processes, 2 GiB of memory, a 512 MiB /tmp, 4 GiB of address space each, 1 GiB files, 10 CPU minutes. */
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   processes: 256,
+  memoryBytes: 2 * 1024 * 1024 * 1024,
+  tmpBytes: 512 * 1024 * 1024,
   memoryKb: 4 * 1024 * 1024,
   fileBlocks: 2 * 1024 * 1024,
   cpuSeconds: 600,
@@ -43,19 +49,25 @@ export interface SandboxSettings {
   network?: SandboxNetwork;
   limits?: Partial<SandboxLimits>;
   /**
-   * Paths hidden inside the sandbox even when they lie within a workspace
-   * (the data directory, `.env`): an empty folder or file is mounted over them.
+   * The bot's own files (the data directory, `.env`, the log file, the MCP
+   * config): wherever a mounted tree (the workspace, /usr, /etc...) would
+   * show them, an empty folder or file is mounted over them.
    */
   hidden?: readonly string[];
-  /** The bubblewrap binary (default `bwrap` on PATH). */
+  /** The bubblewrap binary: an absolute path, or a name looked up once in PATH (default `bwrap`). */
   bwrapPath?: string;
+  /**
+   * Start a turn's file helper as soon as the turn opens, beside its first
+   * model request, so the first tool call does not wait for it (default true).
+   */
+  prestart?: boolean;
 }
 
 /** What {@link Sandbox.check} found. */
 export type SandboxStatus =
   | { state: 'on'; network: SandboxNetwork }
   | { state: 'off' }
-  | { state: 'unavailable'; reason: string };
+  | { state: 'unavailable'; reason: string; fix: string };
 
 /**
  * The environment commands see: an allowlist, so a secret under any name
@@ -81,7 +93,7 @@ export function sandboxEnv(cwd: string, source: NodeJS.ProcessEnv = process.env)
 /** The `/status` line (and log warning) for a sandbox that is not in force, or undefined when it is. */
 export function sandboxWarning(status: SandboxStatus): string | undefined {
   if (status.state === 'unavailable') {
-    return `Sandbox: unavailable (${status.reason}); Bash is refused until bubblewrap works or an admin sets SWITCHBOARD_SANDBOX=off`;
+    return `Sandbox: unavailable: ${status.reason}. Bash is not offered to the model. ${status.fix}`;
   }
   if (status.state === 'off')
     return "Sandbox: off (SWITCHBOARD_SANDBOX=off); commands run with the bot's own rights";

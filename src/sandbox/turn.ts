@@ -1,38 +1,17 @@
 /**
- * A chat turn's sandbox: the file tools and Bash of one turn share one
- * helper process, started on first use and restarted if something inside
- * killed it. {@link SandboxTurn.close} ends it and every process started in
- * it (a `setsid` job included).
+ * A chat turn's sandbox: the file tools of one turn share one helper
+ * process, started when the turn opens (or on first use) and restarted if
+ * something killed it; each Bash command runs in a sandbox of its own
+ * (command.ts). {@link SandboxTurn.close} ends the helper.
  */
 import { realpath } from 'node:fs/promises';
 import type { Clock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
 import type { SandboxBox } from './box.js';
+import type { ExecOptions, ExecOutcome } from './command.js';
 import type { Sandbox } from './sandbox.js';
 
-/**
- * How long to keep reading after bash exits. What it wrote is already in the
- * pipe; a process that left the group (`setsid`) may keep the pipe open for
- * ever, and must not hold the turn with it.
- */
-export const EXEC_EXIT_GRACE_MS = 250;
-
-/** How a command ended, besides its own exit code. */
-export interface ExecOutcome {
-  code: number | null;
-  signal: string | null;
-  /** A process that left the command's group (setsid) still held its output. */
-  detachedHolder: boolean;
-  /** Set when the sandbox, not the command, ended it. */
-  ended?: 'timeout' | 'aborted';
-}
-
-/** Options of one command. */
-export interface ExecOptions {
-  timeoutMs: number;
-  signal: AbortSignal;
-  onChunk(chunk: string): void;
-}
+export { EXEC_EXIT_GRACE_MS, type ExecOptions, type ExecOutcome } from './command.js';
 
 /** What {@link SandboxTurn} is built from. */
 export interface SandboxTurnOptions {
@@ -53,6 +32,15 @@ export class SandboxTurn {
     this.#sandbox = options.sandbox;
     this.#cwd = options.cwd;
     this.#clock = options.clock;
+  }
+
+  /**
+   * Starts the file helper now, beside the turn's first model request, so
+   * the first tool call finds it running. A failure here is not reported:
+   * the first tool call tries again and says why.
+   */
+  warm(): void {
+    this.#ensureBox().catch(() => undefined);
   }
 
   /**
@@ -84,37 +72,13 @@ export class SandboxTurn {
     }
   }
 
-  /** Runs `bash -c command` inside, under the sandbox's limits, with a timeout and abort. */
+  /** Runs `bash -c command` in a sandbox of its own, under the sandbox's limits, with a timeout and abort. */
   async exec(command: string, options: ExecOptions): Promise<ExecOutcome> {
-    const refusal = await this.#sandbox.bashRefusal();
-    if (refusal) throw new SwitchboardError('PERMISSION_DENIED', refusal);
-    const box = await this.#ensureBox();
-    // Stopped while the sandbox started: the command never runs.
-    if (options.signal.aborted)
-      throw new SwitchboardError('ABORTED', 'The command was not run: the turn was stopped.');
-    const pending = box.request<Omit<ExecOutcome, 'ended'>>(
-      'exec',
-      { command, limits: this.#sandbox.limits, graceMs: EXEC_EXIT_GRACE_MS },
-      options.onChunk,
-    );
-    let ended: ExecOutcome['ended'];
-    const stop = (why: 'timeout' | 'aborted') => {
-      ended ??= why;
-      box.killCommand(pending.id);
-    };
-    const timer = this.#clock.setTimeout(() => stop('timeout'), options.timeoutMs);
-    const onAbort = () => stop('aborted');
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const outcome = await pending;
-      return ended ? { ...outcome, ended } : outcome;
-    } finally {
-      this.#clock.clearTimeout(timer);
-      options.signal.removeEventListener('abort', onAbort);
-    }
+    if (this.#closed) throw new SwitchboardError('ABORTED', 'The turn is over; its sandbox was closed.');
+    return this.#sandbox.runCommand(await this.#workspace(), command, { ...options, clock: this.#clock });
   }
 
-  /** Ends the sandbox and everything started in it; resolves when it is gone. */
+  /** Ends the helper; resolves when it is gone. */
   async close(): Promise<void> {
     this.#closed = true;
     const box = await this.#box?.catch(() => undefined);
@@ -123,16 +87,19 @@ export class SandboxTurn {
 
   async #ensureBox(): Promise<SandboxBox> {
     if (this.#closed) throw new SwitchboardError('ABORTED', 'The turn is over; its sandbox was closed.');
-    const current = await this.#box?.catch(() => undefined);
+    // Set before any await, so two callers (warm() and the first tool) share one helper.
+    const starting = (this.#box ??= this.#start());
+    const current = await starting.catch(() => undefined);
     if (current?.alive) return current;
-    this.#box = this.#start();
+    if (this.#closed) throw new SwitchboardError('ABORTED', 'The turn is over; its sandbox was closed.');
+    // Dead or never started: the first caller to see it starts a new one, the others wait for that.
+    if (this.#box === starting) this.#box = this.#start();
     return this.#box;
   }
 
-  async #start(): Promise<SandboxBox> {
-    let workspace: string;
+  async #workspace(): Promise<string> {
     try {
-      workspace = await realpath(this.#cwd);
+      return await realpath(this.#cwd);
     } catch (err) {
       throw new SwitchboardError(
         'TOOL_FAILED',
@@ -140,7 +107,10 @@ export class SandboxTurn {
         { cause: err },
       );
     }
-    const { box } = await this.#sandbox.launch(workspace, this.#clock);
+  }
+
+  async #start(): Promise<SandboxBox> {
+    const { box } = await this.#sandbox.launch(await this.#workspace(), this.#clock);
     // Time limits count from here, not from the process's start-up.
     await box.ready;
     return box;

@@ -60,7 +60,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   readonly #options: InteractiveSessionOptions;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #tools: Tool[];
+  #tools: Tool[];
   readonly #sandbox: Sandbox;
   readonly #queue: JobQueue;
   readonly #gate: PermissionGate;
@@ -122,6 +122,11 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   async #init(resuming: boolean): Promise<void> {
     const options = this.#options;
+    // No sandbox, no Bash: the model is not offered a tool that would only be refused.
+    const bashRefusal = this.#tools.some((t) => t.name === 'Bash')
+      ? await this.#sandbox.bashRefusal()
+      : undefined;
+    if (bashRefusal) this.#tools = this.#tools.filter((t) => t.name !== 'Bash');
     const prompt = await loadSessionPrompt({
       cwd: options.cwd,
       tools: this.#tools,
@@ -129,7 +134,9 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       base: options.systemPrompt,
       logger: this.#logger,
     });
-    this.#system = prompt.system;
+    this.#system = bashRefusal
+      ? `${prompt.system}\n\nThere is no Bash tool here: commands cannot run, because the sandbox that would contain them does not work on this machine. Say so if a request needs one.`
+      : prompt.system;
     this.#compactInstructions = prompt.compactInstructions;
     this.#meter.frame({ system: this.#system, tools: toolDefinitions(this.#tools) });
     const resumeId = this.#options.resumeSessionId;
