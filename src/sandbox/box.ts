@@ -51,6 +51,7 @@ export class HelperError extends Error {
 /** A running helper and the requests in flight to it. */
 export class SandboxBox {
   readonly #child: ChildProcess;
+  readonly #kill: () => void;
   readonly #stdin: Writable;
   readonly #pending = new Map<number, Pending>();
   readonly #clock: Clock;
@@ -76,7 +77,9 @@ export class SandboxBox {
       this.#failReady = reject;
     });
     this.ready.catch(() => undefined);
-    this.#child = spawnSandboxed({ ...launch, stdin: 'pipe' });
+    const spawned = spawnSandboxed({ ...launch, stdin: 'pipe' });
+    this.#child = spawned.child;
+    this.#kill = spawned.kill;
     this.#stdin = this.#child.stdin as Writable;
     const stdout = this.#child.stdout as Readable;
     const stderr = this.#child.stderr as Readable;
@@ -131,7 +134,7 @@ export class SandboxBox {
 
   /** Kills the sandbox at once (a runaway request); pending requests fail. */
   kill(): void {
-    this.#child.kill('SIGKILL');
+    this.#kill();
   }
 
   /** Ends the sandbox and everything in it; resolves when it is gone. */
@@ -150,8 +153,10 @@ export class SandboxBox {
     // line of megabytes, and searching the whole line again for every piece took seconds.
     let start = 0;
     for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
-      if (this.#stdoutChars + nl - start > MAX_ANSWER_CHARS)
-        return this.#fail('it sent an answer over the size limit');
+      if (this.#stdoutChars + nl - start > MAX_ANSWER_CHARS) {
+        this.#fail('it sent an answer over the size limit');
+        return;
+      }
       this.#stdout.push(chunk.slice(start, nl));
       start = nl + 1;
       const line = this.#stdout.join('');
@@ -168,10 +173,13 @@ export class SandboxBox {
       try {
         msg = JSON.parse(line);
       } catch {
-        return this.#fail('it sent a line that is not JSON');
+        this.#fail('it sent a line that is not JSON');
+        return;
       }
-      if (typeof msg !== 'object' || msg === null || typeof msg.id !== 'number')
-        return this.#fail('it sent an answer without an id');
+      if (typeof msg !== 'object' || msg === null || typeof msg.id !== 'number') {
+        this.#fail('it sent an answer without an id');
+        return;
+      }
       if (msg.id === 0) {
         this.#markReady?.();
         continue;
@@ -187,7 +195,10 @@ export class SandboxBox {
     }
     if (start < chunk.length) {
       this.#stdoutChars += chunk.length - start;
-      if (this.#stdoutChars > MAX_ANSWER_CHARS) return this.#fail('it sent an answer over the size limit');
+      if (this.#stdoutChars > MAX_ANSWER_CHARS) {
+        this.#fail('it sent an answer over the size limit');
+        return;
+      }
       this.#stdout.push(chunk.slice(start));
     }
   }

@@ -31,6 +31,8 @@ const ETC_SECRETS = [
 
 /** The descriptor bubblewrap reads the seccomp filter from (the fourth of the spawn's stdio). */
 export const SECCOMP_FD = 3;
+/** The descriptor bubblewrap reports the sandbox's first process on (`--info-fd`), to kill it by. */
+export const INFO_FD = 4;
 
 /** Sizes of the sandbox's RAM-backed folders, in bytes. */
 export interface TmpfsSizes {
@@ -166,6 +168,7 @@ export function bwrapArgs(layout: BwrapLayout): string[] {
   args.push('--chdir', layout.workspace, '--clearenv');
   for (const [name, value] of Object.entries(layout.env)) args.push('--setenv', name, value);
   if (layout.seccomp) args.push('--seccomp', String(SECCOMP_FD));
+  args.push('--info-fd', String(INFO_FD));
   // Last, once every mount point exists: the root itself (an unsized tmpfs) takes no writes.
   args.push('--remount-ro', '/');
   return args;

@@ -94,8 +94,14 @@ export function createSandboxCgroup(limits: CgroupLimits): SandboxCgroup | undef
         : make(join(V1_ROOT, 'memory', v1Memory, name), {
             'memory.limit_in_bytes': String(limits.memoryBytes),
           });
-    if (pids) dirs.push(pids) && controllers.push('pids');
-    if (memory) dirs.push(memory) && controllers.push('memory');
+    if (pids) {
+      dirs.push(pids);
+      controllers.push('pids');
+    }
+    if (memory) {
+      dirs.push(memory);
+      controllers.push('memory');
+    }
   } else if (v2 !== undefined) {
     for (const root of V2_ROOTS) {
       const parent = join(root, v2);

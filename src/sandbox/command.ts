@@ -7,11 +7,10 @@
  * in the namespace (bubblewrap's `--die-with-parent`), whatever the command
  * did to its parents. Processes a command leaves running end with it.
  */
-import type { ChildProcess } from 'node:child_process';
 import type { Clock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
 import type { SandboxCgroup } from './cgroup.js';
-import { type SandboxSpawn, spawnSandboxed } from './spawn.js';
+import { type SandboxSpawn, type Spawned, spawnSandboxed } from './spawn.js';
 
 /**
  * How long to keep reading after the command ends. What it wrote is already
@@ -65,27 +64,22 @@ export function runCommand(
     return Promise.reject(new SwitchboardError('ABORTED', 'The command was not run: the turn was stopped.'));
   const { clock } = options;
   return new Promise((resolve, reject) => {
-    let child: ChildProcess;
+    let spawned: Spawned;
     try {
-      child = spawnSandboxed({ ...launch, stdin: 'ignore' });
+      spawned = spawnSandboxed({ ...launch, stdin: 'ignore' });
     } catch (err) {
       reject(
         new SwitchboardError('TOOL_FAILED', `Could not run bash: ${(err as Error).message}`, { cause: err }),
       );
       return;
     }
+    const { child } = spawned;
+    let settled = false;
     let ended: ExecOutcome['ended'];
     let detachedHolder = false;
     let graceTimer: ReturnType<Clock['setTimeout']> | undefined;
-    const killAll = () => {
-      try {
-        // The sandbox: its namespace dies with bubblewrap. Off: the command's process group.
-        if (launch.detached && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-        else child.kill('SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
+    // The sandbox: its PID namespace dies with its init. Off: the command's process group.
+    const killAll = () => spawned.kill();
     const stop = (why: 'timeout' | 'aborted') => {
       ended ??= why;
       killAll();
@@ -116,18 +110,20 @@ export function runCommand(
       }, EXEC_EXIT_GRACE_MS);
     });
     const finish = () => {
+      if (settled) return false;
+      settled = true;
       clock.clearTimeout(timer);
       if (graceTimer !== undefined) clock.clearTimeout(graceTimer);
       options.signal.removeEventListener('abort', onAbort);
       options.onEnd?.();
+      return true;
     };
     child.on('error', (err) => {
-      finish();
-      reject(new SwitchboardError('TOOL_FAILED', `Could not run bash: ${err.message}`, { cause: err }));
+      if (finish())
+        reject(new SwitchboardError('TOOL_FAILED', `Could not run bash: ${err.message}`, { cause: err }));
     });
     child.on('close', (code, signal) => {
-      finish();
-      resolve({ code, signal, detachedHolder, ...(ended ? { ended } : {}) });
+      if (finish()) resolve({ code, signal, detachedHolder, ...(ended ? { ended } : {}) });
     });
   });
 }

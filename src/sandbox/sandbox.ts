@@ -206,7 +206,7 @@ export class Sandbox {
         stderr: string;
         error?: Error;
       }>((resolve) => {
-        const child = spawnSandboxed({
+        const { child } = spawnSandboxed({
           command: bwrap,
           args: [...bwrapArgs({ ...this.#layout(dir), hidden: [] }), '/bin/true'],
           env: {},

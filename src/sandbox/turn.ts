@@ -88,7 +88,8 @@ export class SandboxTurn {
   async #ensureBox(): Promise<SandboxBox> {
     if (this.#closed) throw new SwitchboardError('ABORTED', 'The turn is over; its sandbox was closed.');
     // Set before any await, so two callers (warm() and the first tool) share one helper.
-    const starting = (this.#box ??= this.#start());
+    this.#box ??= this.#start();
+    const starting = this.#box;
     const current = await starting.catch(() => undefined);
     if (current?.alive) return current;
     if (this.#closed) throw new SwitchboardError('ABORTED', 'The turn is over; its sandbox was closed.');
