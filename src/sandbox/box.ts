@@ -107,7 +107,7 @@ export class SandboxBox {
       });
       this.#child.on('close', (code, signal) => {
         this.#end(signal ? `killed by ${signal}` : `exit code ${code}`);
-        removeWhenEmpty(this.#cgroup, this.#clock);
+        removeWhenEmpty(this.#cgroup);
         resolve();
       });
     });

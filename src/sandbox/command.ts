@@ -128,8 +128,12 @@ export function runCommand(
   });
 }
 
-/** Removes a command's cgroup once the kernel has emptied it (a moment after the last exit). */
-export function removeWhenEmpty(cgroup: SandboxCgroup | undefined, clock: Clock, attempt = 0): void {
+/**
+ * Removes a cgroup once the kernel has emptied it (a moment after the last
+ * exit). Real timers, not the session's clock: this waits on the kernel, and
+ * a virtual clock would never get there.
+ */
+export function removeWhenEmpty(cgroup: SandboxCgroup | undefined, attempt = 0): void {
   if (!cgroup || cgroup.remove() || attempt >= 20) return;
-  clock.setTimeout(() => removeWhenEmpty(cgroup, clock, attempt + 1), 100);
+  setTimeout(() => removeWhenEmpty(cgroup, attempt + 1), 100).unref();
 }

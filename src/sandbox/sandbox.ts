@@ -30,10 +30,11 @@ import { SandboxTurn } from './turn.js';
 
 /** Finds `name` in PATH (and the usual system folders) once, as a real absolute path. */
 function findBinary(name: string): string | undefined {
-  if (isAbsolute(name)) return name;
-  const dirs = [...(process.env.PATH ?? '').split(':'), '/usr/bin', '/bin', '/usr/local/bin'];
+  const dirs = isAbsolute(name)
+    ? ['']
+    : [...(process.env.PATH ?? '').split(':'), '/usr/bin', '/bin', '/usr/local/bin'];
   for (const dir of dirs) {
-    if (!isAbsolute(dir)) continue;
+    if (dir !== '' && !isAbsolute(dir)) continue;
     try {
       accessSync(join(dir, name), constants.X_OK);
       return realpathSync(join(dir, name));
@@ -155,7 +156,7 @@ export class Sandbox {
       cgroup,
       seccomp: this.#seccomp,
     };
-    return runCommand(launch, { ...options, onEnd: () => removeWhenEmpty(cgroup, options.clock) });
+    return runCommand(launch, { ...options, onEnd: () => removeWhenEmpty(cgroup) });
   }
 
   /** Why Bash is refused (the cause and its fix), or undefined when it may run. */
@@ -192,7 +193,12 @@ export class Sandbox {
   /** Starts one sandbox exactly as a command's would be, running `true`; the problem, if any. */
   async #tryBwrap(): Promise<SandboxProblem | undefined> {
     const bwrap = findBinary(this.#bwrapName);
-    if (!bwrap) return missingBinary(`no ${this.#bwrapName} in PATH`);
+    if (!bwrap) {
+      const name = this.#bwrapName;
+      return missingBinary(
+        isAbsolute(name) ? `${name} does not exist or cannot be run` : `no ${name} in PATH`,
+      );
+    }
     if (!this.#seccomp) {
       return {
         cause: `no seccomp filter is built for this architecture (${process.arch})`,

@@ -52,7 +52,9 @@ describe('Bash in the sandbox', () => {
       { name: 'Bash', input: { command: `cat ${w.outside}/secret.txt; ls ${w.root}` } },
       {
         name: 'Bash',
-        input: { command: "tr '\\0' '\\n' < /proc/$PPID/environ; tr '\\0' '\\n' < /proc/1/environ" },
+        input: {
+          command: "echo ppid=$PPID; tr '\\0' '\\n' < /proc/$PPID/environ; tr '\\0' '\\n' < /proc/1/environ",
+        },
       },
       { name: 'Bash', input: { command: 'ls /proc | grep -c "^[0-9]"; cat /etc/shadow; ls /tmp' } },
       { name: 'Bash', input: { command: 'touch /usr/planted 2>&1; echo x > /etc/planted 2>&1; echo done' } },
@@ -63,8 +65,8 @@ describe('Bash in the sandbox', () => {
     expect(results[1]?.text).toContain('No such file or directory');
     expect(results[2]?.text).toContain('No such file or directory');
     expect(results[3]?.text).toContain('No such file or directory');
-    // The parent is the sandbox's helper, whose environment is the allowlist.
-    expect(results[4]?.text).toContain('PATH=/usr/local/bin:/usr/bin:/bin');
+    // The parent is the init of the command's own PID namespace (bubblewrap, started with no environment).
+    expect(results[4]?.text).toContain('ppid=1');
     expect(results[4]?.text).not.toContain('SWITCHBOARD_TEST_PLANTED_SECRET');
     // A PID namespace of its own: a handful of processes, not the host's.
     expect(Number(results[5]?.text.split('\n')[0])).toBeLessThan(10);
@@ -85,16 +87,18 @@ describe('Bash in the sandbox', () => {
     expect(leaked(result?.text ?? '')).toEqual([]);
   });
 
-  it('`kill -9 $PPID` ends only the sandbox; the next call starts a new one and the bot answers', async () => {
+  it("`kill -9 $PPID` and `kill -STOP $PPID` reach only the command's own sandbox; the bot answers", async () => {
     const session = fx.session();
     const results = await fx.turn(session, [
-      { name: 'Bash', input: { command: 'kill -9 $PPID; sleep 5; echo survived' } },
+      { name: 'Bash', input: { command: 'kill -9 $PPID; kill -STOP $PPID; kill -9 -1; echo survived' } },
+      { name: 'Read', input: { file_path: 'missing.txt' } },
       { name: 'Bash', input: { command: 'echo back' } },
     ]);
-    expect(results[0]?.isError).toBe(true);
-    expect(results[0]?.text).toContain('the sandbox ended');
-    expect(results[0]?.text).not.toContain('survived');
-    expect(results[1]).toEqual({ text: 'back\n[exit code: 0]', isError: false });
+    // The namespace's init ignores signals from inside; `kill -1` reaches only the command's own processes.
+    expect(results[0]?.text).not.toContain('the sandbox ended');
+    // The turn's file helper lives in another sandbox, out of reach: it still answers.
+    expect(results[1]?.text).toContain('does not exist');
+    expect(results[2]).toEqual({ text: 'back\n[exit code: 0]', isError: false });
     expect(session.getFullHistory().at(-1)).toMatchObject({ role: 'assistant' });
   });
 

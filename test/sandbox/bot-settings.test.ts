@@ -1,6 +1,6 @@
 /**
  * The sandbox as the bot core shows it: `/status` warns when the sandbox is
- * not in force, Bash is refused when it does not work (auto), and a fork
+ * not in force, Bash is not offered when it does not work (auto), and a fork
  * keeps `bypassPermissions` only for someone allowed to set it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 describe('the sandbox in the bot', () => {
-  it('auto without a working bubblewrap: /status warns and Bash is refused, the file tools still work', async () => {
+  it('auto without a working bubblewrap: Bash is not offered, the prompt says so once, /status names the cause and its fix', async () => {
     h = await startBotHarness({ sandbox: new Sandbox({ bwrapPath: '/nonexistent/bwrap' }) });
     await h.ask('mode', 'bypassPermissions', { user: USERS.admin });
     h.fakeAnthropic.enqueue(
@@ -29,12 +29,23 @@ describe('the sandbox in the bot', () => {
     );
     await h.message('go');
     await h.settle();
+    const request = h.fakeAnthropic.requests.at(-1);
+    const names = (request.tools as { name: string }[]).map((t) => t.name);
+    expect(names).not.toContain('Bash');
+    expect(names).toContain('Write');
+    const system = JSON.stringify(request.system);
+    expect(system.match(/There is no Bash tool here/g)).toHaveLength(1);
+    // A model that asks anyway gets the engine's unknown-tool answer; nothing ran.
     const [bash, write] = toolResults(h.fakeAnthropic.requests).slice(-2);
     expect(bash?.isError).toBe(true);
-    expect(bash?.text).toMatch(/^Bash is refused: the sandbox \(bubblewrap\) does not work on this machine/);
-    expect(bash?.text).toContain('SWITCHBOARD_SANDBOX=off');
+    expect(bash?.text).toMatch(/^Unknown tool "Bash"/);
     expect(write).toEqual({ text: 'Created a.txt (1 bytes).', isError: false });
-    expect(await h.ask('status')).toMatch(/\nSandbox: unavailable \(.+\); Bash is refused/);
+    const status = await h.ask('status');
+    expect(status).toContain(
+      'Sandbox: unavailable: bubblewrap is not installed (/nonexistent/bwrap does not exist or cannot be run)',
+    );
+    expect(status).toContain('apt-get install bubblewrap');
+    expect(status).toContain('Bash is not offered to the model');
   });
 
   it('/status says so when an admin switched the sandbox off, and nothing when it is on', async () => {

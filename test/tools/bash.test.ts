@@ -1,9 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/clock.js';
+import { systemClock, VirtualClock } from '../../src/clock.js';
+import { Sandbox as SandboxService } from '../../src/sandbox/index.js';
 import { BASH_MAX_TIMEOUT_MS } from '../../src/tools/bash.js';
 import { createBuiltinTools } from '../../src/tools/index.js';
-import { makeContext, makeSandbox, type Sandbox, tool, WAIT_GONE, withTurn } from './helpers.js';
+import {
+  hostProcessesWith,
+  makeContext,
+  makeSandbox,
+  type Sandbox,
+  tool,
+  uniqueSleep,
+  untilGoneOnHost,
+  withTurn,
+} from './helpers.js';
 
 /** Lets real I/O progress until the tool has started its child and set its timer. */
 async function untilTimerSet(clock: VirtualClock): Promise<void> {
@@ -67,8 +77,9 @@ describe('Bash', () => {
     await withTurn(
       box.workspace,
       async (sandbox) => {
+        const marker = uniqueSleep();
         const pending = bash.run(
-          { command: 'echo started; sleep 30 & echo $! > bg.pid; sleep 5' },
+          { command: `echo started; sleep ${marker} & echo $! > bg.pid; sleep 5` },
           makeContext(box.workspace, { clock, sandbox }),
         );
         await untilTimerSet(clock);
@@ -79,9 +90,7 @@ describe('Bash', () => {
           content: 'started\n[timed out after 120000 ms; the command and its child processes were killed]',
           isError: true,
         });
-        const pid = Number(readFileSync(`${box.workspace}/bg.pid`, 'utf8'));
-        const check = await bash.run({ command: WAIT_GONE(pid) }, makeContext(box.workspace, { sandbox }));
-        expect(check.content).toBe('gone\n[exit code: 0]');
+        await untilGoneOnHost(`sleep ${marker}`);
       },
       clock,
     );
@@ -113,8 +122,9 @@ describe('Bash', () => {
       box.workspace,
       async (sandbox) => {
         const controller = new AbortController();
+        const marker = uniqueSleep();
         const pending = bash.run(
-          { command: 'sleep 30 & echo $! > abort.pid; wait' },
+          { command: `sleep ${marker} & echo $! > abort.pid; wait` },
           makeContext(box.workspace, { clock, signal: controller.signal, sandbox }),
         );
         await untilTimerSet(clock);
@@ -126,9 +136,7 @@ describe('Bash', () => {
         expect(result.isError).toBe(true);
         expect(result.content).toContain('[stopped: the command was aborted and its processes were killed]');
         expect(clock.pending).toBe(0);
-        const pid = Number(readFileSync(`${box.workspace}/abort.pid`, 'utf8'));
-        const check = await bash.run({ command: WAIT_GONE(pid) }, makeContext(box.workspace, { sandbox }));
-        expect(check.content).toBe('gone\n[exit code: 0]');
+        await untilGoneOnHost(`sleep ${marker}`);
       },
       clock,
     );
@@ -159,32 +167,39 @@ describe('Bash', () => {
     expect(isReadable(`${box.workspace}/should-not-exist`)).toBe(false);
   });
 
-  it('ends background processes the command leaves behind', async () => {
+  it('ends background processes the command leaves behind, a setsid one too, without waiting for them', async () => {
     await withTurn(box.workspace, async (sandbox) => {
-      const result = await bash.run(
-        { command: 'sleep 30 & echo $!' },
-        makeContext(box.workspace, { sandbox }),
-      );
-      const pid = Number(result.content.split('\n')[0]);
-      expect(pid).toBeGreaterThan(0);
-      const check = await bash.run({ command: WAIT_GONE(pid) }, makeContext(box.workspace, { sandbox }));
-      expect(check.content).toBe('gone\n[exit code: 0]');
-    });
-  });
-
-  it('does not wait for a process that left the group but holds the output open; the turn ends it', async () => {
-    await withTurn(box.workspace, async (sandbox) => {
-      // The loop waits until the holder runs in its own session, so the group kill cannot reach it first.
+      const [plain, detached] = [uniqueSleep(), uniqueSleep()];
       const result = await bash.run(
         {
-          command:
-            "setsid bash -c 'echo $$ > holder.pid; exec sleep 300' & until [ -s holder.pid ]; do :; done; cat holder.pid",
+          command: `sleep ${plain} & setsid bash -c 'echo $$ > holder.pid; exec sleep ${detached}' & until [ -s holder.pid ]; do :; done; echo left`,
         },
         makeContext(box.workspace, { sandbox }),
       );
+      expect(result.content).toBe('left\n[exit code: 0]');
+      // The command's PID namespace ended with it.
+      expect(hostProcessesWith(`sleep ${plain}`)).toEqual([]);
+      expect(hostProcessesWith(`sleep ${detached}`)).toEqual([]);
+    });
+  });
+
+  it('with the sandbox off, does not wait for a process that left the group but holds the output open', async () => {
+    const off = new SandboxService({ mode: 'off' });
+    const turn = off.openTurn(box.workspace, systemClock);
+    const marker = uniqueSleep();
+    try {
+      const result = await bash.run(
+        {
+          command: `setsid bash -c 'echo $$ > off-holder.pid; exec sleep ${marker}' & until [ -s off-holder.pid ]; do :; done; cat off-holder.pid`,
+        },
+        makeContext(box.workspace, { sandbox: turn }),
+      );
       expect(result.content).toContain('still holds its output; it is stopped when the turn ends');
       expect(result.content).toContain('[exit code: 0]');
-    });
+    } finally {
+      await turn.close();
+      for (const pid of hostProcessesWith(`sleep ${marker}`)) process.kill(pid, 'SIGKILL');
+    }
   });
 
   it('summarizes and scopes by the exact command', () => {

@@ -1,4 +1,5 @@
 /** Temp workspaces and tool contexts for the tool tests. */
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -72,9 +73,35 @@ export async function withTurn<T>(
   }
 }
 
-/** Bash run in `turn`: `gone` when process `pid` (a number inside the sandbox) has ended. */
-export const WAIT_GONE = (pid: number) =>
-  `for i in $(seq 200); do kill -0 ${pid} 2>/dev/null || { echo gone; exit 0; }; sleep 0.05; done; echo alive`;
+let markers = 0;
+/** A `sleep` argument no other process on the host has, to find the process from outside. */
+export function uniqueSleep(): string {
+  return `${process.pid}${++markers}.25`;
+}
+
+/** Host processes whose command line contains `marker`. */
+export function hostProcessesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ').includes(marker))
+        found.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/**
+ * Resolves once no host process carries `marker`: each command has a PID
+ * namespace of its own, so a pid seen inside means nothing to the next one;
+ * the host's /proc is where to look. The test's timeout bounds the wait.
+ */
+export async function untilGoneOnHost(marker: string): Promise<void> {
+  while (hostProcessesWith(marker).length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+}
 
 /** The built-in tool called `name`. */
 export function tool(name: string, options?: Parameters<typeof createBuiltinTools>[0]): Tool {
