@@ -52,7 +52,7 @@ const COMMANDS: Record<string, string> = {
   caps: 'grep -E "^Cap(Inh|Prm|Eff|Bnd|Amb)" /proc/self/status; grep -E "^(Seccomp|NoNewPrivs)" /proc/self/status',
   shadow: 'umount /etc/shadow; echo umount=$?; cat /etc/shadow; echo cat=$?',
   remountEtc: `mount -o remount,rw,bind /etc; echo remount=$?; echo x > /etc/${MARK}; echo write=$?`,
-  remountUsr: `mount -o remount,rw,bind /usr; echo remount=$?; touch /usr/local/${MARK} /usr/local/sbin/bwrap; echo write=$?`,
+  remountUsr: `mount -o remount,rw,bind /usr; echo remount=$?; touch /usr/local/${MARK} /usr/local/sbin/${MARK}; echo write=$?`,
   nested:
     'unshare -Urn id; echo userns=$?; unshare -m true; echo mountns=$?; unshare -p -f true; echo pidns=$?',
   dotEnv: 'umount "$PWD/.env"; cat .env; umount "$PWD/data"; cat data/*; echo done',
@@ -146,7 +146,8 @@ describe.each(RUNS)('the sandbox, $name', ({ uid }) => {
   afterAll(() => {
     rmSync(workspace, { recursive: true, force: true });
     if (ROOT) rmSync(USR_APP, { recursive: true, force: true });
-    for (const planted of [`/etc/${MARK}`, `/usr/local/${MARK}`]) rmSync(planted, { force: true });
+    for (const planted of [`/etc/${MARK}`, `/usr/local/${MARK}`, `/usr/local/sbin/${MARK}`])
+      rmSync(planted, { force: true });
   });
 
   const out = (name: string) => probe.results[name]?.text ?? '';
@@ -175,6 +176,7 @@ describe.each(RUNS)('the sandbox, $name', ({ uid }) => {
     expect(out('remountUsr')).toMatch(/write=(?!0)\d+/);
     expect(existsSync(`/etc/${MARK}`)).toBe(false);
     expect(existsSync(`/usr/local/${MARK}`)).toBe(false);
+    expect(existsSync(`/usr/local/sbin/${MARK}`)).toBe(false);
   });
 
   it('cannot create nested namespaces (`unshare -Urn` and others)', () => {
