@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure bubblewrap (the tools' sandbox) is installed and works, for the
-# sandbox tests. Idempotent: installs Debian's packages only when missing, refreshing the package lists only when the install
-# cannot find it. Progress goes to stderr; exits non-zero when bwrap still
+# sandbox tests. Idempotent: installs Debian's packages only when missing,
+# refreshing the package lists only when the install cannot find them. Progress goes to stderr; exits non-zero when bwrap still
 # cannot start a sandbox (user namespaces off, say).
 set -euo pipefail
 
