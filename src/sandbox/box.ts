@@ -1,8 +1,8 @@
 /**
- * One running sandbox: the helper process (inside bubblewrap, or plain when
- * the sandbox is off) and the JSON-lines conversation with it. Ending it
- * ends everything started in it: with bubblewrap the helper is the PID
- * namespace's main process, so its exit takes every other process along.
+ * One running file helper (inside bubblewrap, or plain when the sandbox is
+ * off) and the JSON-lines conversation with it. Every byte it sends is
+ * treated as hostile: an answer line is bounded, a broken one ends the
+ * sandbox, and nothing it sends can throw in the bot.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -24,7 +24,11 @@ const STDERR_KEEP = 2_000;
 export const MAX_ANSWER_CHARS = 80 * 1024 * 1024;
 
 /** How to start a box: its process (the arguments end with the helper's `node -e` call) and clock. */
-export type BoxLaunch = Omit<SandboxSpawn, 'stdin'> & { clock: Clock };
+export type BoxLaunch = Omit<SandboxSpawn, 'stdin'> & {
+  clock: Clock;
+  /** Default {@link MAX_ANSWER_CHARS}. */
+  maxAnswerChars?: number;
+};
 
 /** The `node -e` arguments that start the helper for `workspace`. */
 export function helperArgs(nodePath: string, workspace: string): string[] {
@@ -60,6 +64,7 @@ export class SandboxBox {
   /** The helper's unfinished answer line, in the pieces it arrived in, and their length. */
   #stdout: string[] = [];
   #stdoutChars = 0;
+  readonly #maxAnswerChars: number;
   #stderr = '';
   #ended: string | undefined;
   /** Settles when the helper's process has exited. */
@@ -72,6 +77,7 @@ export class SandboxBox {
   constructor(launch: BoxLaunch) {
     this.#clock = launch.clock;
     this.#cgroup = launch.cgroup;
+    this.#maxAnswerChars = launch.maxAnswerChars ?? MAX_ANSWER_CHARS;
     this.ready = new Promise((resolve, reject) => {
       this.#markReady = resolve;
       this.#failReady = reject;
@@ -153,7 +159,7 @@ export class SandboxBox {
     // line of megabytes, and searching the whole line again for every piece took seconds.
     let start = 0;
     for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
-      if (this.#stdoutChars + nl - start > MAX_ANSWER_CHARS) {
+      if (this.#stdoutChars + nl - start > this.#maxAnswerChars) {
         this.#fail('it sent an answer over the size limit');
         return;
       }
@@ -195,7 +201,7 @@ export class SandboxBox {
     }
     if (start < chunk.length) {
       this.#stdoutChars += chunk.length - start;
-      if (this.#stdoutChars > MAX_ANSWER_CHARS) {
+      if (this.#stdoutChars > this.#maxAnswerChars) {
         this.#fail('it sent an answer over the size limit');
         return;
       }
