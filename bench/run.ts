@@ -7,7 +7,8 @@
  * real clock), persistence (lowdb files in a temp dir), e2e (grammy against
  * the fake Bot API), cost (a scripted 30-turn tool session against the fake
  * Messages API's cache accounting, on a virtual clock), rendering (hostile
- * Markdown, real clock).
+ * Markdown, real clock), tools (tool-call latency with the sandbox on and off,
+ * real clock).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -20,8 +21,9 @@ import { renderingTable, runRendering } from './rendering.js';
 import { runStreamedRendering, streamedRenderingTable } from './rendering-stream.js';
 import { type Cell, round, type TargetCheck, table } from './stats.js';
 import { runStreaming, streamingTables } from './streaming.js';
+import { runToolLatency, toolLatencyTable } from './tool-latency.js';
 
-const PARTS = ['streaming', 'concurrency', 'persistence', 'e2e', 'cost', 'rendering'] as const;
+const PARTS = ['streaming', 'concurrency', 'persistence', 'e2e', 'cost', 'rendering', 'tools'] as const;
 type Part = (typeof PARTS)[number];
 
 /** Parsed command line. */
@@ -111,6 +113,13 @@ export async function runBench(args: BenchArgs, log: (line: string) => void = co
       log(streamedRenderingTable(streamed));
       parts.rendering = { quick, measuredAt: new Date().toISOString(), ...f, streamed };
       checks.push(...targetRows('rendering', f.targets));
+    } else if (part === 'tools') {
+      const f = await runToolLatency(quick ? { turns: 3, modelMs: 100 } : {});
+      log(
+        `Sandbox ${f.sandbox}; each turn waits ${f.modelMs} ms (its first model request) before its first call; ${f.turns} turns per setting and first kind.`,
+      );
+      log(toolLatencyTable(f));
+      parts.tools = { quick, measuredAt: new Date().toISOString(), ...f };
     } else {
       const f = await runE2eTelegram(quick ? { chats: 40, turnsPerChat: 2 } : {});
       log("Fake Bot API limits and the declared paces are Telegram's real numbers (not scaled).");

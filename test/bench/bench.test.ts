@@ -14,6 +14,7 @@ import { runRendering } from '../../bench/rendering.js';
 import { parseArgs } from '../../bench/run.js';
 import { quantile, table } from '../../bench/stats.js';
 import { runStreaming } from '../../bench/streaming.js';
+import { runToolLatency } from '../../bench/tool-latency.js';
 import { analyseVisibility } from '../../bench/visibility.js';
 import type { RecordedOp } from '../fakes/recording-adapter.js';
 
@@ -115,6 +116,15 @@ describe('bench: parts on tiny configurations', () => {
   });
 });
 
+describe('bench: tools', () => {
+  it('times first and later tool calls with the sandbox on and off, beside the floors', async () => {
+    const f = await runToolLatency({ turns: 1, modelMs: 10 });
+    expect(f.rows.map((r) => r.what)).toContain('Bash `true`, first call of a turn (sandbox on)');
+    expect(f.rows.map((r) => r.what)).toContain('floor: bubblewrap starting `true` (execFile)');
+    for (const r of f.rows) expect(r.medianMs).toBeGreaterThan(0);
+  });
+});
+
 describe('bench: helpers', () => {
   it('parses --only and refuses unknown parts', () => {
     expect(parseArgs(['--only', 'streaming,persistence']).only).toEqual(['streaming', 'persistence']);
@@ -125,6 +135,7 @@ describe('bench: helpers', () => {
       'e2e',
       'cost',
       'rendering',
+      'tools',
     ]);
     expect(() => parseArgs(['--only', 'speed'])).toThrow(/unknown part "speed"/);
   });
