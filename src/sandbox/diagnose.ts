@@ -77,7 +77,7 @@ export function diagnose(stderr: string, code: number | null): SandboxProblem {
   if (inContainer()) {
     return {
       cause: `the container refuses to create namespaces, as Docker's default seccomp profile does (bubblewrap said: ${said})`,
-      fix: `Run the container with --security-opt seccomp=unconfined (plus --security-opt apparmor=unconfined where AppArmor is on; compose: security_opt), ${OFF} (the container is then the only boundary).`,
+      fix: `Let the container create user namespaces: docker run --security-opt seccomp=unconfined, plus --security-opt apparmor=unconfined where AppArmor is on and --security-opt systempaths=unconfined if /proc cannot be mounted (compose: security_opt), ${OFF} (the container is then the only boundary).`,
     };
   }
   return {
