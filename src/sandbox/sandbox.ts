@@ -28,6 +28,9 @@ import {
 import { spawnSandboxed } from './spawn.js';
 import { SandboxTurn } from './turn.js';
 
+/** Workspaces remembered as active (see {@link Sandbox.openTurn}). */
+const MAX_ACTIVE_WORKSPACES = 1_000;
+
 /** Finds `name` in PATH (and the usual system folders) once, as a real absolute path. */
 function findBinary(name: string): string | undefined {
   const dirs = isAbsolute(name)
@@ -64,6 +67,8 @@ export class Sandbox {
   #bwrap: string | undefined;
   readonly #seccomp = seccompFilter();
   #status: Promise<SandboxStatus> | undefined;
+  /** Workspaces whose last turn used the file tools, oldest first: their next turns start the helper early. */
+  readonly #active = new Set<string>();
 
   constructor(settings: SandboxSettings = {}) {
     this.mode = settings.mode ?? 'auto';
@@ -91,11 +96,26 @@ export class Sandbox {
     bwrapArgs(this.#layout(realpathSync(workspace)));
   }
 
-  /** A sandbox for one chat turn in workspace `cwd`; close it when the turn ends. */
+  /**
+   * A sandbox for one chat turn in workspace `cwd`; close it when the turn
+   * ends. In a workspace whose last turn used the file tools (an active
+   * chat), the helper starts at once, beside the turn's first model request;
+   * a chat that only talks never starts one.
+   */
   openTurn(cwd: string, clock: Clock): SandboxTurn {
-    const turn = new SandboxTurn({ sandbox: this, cwd, clock });
-    if (this.prestart) turn.warm();
+    const turn = new SandboxTurn({ sandbox: this, cwd, clock, onUse: () => this.#markActive(cwd) });
+    if (this.prestart && this.#active.has(cwd)) turn.warm();
     return turn;
+  }
+
+  #markActive(cwd: string): void {
+    this.#active.delete(cwd);
+    this.#active.add(cwd);
+    // Bounded: the oldest workspaces lose their early start first.
+    for (const oldest of this.#active) {
+      if (this.#active.size <= MAX_ACTIVE_WORKSPACES) break;
+      this.#active.delete(oldest);
+    }
   }
 
   /**

@@ -58,7 +58,8 @@ export interface SandboxSettings {
   bwrapPath?: string;
   /**
    * Start a turn's file helper as soon as the turn opens, beside its first
-   * model request, so the first tool call does not wait for it (default true).
+   * model request, in a workspace whose last turn used the file tools, so
+   * the first tool call does not wait for it (default true).
    */
   prestart?: boolean;
 }

@@ -18,6 +18,8 @@ export interface SandboxTurnOptions {
   sandbox: Sandbox;
   cwd: string;
   clock: Clock;
+  /** Called when a tool uses the file helper (not when warm() starts it). */
+  onUse?: () => void;
 }
 
 /** The sandbox of one chat turn. */
@@ -25,6 +27,7 @@ export class SandboxTurn {
   readonly #sandbox: Sandbox;
   readonly #cwd: string;
   readonly #clock: Clock;
+  readonly #onUse: (() => void) | undefined;
   #box: Promise<SandboxBox> | undefined;
   #closed = false;
 
@@ -32,6 +35,7 @@ export class SandboxTurn {
     this.#sandbox = options.sandbox;
     this.#cwd = options.cwd;
     this.#clock = options.clock;
+    this.#onUse = options.onUse;
   }
 
   /**
@@ -49,6 +53,7 @@ export class SandboxTurn {
    * cannot be interrupted any other way); the next call starts a new one.
    */
   async request<T>(op: string, payload: Record<string, unknown>, timeoutMs?: number): Promise<T> {
+    this.#onUse?.();
     const box = await this.#ensureBox();
     const pending = box.request<T>(op, payload);
     if (timeoutMs === undefined) return pending;
