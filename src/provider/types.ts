@@ -8,9 +8,12 @@ import type { ModelInfo } from './models.js';
 
 export type { ToolDefinition } from '../vocabulary.js';
 
-/** A message as sent to the provider. */
+/**
+ * A message as sent to the provider. `system`: a mid-conversation system
+ * message (what changed since the conversation's system prompt and tools).
+ */
 export interface ProviderMessage {
-  role: 'user' | 'assistant';
+  role: 'user' | 'assistant' | 'system';
   content: ContentBlock[];
 }
 

@@ -13,7 +13,7 @@ import type { SwitchboardError } from '../errors.js';
 import type { Provider } from '../provider/types.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ContextMeter } from './context-meter.js';
-import { createMessage, toProviderMessages } from './history.js';
+import { CONTINUE_NOTICE, createMessage, toProviderMessages } from './history.js';
 import { repairHistory } from './repair.js';
 import { callProvider, type StreamCallResult } from './stream-call.js';
 import { runToolCalls, type ToolHost } from './tool-runner.js';
@@ -247,6 +247,11 @@ export async function runTurn(
         if (reply.cutToolUses.length === 0 && continuations < MAX_CONTINUATIONS) {
           continuations++;
           joinNext = true;
+          // Asked for in a message of its own at the end, kept as sent: the current models refuse
+          // an assistant prefill, and a notice merged into a later message would change what was sent.
+          history.push(
+            createMessage('user', [{ type: 'text', text: CONTINUE_NOTICE }], clock, { kind: 'continue' }),
+          );
           continue;
         }
         addNotice(
