@@ -10,6 +10,7 @@ import type { ApiBlock, Effort, ThinkingSetting, TokenUsage } from '../vocabular
 import { BlockAssembler, unreadableArguments } from './blocks.js';
 import { withCacheBreakpoints } from './cache.js';
 import { mapProviderError } from './errors.js';
+import { checkModelSettings } from './model-settings.js';
 import { getModelInfo, type ModelInfo, type ModelOverrides } from './models.js';
 import { buildRequestBody, type RequestSettings } from './request.js';
 import type { Provider, ProviderEvent, ProviderRequest, RefusalDetails } from './types.js';
@@ -62,6 +63,11 @@ export class AnthropicProvider implements Provider {
       );
     }
     this.defaultModel = options.model ?? DEFAULT_MODEL;
+    // A setting the model refuses fails here, once, not in every chat turn.
+    checkModelSettings(this.defaultModel, {
+      ...(options.effort === undefined ? {} : { effort: options.effort }),
+      ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
+    });
     this.#secrets = [options.apiKey];
     this.#settings = {
       thinking: options.thinking ?? 'adaptive',
