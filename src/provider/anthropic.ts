@@ -104,8 +104,21 @@ export class AnthropicProvider implements Provider {
       });
       return result.input_tokens;
     } catch (err) {
-      throw mapProviderError(err, request.signal, this.#secrets);
+      throw this.#failed(err, request.signal, request.model);
     }
+  }
+
+  /** The error for a failed call, logged with its request-id (the API's support reference). */
+  #failed(err: unknown, signal: AbortSignal | undefined, model: string): SwitchboardError {
+    const error = mapProviderError(err, signal, this.#secrets);
+    if (error.code !== 'ABORTED') {
+      const requestId = error.detail.requestId;
+      this.#logger?.warn(
+        { model, code: error.code, ...(requestId ? { requestId } : {}) },
+        `model request failed: ${error.message}`,
+      );
+    }
+    return error;
   }
 
   async *stream(request: ProviderRequest): AsyncIterable<ProviderEvent> {
@@ -162,7 +175,7 @@ export class AnthropicProvider implements Provider {
         }
       }
     } catch (err) {
-      throw mapProviderError(err, signal, this.#secrets);
+      throw this.#failed(err, signal, request.model);
     }
     if (!ended) {
       if (signal.aborted) throw mapProviderError(signal.reason, signal, this.#secrets);
