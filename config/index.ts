@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { SwitchboardError } from '../src/errors.js';
 import { loadMcpConfig, type McpConfig } from '../src/mcp/config.js';
 import type { CacheSetting } from '../src/provider/cache.js';
+import { checkModelSettings } from '../src/provider/model-settings.js';
 import { type PriceTable, parsePriceOverrides, priceTable } from '../src/provider/pricing.js';
 import type { SandboxMode, SandboxNetwork } from '../src/sandbox/settings.js';
 import type {
@@ -219,6 +220,11 @@ function toConfig(
     e.SWITCHBOARD_DATABASE_URL,
     databasePassword(e.SWITCHBOARD_DATABASE_URL),
   ].filter((s): s is string => !!s);
+  // Effort levels and thinking modes differ per model: one the model refuses stops start-up (exit 2).
+  checkModelSettings(e.SWITCHBOARD_MODEL, {
+    thinking: e.SWITCHBOARD_THINKING,
+    ...(e.SWITCHBOARD_EFFORT === undefined ? {} : { effort: e.SWITCHBOARD_EFFORT }),
+  });
   // Read here so that a bad file stops start-up like any other bad setting (exit 2).
   const mcp = e.SWITCHBOARD_MCP_CONFIG
     ? loadMcpConfig(abs(e.SWITCHBOARD_MCP_CONFIG), env, secrets)

@@ -79,20 +79,45 @@ export type ModelUsage = UsageTotals & { long?: UsageTotals };
  * byte for byte): the API rejects a tool loop whose thinking was altered.
  */
 export type ContentBlock =
-  | { type: 'text'; text: string }
+  /** `citations`: the API's citation objects for this text (web search, documents), kept as received. */
+  | { type: 'text'; text: string; citations?: ApiBlock[] }
   | { type: 'image'; mediaType: string; data: string }
   /**
    * A PDF the model reads page by page (text and a picture of each page);
    * `data` is base64, `title` the file's name as sent (text, never a path).
    */
   | { type: 'document'; mediaType: 'application/pdf'; data: string; title?: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  /** `caller`: who called the tool (the API's `tool_use.caller`), kept as received. */
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; caller?: ApiBlock }
   /** `images`: pictures the tool returned, sent inside the tool_result after its text. */
   | { type: 'tool_result'; toolUseId: string; content: string; images?: ToolResultImage[]; isError?: boolean }
   /** The model's thinking; `thinking` may be empty (display `omitted`): the signature carries it. */
   | { type: 'thinking'; thinking: string; signature: string }
   /** Thinking the API encrypted; `data` is opaque and goes back unchanged. */
-  | { type: 'redacted_thinking'; data: string };
+  | { type: 'redacted_thinking'; data: string }
+  /**
+   * Any other block, in the Messages API's own shape, exactly as the API sent
+   * it (server tool calls and their results, MCP blocks, `fallback`,
+   * `compaction`, types newer than this version) or as a mid-conversation
+   * system message takes it (`tool_addition`, `tool_removal`). It goes back
+   * unchanged, in its place.
+   */
+  | { type: 'api'; block: ApiBlock };
+
+/** A content block (or part of one) in the Messages API's own JSON shape. */
+export type ApiBlock = { type: string } & Record<string, unknown>;
+
+/**
+ * What the model was given to work with in a conversation: the `system`
+ * prompt and `tools` it was built with (frozen for the conversation: the
+ * API's prefix checks bind every thinking block to them), and the
+ * permission mode it was told about.
+ */
+export interface ConversationFrame {
+  system: string;
+  tools: ToolDefinition[];
+  mode: PermissionMode;
+}
 
 /** An image a tool returned (base64), as the Messages API takes it inside a tool_result. */
 export interface ToolResultImage {
@@ -120,8 +145,15 @@ export interface HistoryMessage {
   content: ContentBlock[];
   createdAt: string;
   state?: 'complete' | 'interrupted';
-  /** `summary`: the `[Context Summary]` after compaction; `notice`: a guard or cut-off notice. */
-  kind?: 'summary' | 'notice';
+  /**
+   * `summary`: the `[Context Summary]` after compaction; `notice`: a guard or
+   * cut-off notice (never sent); `context`: what changed since the frame
+   * (instructions, tools, mode), sent as a system message; `continue`: the
+   * request to go on after a reply cut at the output limit.
+   */
+  kind?: 'summary' | 'notice' | 'context' | 'continue';
+  /** On a `context` message: the system, tools and mode the model knows from here on. */
+  frame?: ConversationFrame;
   /** Display name of the person who wrote a user message, in shared chats. */
   author?: string;
   /**

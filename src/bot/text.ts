@@ -45,7 +45,10 @@ export const say = {
   /** One line, whatever the error's message looks like. */
   turnError: (message: string) => {
     const line = message.replace(/\s+/g, ' ').trim() || 'Something went wrong.';
-    return `⚠️ ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`;
+    // A long message is shortened in the middle: the API's request-id at its end is what support asks for.
+    const request = / \(request req_[A-Za-z0-9_-]+\)$/.exec(line)?.[0] ?? '';
+    const body = line.slice(0, line.length - request.length);
+    return `⚠️ ${body.length > 400 ? `${body.slice(0, 400)}…` : body}${request}`;
   },
   stoppedNote: '⏹ stopped',
   stopped: (dropped: number, running: boolean) => {

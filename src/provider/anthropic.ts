@@ -6,9 +6,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { Effort, ThinkingSetting, TokenUsage } from '../vocabulary.js';
+import type { ApiBlock, Effort, ThinkingSetting, TokenUsage } from '../vocabulary.js';
+import { BlockAssembler, unreadableArguments } from './blocks.js';
 import { withCacheBreakpoints } from './cache.js';
 import { mapProviderError } from './errors.js';
+import { checkModelSettings } from './model-settings.js';
 import { getModelInfo, type ModelInfo, type ModelOverrides } from './models.js';
 import { buildRequestBody, type RequestSettings } from './request.js';
 import type { Provider, ProviderEvent, ProviderRequest, RefusalDetails } from './types.js';
@@ -38,17 +40,6 @@ export interface AnthropicProviderOptions {
 /** The model used when neither the provider nor the session names one: the current Sonnet. */
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
-interface PendingToolUse {
-  id: string;
-  name: string;
-  json: string;
-}
-
-interface PendingThinking {
-  thinking: string;
-  signature: string;
-}
-
 /**
  * @example
  * const provider = new AnthropicProvider({ apiKey: process.env.ANTHROPIC_API_KEY ?? '' });
@@ -72,6 +63,11 @@ export class AnthropicProvider implements Provider {
       );
     }
     this.defaultModel = options.model ?? DEFAULT_MODEL;
+    // A setting the model refuses fails here, once, not in every chat turn.
+    checkModelSettings(this.defaultModel, {
+      ...(options.effort === undefined ? {} : { effort: options.effort }),
+      ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
+    });
     this.#secrets = [options.apiKey];
     this.#settings = {
       thinking: options.thinking ?? 'adaptive',
@@ -108,8 +104,21 @@ export class AnthropicProvider implements Provider {
       });
       return result.input_tokens;
     } catch (err) {
-      throw mapProviderError(err, request.signal, this.#secrets);
+      throw this.#failed(err, request.signal, request.model);
     }
+  }
+
+  /** The error for a failed call, logged with its request-id (the API's support reference). */
+  #failed(err: unknown, signal: AbortSignal | undefined, model: string): SwitchboardError {
+    const error = mapProviderError(err, signal, this.#secrets);
+    if (error.code !== 'ABORTED') {
+      const requestId = error.detail.requestId;
+      this.#logger?.warn(
+        { model, code: error.code, ...(requestId ? { requestId } : {}) },
+        `model request failed: ${error.message}`,
+      );
+    }
+    return error;
   }
 
   async *stream(request: ProviderRequest): AsyncIterable<ProviderEvent> {
@@ -122,64 +131,26 @@ export class AnthropicProvider implements Provider {
     const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
     let stopReason = 'end_turn';
     let refusal: RefusalDetails | undefined;
-    const tools = new Map<number, PendingToolUse>();
-    const thinking = new Map<number, PendingThinking>();
-    const unreadable: PendingToolUse[] = [];
+    const blocks = new BlockAssembler();
     let ended = false;
     try {
-      const stream = this.#client.messages.stream(body, {
+      // The raw event stream, not the SDK's accumulating MessageStream: that one shares the
+      // message_start object with its snapshot and fills its `content` in as events arrive.
+      const stream = await this.#client.messages.create(body, {
         signal,
         ...(betas.length > 0 ? { headers: { 'anthropic-beta': betas.join(',') } } : {}),
       });
       for await (const event of stream) {
         switch (event.type) {
-          case 'message_start':
+          case 'message_start': {
             readUsage(usage, event.message.usage);
-            break;
-          case 'content_block_start': {
-            const block = event.content_block;
-            if (block.type === 'tool_use')
-              tools.set(event.index, { id: block.id, name: block.name, json: '' });
-            else if (block.type === 'thinking')
-              thinking.set(event.index, { thinking: block.thinking, signature: block.signature });
-            else if (block.type === 'redacted_thinking')
-              yield { type: 'block', block: { type: 'redacted_thinking', data: block.data } };
-            break;
-          }
-          case 'content_block_delta': {
-            const delta = event.delta;
-            if (delta.type === 'text_delta') {
-              yield { type: 'text_delta', text: delta.text, index: event.index };
-            } else if (delta.type === 'thinking_delta') {
-              const pending = thinking.get(event.index);
-              if (pending) pending.thinking += delta.thinking;
-              if (delta.thinking) yield { type: 'thinking_delta', text: delta.thinking };
-              else yield { type: 'progress' };
-            } else if (delta.type === 'signature_delta') {
-              const pending = thinking.get(event.index);
-              if (pending) pending.signature += delta.signature;
-              yield { type: 'progress' };
-            } else if (delta.type === 'input_json_delta') {
-              const pending = tools.get(event.index);
-              if (pending) pending.json += delta.partial_json;
-              // A long tool input (a whole file for Write) can stream for a while without text.
-              yield { type: 'progress' };
-            }
-            break;
-          }
-          case 'content_block_stop': {
-            const block = thinking.get(event.index);
-            if (block) {
-              thinking.delete(event.index);
-              yield { type: 'block', block: { type: 'thinking', ...block } };
-            }
-            const pending = tools.get(event.index);
-            if (pending) {
-              tools.delete(event.index);
-              const input = parseInput(pending);
-              if (input) yield { type: 'tool_use', id: pending.id, name: pending.name, input };
-              else unreadable.push(pending);
-            }
+            // A message can arrive whole in its start event, stop reason included.
+            const { content, stop_reason: startStop } = event.message as {
+              content?: unknown;
+              stop_reason?: string | null;
+            };
+            if (startStop) stopReason = startStop;
+            if (Array.isArray(content)) yield* blocks.prefilled(content as ApiBlock[]);
             break;
           }
           case 'message_delta': {
@@ -192,19 +163,19 @@ export class AnthropicProvider implements Provider {
           }
           case 'message_stop':
             // A tool call still open, or unreadable, at the output limit was cut off mid-input.
-            unreadable.push(...tools.values());
-            tools.clear();
-            for (const cut of unreadable) {
-              if (stopReason !== 'max_tokens') throw unreadableArguments(cut);
+            for (const cut of blocks.openToolCalls()) {
+              if (stopReason !== 'max_tokens') throw unreadableArguments(cut.name);
               yield { type: 'tool_use_cut', id: cut.id, name: cut.name };
             }
             ended = true;
             yield { type: 'message_end', stopReason, usage: { ...usage }, ...(refusal ? { refusal } : {}) };
             break;
+          default:
+            yield* blocks.accept(event);
         }
       }
     } catch (err) {
-      throw mapProviderError(err, signal, this.#secrets);
+      throw this.#failed(err, signal, request.model);
     }
     if (!ended) {
       if (signal.aborted) throw mapProviderError(signal.reason, signal, this.#secrets);
@@ -239,25 +210,4 @@ function readUsage(usage: TokenUsage, u: ApiUsage): void {
       ephemeral5mInputTokens: split.ephemeral_5m_input_tokens ?? 0,
       ephemeral1hInputTokens: split.ephemeral_1h_input_tokens ?? 0,
     };
-}
-
-/** The tool's input, or undefined when its JSON is unreadable (cut off, most likely). */
-function parseInput(pending: PendingToolUse): Record<string, unknown> | undefined {
-  if (pending.json.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(pending.json);
-    return value && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return undefined;
-  }
-}
-
-function unreadableArguments(pending: PendingToolUse): SwitchboardError {
-  return new SwitchboardError(
-    'PROVIDER_ERROR',
-    `The model sent unreadable arguments for the tool ${pending.name}. Try again.`,
-    { detail: { tool: pending.name } },
-  );
 }

@@ -14,7 +14,14 @@ export function toApiBlock(block: ContentBlock): Anthropic.ContentBlockParam | u
   switch (block.type) {
     case 'text':
       // The API rejects empty text blocks; an interrupted reply can leave one.
-      return block.text.length > 0 ? { type: 'text', text: block.text } : undefined;
+      if (block.text.length === 0) return undefined;
+      return block.citations
+        ? ({
+            type: 'text',
+            text: block.text,
+            citations: block.citations,
+          } as unknown as Anthropic.TextBlockParam)
+        : { type: 'text', text: block.text };
     case 'image':
       return imageParam(block);
     case 'document':
@@ -24,7 +31,13 @@ export function toApiBlock(block: ContentBlock): Anthropic.ContentBlockParam | u
         ...(block.title ? { title: block.title } : {}),
       };
     case 'tool_use':
-      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+      return {
+        type: 'tool_use',
+        id: block.id,
+        name: block.name,
+        input: block.input,
+        ...(block.caller ? { caller: block.caller } : {}),
+      } as Anthropic.ToolUseBlockParam;
     case 'tool_result':
       return {
         type: 'tool_result',
@@ -37,6 +50,9 @@ export function toApiBlock(block: ContentBlock): Anthropic.ContentBlockParam | u
       return { type: 'thinking', thinking: block.thinking, signature: block.signature };
     case 'redacted_thinking':
       return { type: 'redacted_thinking', data: block.data };
+    // Server tool blocks, fallback, compaction, tool changes, newer types: exactly as received.
+    case 'api':
+      return block.block as unknown as Anthropic.ContentBlockParam;
   }
 }
 
@@ -61,20 +77,27 @@ function imageParam(image: ToolResultImage): Anthropic.ImageBlockParam {
 /**
  * Messages for the API: empty messages dropped, consecutive messages of one
  * role merged (the session may hold a summary followed by a new prompt, or a
- * tool result followed by a prompt after an abort).
+ * tool result followed by a prompt after an abort). A system message goes
+ * as one (`role: "system"`) where the model takes them (`systemMessages`),
+ * else its text goes as user text, in the same place.
  */
-export function toApiMessages(messages: readonly ProviderMessage[]): Anthropic.MessageParam[] {
+export function toApiMessages(
+  messages: readonly ProviderMessage[],
+  systemMessages = true,
+): Anthropic.MessageParam[] {
   const out: Anthropic.MessageParam[] = [];
   for (const message of messages) {
+    const role = message.role === 'system' && !systemMessages ? 'user' : message.role;
     const content = message.content
+      .filter((b) => role !== 'user' || message.role !== 'system' || b.type === 'text')
       .map(toApiBlock)
       .filter((b): b is Anthropic.ContentBlockParam => b !== undefined);
     if (content.length === 0) continue;
     const last = out[out.length - 1];
-    if (last && last.role === message.role && Array.isArray(last.content)) {
-      last.content.push(...content);
+    if (last && last.role === role && Array.isArray(last.content)) {
+      (last.content as Anthropic.ContentBlockParam[]).push(...content);
     } else {
-      out.push({ role: message.role, content });
+      out.push({ role, content } as Anthropic.MessageParam);
     }
   }
   return out;

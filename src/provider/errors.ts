@@ -8,7 +8,7 @@ import {
   APIError,
   APIUserAbortError,
 } from '@anthropic-ai/sdk';
-import { SwitchboardError } from '../errors.js';
+import { type ErrorCode, SwitchboardError, type SwitchboardErrorOptions } from '../errors.js';
 import { scrubSecrets } from '../logger.js';
 
 const CONTEXT_TOO_LONG = /prompt is too long|too many tokens|context (window|length)|maximum context/i;
@@ -74,19 +74,27 @@ export function mapProviderError(
     );
   }
   if (err instanceof APIError) {
+    // Errors page: quote the request-id in every support request; it ends the message, so the
+    // log line of the failed call and the chat's error text both carry it.
+    const requestId = err.requestID ?? undefined;
+    const fail = (code: ErrorCode, message: string, options: SwitchboardErrorOptions) =>
+      new SwitchboardError(code, requestId ? `${message} (request ${requestId})` : message, {
+        ...options,
+        detail: { ...(options.detail ?? {}), ...(requestId ? { requestId } : {}) },
+      });
     const status = err.status;
     const type = err.type ?? '';
     const apiMessage = clean(err.apiMessage ?? err.message);
     const detail = { status, type, apiMessage };
     if (status === 401 || type === 'authentication_error') {
-      return new SwitchboardError(
+      return fail(
         'PROVIDER_AUTH',
         'ANTHROPIC_API_KEY was rejected by the Anthropic API (401): check the key in .env and restart.',
         { cause: err, detail },
       );
     }
     if (status === 403 || type === 'permission_error') {
-      return new SwitchboardError(
+      return fail(
         'PROVIDER_AUTH',
         `The Anthropic API refused this request (403): the API key may lack access to this model. ${apiMessage}`,
         { cause: err, detail },
@@ -94,21 +102,21 @@ export function mapProviderError(
     }
     if (status === 429 || type === 'rate_limit_error') {
       const wait = retryAfterMs(err.headers);
-      return new SwitchboardError(
+      return fail(
         'PROVIDER_RATE_LIMITED',
         `The Anthropic API rate limit was reached${wait ? `; try again in ${Math.ceil(wait / 1000)} s` : '; try again in a minute'}.`,
         { cause: err, detail, ...(wait === undefined ? {} : { retryAfterMs: wait }) },
       );
     }
     if (status === 529 || type === 'overloaded_error') {
-      return new SwitchboardError(
+      return fail(
         'PROVIDER_OVERLOADED',
         'The Anthropic API is overloaded right now. Try again in a minute.',
         { cause: err, detail },
       );
     }
     if (status === 413 || (status === 400 && CONTEXT_TOO_LONG.test(apiMessage))) {
-      return new SwitchboardError(
+      return fail(
         'PROVIDER_CONTEXT_TOO_LONG',
         'The conversation is too long for the model: use /compact to summarize it, or /new to start over.',
         { cause: err, detail },
@@ -116,20 +124,20 @@ export function mapProviderError(
     }
     const bad = status === 400 ? badContent(apiMessage) : undefined;
     if (bad) {
-      return new SwitchboardError(
+      return fail(
         'PROVIDER_BAD_CONTENT',
         `The Anthropic API refused part of the conversation (${apiMessage}). The session repairs it and tries again; if this stays, use /compact or /new.`,
         { cause: err, detail: { ...detail, ...bad } },
       );
     }
     if (status === undefined) {
-      return new SwitchboardError(
+      return fail(
         'PROVIDER_ERROR',
         `The Anthropic API reported an error in the middle of the reply (${type || 'error'}): ${apiMessage}. Try again.`,
         { cause: err, detail },
       );
     }
-    return new SwitchboardError(
+    return fail(
       'PROVIDER_ERROR',
       `The Anthropic API answered ${status}${type ? ` (${type})` : ''}: ${apiMessage}`,
       { cause: err, detail },

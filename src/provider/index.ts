@@ -4,10 +4,12 @@ export { EFFORTS, type Effort, THINKING_SETTINGS, type ThinkingSetting } from '.
 export { AnthropicProvider, type AnthropicProviderOptions, DEFAULT_MODEL } from './anthropic.js';
 export * from './cache.js';
 export { mapProviderError } from './errors.js';
+export { checkModelSettings, type ModelSettingsToCheck } from './model-settings.js';
 export {
   DEFAULT_CONTEXT_WINDOW,
   DEFAULT_MAX_OUTPUT,
   getModelInfo,
+  KNOWN_MODELS,
   type ModelInfo,
   type ModelOverrides,
 } from './models.js';

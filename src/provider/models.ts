@@ -6,6 +6,7 @@
  * overview, the Sonnet 5.5 migration guide), as of 2026-12-01.
  */
 import type { Logger } from '../logger.js';
+import { EFFORTS, type Effort } from '../vocabulary.js';
 
 /** How a model thinks when the request leaves `thinking` out. */
 export type ThinkingStyle =
@@ -13,8 +14,13 @@ export type ThinkingStyle =
   | 'adaptive-always'
   /** Adaptive by default; `between_tools` turns off the thinking before the first answer (Sonnet 5.5, Haiku 5.5). */
   | 'adaptive'
-  /** Adaptive by default; `disabled` is accepted (Sonnet 5, Opus 5, Opus 4.6–4.8, Sonnet 4.6). */
+  /** Adaptive by default; `disabled` is accepted (Sonnet 5, Opus 5, Opus 4.7–4.8). */
   | 'adaptive-optional'
+  /**
+   * Adaptive thinking when the request asks for it with `thinking: {type:
+   * "adaptive"}` (Opus 4.6, Sonnet 4.6: their model pages say to set it).
+   */
+  | 'adaptive-on-request'
   /** Thinks only when asked (manual extended thinking: Haiku 4.5, the 4.5 models). */
   | 'off-by-default';
 
@@ -35,30 +41,90 @@ export interface ModelInfo {
   displayUpdates: boolean;
   /** The model takes `output_config.effort`. */
   effort: boolean;
+  /** The `output_config.effort` levels the model accepts (Effort page), lowest first; empty when none. */
+  efforts: readonly Effort[];
+  /**
+   * Thinking blocks sent back get a prefix check (Prefix checks on thinking
+   * blocks page: Fable/Mythos 5.1–5.2, Opus 5.5, Sonnet 5.5, Haiku 5.5), and
+   * `thinking.block_binding` chooses what a mismatch does.
+   */
+  preservedThinking: boolean;
+  /**
+   * The model takes `role: "system"` messages inside `messages` and
+   * mid-conversation tool changes (Mid-conversation system messages and tool
+   * changes page: Fable/Mythos 5–5.1, Opus 5.5, Opus 5, Opus 4.8, Sonnet 5.5,
+   * Haiku 5.5; not Sonnet 5).
+   */
+  systemMessages: boolean;
 }
 
-type Entry = Omit<ModelInfo, 'id' | 'known'> & { prefix: string };
+type Entry = Omit<ModelInfo, 'id' | 'known' | 'effort'> & { prefix: string };
 
 const M = 1_000_000;
-const CURRENT = { contextWindow: M, maxOutputTokens: 128_000, effort: true } as const;
+/** Effort page: every level on Opus 4.7+ and the 5.x line; Opus 4.6 / Sonnet 4.6 predate `xhigh`; Opus 4.5 has low–high. */
+const ALL_EFFORTS = EFFORTS;
+const NO_XHIGH: readonly Effort[] = ['low', 'medium', 'high', 'max'];
+const CURRENT = { contextWindow: M, maxOutputTokens: 128_000, efforts: ALL_EFFORTS } as const;
+/** Prefix checks and mid-conversation system messages (see {@link ModelInfo}). */
+const BOUND = { preservedThinking: true, systemMessages: true } as const;
+const UNBOUND_SYSTEM = { preservedThinking: false, systemMessages: true } as const;
+const NEITHER = { preservedThinking: false, systemMessages: false } as const;
 
 // Longer prefixes first, so a more specific entry wins (`claude-opus-5-5` before `claude-opus-5`).
 const REGISTRY: readonly Entry[] = [
-  { prefix: 'claude-fable-5-2', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
-  { prefix: 'claude-fable-5-1', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
-  { prefix: 'claude-fable-5', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
-  { prefix: 'claude-mythos-5-2', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
-  { prefix: 'claude-mythos-5-1', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
-  { prefix: 'claude-mythos-5', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
-  { prefix: 'claude-opus-5-5', ...CURRENT, thinking: 'adaptive-always', displayUpdates: true },
-  { prefix: 'claude-opus-5', ...CURRENT, thinking: 'adaptive-optional', displayUpdates: false },
-  { prefix: 'claude-sonnet-5-5', ...CURRENT, thinking: 'adaptive', displayUpdates: true },
-  { prefix: 'claude-sonnet-5', ...CURRENT, thinking: 'adaptive-optional', displayUpdates: false },
-  { prefix: 'claude-haiku-5-5', ...CURRENT, thinking: 'adaptive', displayUpdates: false },
-  { prefix: 'claude-opus-4-8', ...CURRENT, thinking: 'adaptive-optional', displayUpdates: false },
-  { prefix: 'claude-opus-4-7', ...CURRENT, thinking: 'adaptive-optional', displayUpdates: false },
-  { prefix: 'claude-opus-4-6', ...CURRENT, thinking: 'adaptive-optional', displayUpdates: false },
-  { prefix: 'claude-sonnet-4-6', ...CURRENT, thinking: 'adaptive-optional', displayUpdates: false },
+  { prefix: 'claude-fable-5-2', ...CURRENT, ...BOUND, thinking: 'adaptive-always', displayUpdates: true },
+  { prefix: 'claude-fable-5-1', ...CURRENT, ...BOUND, thinking: 'adaptive-always', displayUpdates: true },
+  {
+    prefix: 'claude-fable-5',
+    ...CURRENT,
+    ...UNBOUND_SYSTEM,
+    thinking: 'adaptive-always',
+    displayUpdates: true,
+  },
+  { prefix: 'claude-mythos-5-2', ...CURRENT, ...BOUND, thinking: 'adaptive-always', displayUpdates: true },
+  { prefix: 'claude-mythos-5-1', ...CURRENT, ...BOUND, thinking: 'adaptive-always', displayUpdates: true },
+  {
+    prefix: 'claude-mythos-5',
+    ...CURRENT,
+    ...UNBOUND_SYSTEM,
+    thinking: 'adaptive-always',
+    displayUpdates: true,
+  },
+  { prefix: 'claude-opus-5-5', ...CURRENT, ...BOUND, thinking: 'adaptive-always', displayUpdates: true },
+  {
+    prefix: 'claude-opus-5',
+    ...CURRENT,
+    ...UNBOUND_SYSTEM,
+    thinking: 'adaptive-optional',
+    displayUpdates: false,
+  },
+  { prefix: 'claude-sonnet-5-5', ...CURRENT, ...BOUND, thinking: 'adaptive', displayUpdates: true },
+  { prefix: 'claude-sonnet-5', ...CURRENT, ...NEITHER, thinking: 'adaptive-optional', displayUpdates: false },
+  { prefix: 'claude-haiku-5-5', ...CURRENT, ...BOUND, thinking: 'adaptive', displayUpdates: false },
+  {
+    prefix: 'claude-opus-4-8',
+    ...CURRENT,
+    ...UNBOUND_SYSTEM,
+    thinking: 'adaptive-optional',
+    displayUpdates: false,
+  },
+  { prefix: 'claude-opus-4-7', ...CURRENT, ...NEITHER, thinking: 'adaptive-optional', displayUpdates: false },
+  {
+    prefix: 'claude-opus-4-6',
+    ...CURRENT,
+    ...NEITHER,
+    efforts: NO_XHIGH,
+    thinking: 'adaptive-on-request',
+    displayUpdates: false,
+  },
+  {
+    prefix: 'claude-sonnet-4-6',
+    ...CURRENT,
+    ...NEITHER,
+    efforts: NO_XHIGH,
+    thinking: 'adaptive-on-request',
+    displayUpdates: false,
+  },
   // The 4.5 models: 200K (Sonnet 4.5 reaches 1M only with the context-1m beta,
   // which switchboard does not send, so 200K is the window its requests get).
   ...(['claude-opus-4-5', 'claude-sonnet-4-5', 'claude-haiku-4-5'] as const).map((prefix) => ({
@@ -67,9 +133,14 @@ const REGISTRY: readonly Entry[] = [
     maxOutputTokens: 64_000,
     thinking: 'off-by-default' as const,
     displayUpdates: false,
-    effort: prefix === 'claude-opus-4-5',
+    ...NEITHER,
+    // Effort page: Opus 4.5 takes low, medium and high; Sonnet 4.5 and Haiku 4.5 reject effort.
+    efforts: prefix === 'claude-opus-4-5' ? (['low', 'medium', 'high'] as const) : [],
   })),
 ];
+
+/** Every model the registry knows, by the id prefix it matches (for start-up checks and the price table's test). */
+export const KNOWN_MODELS: readonly string[] = REGISTRY.map((e) => e.prefix);
 
 /** Window assumed for a model the registry does not know (SWITCHBOARD_CONTEXT_WINDOW overrides). */
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
@@ -96,7 +167,7 @@ export function getModelInfo(model: string, overrides: ModelOverrides = {}, logg
   const entry = REGISTRY.find((e) => model.startsWith(e.prefix));
   if (entry) {
     const { prefix, ...rest } = entry;
-    return { id: prefix, known: true, ...rest, ...definedOnly(overrides) };
+    return { id: prefix, known: true, effort: rest.efforts.length > 0, ...rest, ...definedOnly(overrides) };
   }
   if (!warned.has(model) && overrides.contextWindow === undefined) {
     warned.add(model);
@@ -114,6 +185,9 @@ export function getModelInfo(model: string, overrides: ModelOverrides = {}, logg
     thinking: 'off-by-default',
     displayUpdates: false,
     effort: false,
+    efforts: [],
+    preservedThinking: false,
+    systemMessages: false,
     ...definedOnly(overrides),
   };
 }

@@ -42,11 +42,19 @@ const flat = (input: number, output: number, cacheRead: number): ModelPrice => (
 /**
  * The built-in table. Cache writes are 1.25 x input (5 minutes) and 2 x input
  * (1 hour) on every model; reads are 0.1 x input except Opus 5.5 and Sonnet
- * 5.5 (0.05 x since 2026-10-07) and Fable 5.1 / Mythos 5.1 (0.025 x).
+ * 5.5 (0.05 x since 2026-10-07), Fable 5.1 / Mythos 5.1 (0.025 x) and Fable
+ * 5.2 / Mythos 5.2 (0.025 x). Each row names where its figures come from;
+ * "pricing page" is platform.claude.com/docs/en/about-claude/pricing.
  */
 export const DEFAULT_PRICES: PriceTable = {
+  // Pricing page and the Claude Fable 5.2 announcement (2026-11-09): $8 / $40, cache hits $0.20;
+  // Mythos shares its Fable's specifications and pricing (Fable 5 overview page).
+  'claude-fable-5-2': flat(8, 40, 0.2),
+  'claude-mythos-5-2': flat(8, 40, 0.2),
+  // Pricing page; Fable 5.1 overview: $10 / $50, cache hits $0.25.
   'claude-fable-5-1': flat(10, 50, 0.25),
   'claude-mythos-5-1': flat(10, 50, 0.25),
+  // Pricing page below: the rows as the pricing page lists them (2026-12-01).
   'claude-fable-5': flat(10, 50, 1),
   'claude-mythos-5': flat(10, 50, 1),
   'claude-opus-5-5': flat(4, 20, 0.2),

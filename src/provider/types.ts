@@ -2,15 +2,18 @@
  * The provider contract: stream one model request. The session owns the
  * agent loop (run tools, send results, ask again); a provider only streams.
  */
-import type { ContentBlock, StopReason, TokenUsage, ToolDefinition } from '../vocabulary.js';
+import type { ApiBlock, ContentBlock, StopReason, TokenUsage, ToolDefinition } from '../vocabulary.js';
 import type { CacheLifetime } from './cache.js';
 import type { ModelInfo } from './models.js';
 
 export type { ToolDefinition } from '../vocabulary.js';
 
-/** A message as sent to the provider. */
+/**
+ * A message as sent to the provider. `system`: a mid-conversation system
+ * message (what changed since the conversation's system prompt and tools).
+ */
 export interface ProviderMessage {
-  role: 'user' | 'assistant';
+  role: 'user' | 'assistant' | 'system';
   content: ContentBlock[];
 }
 
@@ -46,9 +49,17 @@ export type ProviderEvent =
    * arrives as a `block` event.
    */
   | { type: 'thinking_delta'; text: string }
-  /** A finished thinking or redacted-thinking block, exactly as received. */
-  | { type: 'block'; block: Extract<ContentBlock, { type: 'thinking' | 'redacted_thinking' }> }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  /**
+   * A finished block other than text and client tool calls, exactly as
+   * received: thinking, redacted thinking, and every other type in the API's
+   * own shape (server tool calls and results, MCP blocks, `fallback`,
+   * `compaction`, types newer than this version).
+   */
+  | { type: 'block'; block: Extract<ContentBlock, { type: 'thinking' | 'redacted_thinking' | 'api' }> }
+  /** The citations of the text block at `index` (its `citations_delta` events), sent when the block ends. */
+  | { type: 'citations'; index: number; citations: ApiBlock[] }
+  /** `caller`: the API's `tool_use.caller`, when it sent one; it goes back with the call. */
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; caller?: ApiBlock }
   /**
    * A tool call whose input was cut off (the reply hit `max_tokens` while the
    * model was writing it): it must not run, and must not go back as is.

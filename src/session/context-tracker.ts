@@ -97,6 +97,8 @@ function measureBlock(block: ContentBlock): number {
       return estimateTextTokens(block.thinking) + Math.ceil(block.signature.length / 4);
     case 'redacted_thinking':
       return Math.ceil(block.data.length / 4);
+    case 'api':
+      return estimateTextTokens(JSON.stringify(block.block));
   }
 }
 

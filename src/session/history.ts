@@ -103,8 +103,15 @@ export const CONTINUE_NOTICE =
  * merged; session notices and withheld exchanges are left out; a user
  * message after an interrupted (or cut) reply carries a notice saying so;
  * unanswered tool calls (after an abort or a crash) get an interrupted
- * result so the request stays valid. Thinking blocks go back byte for byte,
- * but only to the model that wrote them (`model`): they are bound to it.
+ * result so the request stays valid; a `context` message goes as a system
+ * message. Thinking blocks go back byte for byte, but only to the model
+ * that wrote them (`model`): they are bound to it.
+ *
+ * The result for a history is the result for any shorter history it grew
+ * from, followed by what was appended (request n+1 begins with request n):
+ * nothing here looks ahead of a message to decide how to send it, except a
+ * tool call's missing result and the notice for the message after a cut
+ * reply, both of which are settled by the time anything follows them.
  */
 export function toProviderMessages(history: readonly HistoryMessage[], model?: string): ProviderMessage[] {
   const visible = history.filter((m) => m.kind !== 'notice' && m.withheld === undefined);
@@ -144,11 +151,18 @@ export function toProviderMessages(history: readonly HistoryMessage[], model?: s
       else notice = undefined;
       continue;
     }
-    push({ role: 'user', content: notice ? withNotice(message.content, notice) : message.content });
+    if (message.kind === 'context') {
+      // Said at the end, where it happened: the system and tools sent before it stay as they were.
+      push({ role: 'system', content: message.content });
+      continue;
+    }
+    // The continuation request is its own stored message: it carries the notice itself.
+    const withCut = notice && message.kind !== 'continue';
+    push({
+      role: 'user',
+      content: withCut ? withNotice(message.content, notice as string) : message.content,
+    });
     notice = undefined;
   }
-  // A reply cut at the output limit is continued by asking for the rest: the
-  // current models refuse an assistant prefill.
-  if (notice === CONTINUE_NOTICE) push({ role: 'user', content: [{ type: 'text', text: CONTINUE_NOTICE }] });
   return out;
 }

@@ -16,6 +16,7 @@ import { compactHistory } from './compaction.js';
 import { ContextMeter } from './context-meter.js';
 import { ContextWindowTracker } from './context-tracker.js';
 import { TypedEmitter } from './emitter.js';
+import { effectiveFrame, frameChange, loadFrame, storeFrame } from './frame.js';
 import { SessionGrants } from './grants.js';
 import type { SubmitInput } from './history.js';
 import { promptFor } from './incoming-files.js';
@@ -40,6 +41,7 @@ import { DEFAULT_MAX_ITERATIONS, runTurnInSandbox, type TurnState } from './turn
 import type {
   CompactEvent,
   ContextWindowState,
+  ConversationFrame,
   HistoryMessage,
   PermissionAnswer,
   SessionEvents,
@@ -79,6 +81,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   #modelInfo: ModelInfo;
   #threshold: number | false;
   #system = '';
+  /** The conversation's frozen system and tools; set by its first turn. */
+  #frame: ConversationFrame | undefined;
   #compactInstructions: string | undefined;
   #lastEmitted = '';
   #closed = false;
@@ -146,6 +150,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     }
     const record = await loadSessionRecord(this.#options.sessionStore, validateSessionId(resumeId));
     this.#history.push(...record.messages);
+    // The system and tools this conversation's requests were built with, not today's rebuild.
+    this.#frame = loadFrame(record.frame);
     this.#grants.mode = record.permissionMode;
     if (this.#options.model === undefined && record.model) {
       // The saved model, not the provider's default: its window sizes the tracker.
@@ -196,6 +202,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       });
     }
     if (signal.aborted) throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
+    this.#advanceFrame();
     const outcome = await runTurnInSandbox(this.#turnState(options), this.#sandbox, prompt, signal);
     await this.#persistence.saveTurn(this.#history, this.#meta());
     if (outcome.error && outcome.error.code !== 'ABORTED') {
@@ -239,6 +246,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       );
       this.emit('compact', event);
       this.#emitContext(event.after);
+      // A new conversation starts from the summary: its frame is what the model knows now.
+      if (this.#frame) this.#frame = this.#currentFrame();
       await this.#persistence.replace(this.#history, this.#meta());
       return event;
     } catch (err) {
@@ -369,19 +378,48 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       ...(this.#grants.list().length > 0 ? { allowedScopes: this.#grants.list() } : {}),
       ...(this.#forkedFrom === undefined ? {} : { forkedFrom: this.#forkedFrom }),
       ...this.#usage.recordField(),
+      ...(this.#frame ? { frame: storeFrame(this.#frame) } : {}),
     };
+  }
+
+  /** Every tool there is now: the built-in ones and those of the tool source (MCP servers come and go). */
+  #currentTools() {
+    return [...this.#tools, ...(this.#options.toolSource?.tools() ?? [])];
+  }
+
+  /** System, tools and mode as they would be built now. */
+  #currentFrame(): ConversationFrame {
+    return { system: this.#system, tools: toolDefinitions(this.#currentTools()), mode: this.#grants.mode };
+  }
+
+  /**
+   * Freezes the frame on a conversation's first turn; afterwards says what
+   * changed since in a `context` message at the end (never in `system` or
+   * `tools`, which stay byte for byte what the first request sent).
+   */
+  #advanceFrame(): void {
+    const now = this.#currentFrame();
+    if (!this.#frame) {
+      this.#frame = now;
+      return;
+    }
+    const change = frameChange(effectiveFrame(this.#frame, this.#history), now, this.#modelInfo, this.#clock);
+    if (change) this.#history.push(change);
   }
 
   #turnState({ sendFile }: SubmitOptions = {}): TurnState {
     const options = this.#options;
-    const tools = [...this.#tools, ...(options.toolSource?.tools() ?? [])]; // fixed for the whole turn
+    const frame = this.#frame ?? this.#currentFrame();
+    // What the model was told it has; a tool it knows of that is gone now is refused with a reason.
+    const offered = effectiveFrame(frame, this.#history).tools.map((t) => t.name);
+    const tools = this.#currentTools().filter((t) => offered.includes(t.name)); // fixed for the whole turn
     return {
       history: this.#history,
       call: {
         provider: this.#usage.wrap(options.provider),
         model: this.#model,
-        system: this.#system,
-        tools: toolDefinitions(tools),
+        system: frame.system,
+        tools: frame.tools,
         maxTokens: Math.min(REQUEST_MAX_TOKENS, this.#modelInfo.maxOutputTokens),
         maxOutputTokens: this.#modelInfo.maxOutputTokens,
         idleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
@@ -389,6 +427,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       meter: this.#meter,
       tools: {
         tools,
+        offered,
         emitter: this,
         gate: this.#gate,
         grants: this.#grants,

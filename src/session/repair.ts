@@ -18,16 +18,46 @@ const KEEP_NEWEST = 4;
 
 type Block = ContentBlock;
 
-function replaceBlock(history: HistoryMessage[], block: Block, replacement: Block): boolean {
-  for (const message of history) {
+/**
+ * Replaces `block` where it is; returns the index of its message, or -1.
+ * Whatever follows an edited message was thought against the old text: the
+ * caller drops the thinking after it ({@link dropThinkingFrom}).
+ */
+function replaceBlock(history: HistoryMessage[], block: Block, replacement: Block): number {
+  for (const [index, message] of history.entries()) {
     const at = message.content.indexOf(block);
     if (at >= 0) {
       message.content = message.content.map((b, i) => (i === at ? replacement : b));
-      return true;
+      return index;
     }
   }
-  return false;
+  return -1;
 }
+
+/**
+ * Removes the thinking of every assistant message from `index` on (Prefix
+ * checks on thinking blocks page: after a change, removing only the block
+ * the 400 names is not enough — every kept turn after the change loses its
+ * thinking, or the next turns fail one after another). Returns how many
+ * blocks went.
+ */
+function dropThinkingFrom(history: HistoryMessage[], index: number): number {
+  if (index < 0) return 0;
+  let dropped = 0;
+  for (const message of history.slice(index)) {
+    if (message.role !== 'assistant') continue;
+    const kept = message.content.filter((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking');
+    dropped += message.content.length - kept.length;
+    message.content = kept;
+  }
+  return dropped;
+}
+
+/** The first of `indexes` (history positions of edited messages), or -1 when none. */
+const earliest = (indexes: number[]) => {
+  const found = indexes.filter((i) => i >= 0);
+  return found.length > 0 ? Math.min(...found) : -1;
+};
 
 /** The history block a 400 points at (`messages.N.content.M` of the request that was sent). */
 function located(
@@ -61,27 +91,24 @@ function dropImages(history: HistoryMessage[], target: Block | undefined): numbe
       : images.filter((b) => b.type === 'image' && imageProblem(b.mediaType, b.data) !== undefined);
   // The API named no image and every one looks fine here: drop them all rather than fail again.
   const chosen = bad.length > 0 ? bad : images;
-  for (const image of chosen)
-    replaceBlock(history, image, note(image, 'an image the API refused was removed'));
+  const edited = chosen.map((image) =>
+    replaceBlock(history, image, note(image, 'an image the API refused was removed')),
+  );
+  dropThinkingFrom(history, earliest(edited));
   return chosen.length;
 }
 
+/** Drops the thinking from the message the API named on (everywhere when it named none). */
 function dropThinking(history: HistoryMessage[], target: Block | undefined): number {
-  let dropped = 0;
-  for (const message of history) {
-    if (message.role !== 'assistant') continue;
-    if (target && !message.content.includes(target)) continue;
-    const kept = message.content.filter((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking');
-    dropped += message.content.length - kept.length;
-    message.content = kept;
-  }
-  return dropped;
+  const at = target ? history.findIndex((m) => m.content.includes(target)) : 0;
+  return dropThinkingFrom(history, Math.max(0, at));
 }
 
 /** Trims long tool output outside the newest messages; returns how many results and characters. */
 function trimOldToolResults(history: HistoryMessage[]): { results: number; chars: number } {
   let results = 0;
   let chars = 0;
+  const edited: number[] = [];
   for (const message of history.slice(0, Math.max(0, history.length - KEEP_NEWEST))) {
     for (const block of message.content) {
       if (block.type !== 'tool_result' || block.content.length <= TRIM_TOOL_RESULT_CHARS) continue;
@@ -90,11 +117,13 @@ function trimOldToolResults(history: HistoryMessage[]): { results: number; chars
         ...block,
         content: `${block.content.slice(0, TRIM_TOOL_RESULT_CHARS)}\n[… ${cut.toLocaleString('en-US')} more characters of old tool output were trimmed to fit the context window]`,
       };
-      replaceBlock(history, block, trimmed);
+      edited.push(replaceBlock(history, block, trimmed));
       results++;
       chars += cut;
     }
   }
+  // Trimming edits what was sent: the turns after it keep their text but not their thinking.
+  dropThinkingFrom(history, earliest(edited));
   return { results, chars };
 }
 
@@ -129,6 +158,9 @@ export function repairHistory(
       : undefined;
   }
   if (!target) return undefined;
-  replaceBlock(history, target, note(target, 'a block the API refused was removed'));
+  dropThinkingFrom(
+    history,
+    replaceBlock(history, target, note(target, 'a block the API refused was removed')),
+  );
   return `The API refused one ${target.type.replace('_', ' ')} block of this conversation; it was replaced by a note.`;
 }

@@ -7,7 +7,7 @@
 import type { Clock, TimerHandle } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
 import type { Provider, ProviderEvent, ProviderRequest, RefusalDetails } from '../provider/types.js';
-import type { ContentBlock, TokenUsage } from './types.js';
+import type { ApiBlock, ContentBlock, TokenUsage } from './types.js';
 
 /** A complete tool call from the model. */
 export interface ToolUseCall {
@@ -42,6 +42,8 @@ export interface StreamCallOptions {
   onText?: (text: string) => void;
   /** The visible thinking of the block being written so far: the progress note the model writes between tool calls. */
   onThinking?: (noteSoFar: string) => void;
+  /** The citations of a text block that just ended (web search results, documents), as the API sent them. */
+  onCitations?: (citations: readonly ApiBlock[]) => void;
 }
 
 function toSwitchboardError(err: unknown): SwitchboardError {
@@ -60,7 +62,7 @@ export async function callProvider(options: StreamCallOptions): Promise<StreamCa
   const { clock, idleTimeoutMs, signal } = options;
   const result: StreamCallResult = { text: '', content: [], toolUses: [], cutToolUses: [] };
   // The text block being written, and the API's index for it: a new index is a new block.
-  let textBlock: { type: 'text'; text: string } | undefined;
+  let textBlock: { type: 'text'; text: string; citations?: ApiBlock[] } | undefined;
   let textIndex: number | undefined;
   let note = '';
   const controller = new AbortController();
@@ -140,11 +142,14 @@ export async function callProvider(options: StreamCallOptions): Promise<StreamCa
         textBlock = undefined;
         note = '';
         result.content.push(event.block);
+      } else if (event.type === 'citations') {
+        if (textBlock && textIndex === event.index) textBlock.citations = [...event.citations];
+        options.onCitations?.(event.citations);
       } else if (event.type === 'tool_use') {
         textBlock = undefined;
         const call = { id: event.id, name: event.name, input: event.input };
         result.toolUses.push(call);
-        result.content.push({ type: 'tool_use', ...call });
+        result.content.push({ type: 'tool_use', ...call, ...(event.caller ? { caller: event.caller } : {}) });
       } else if (event.type === 'tool_use_cut') {
         result.cutToolUses.push({ id: event.id, name: event.name });
       } else if (event.type === 'message_end') {

@@ -22,6 +22,13 @@ import type { ContentBlock, SessionEvents, ToolEndEvent } from './types.js';
 /** What the tool loop works with: the tools, where they run, and who may allow them. */
 export interface ToolHost {
   tools: readonly Tool[];
+  /**
+   * Every tool name the model was offered in this conversation (its frozen
+   * tools and the changes announced since). A call to one of them that is
+   * not in `tools` is a tool that went away (an MCP server dropped): it is
+   * refused with that reason.
+   */
+  offered?: readonly string[];
   emitter: TypedEmitter<SessionEvents>;
   gate: PermissionGate;
   grants: SessionGrants;
@@ -141,9 +148,12 @@ export async function runToolCalls(
       });
     };
     if (!tool) {
+      const gone = host.offered?.includes(call.name) ?? false;
       end(
         'error',
-        `Unknown tool "${call.name}". Available tools: ${host.tools.map((t) => t.name).join(', ')}.`,
+        gone
+          ? `The tool "${call.name}" is not available right now: its server disconnected or stopped offering it. Do not call it again until you are told it is back; carry on without it or tell the user.`
+          : `Unknown tool "${call.name}". Available tools: ${host.tools.map((t) => t.name).join(', ')}.`,
         true,
       );
       continue;

@@ -12,11 +12,13 @@
 import type { SwitchboardError } from '../errors.js';
 import type { Provider } from '../provider/types.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import { SourceList } from './citations.js';
 import type { ContextMeter } from './context-meter.js';
-import { createMessage, toProviderMessages } from './history.js';
+import { CONTINUE_NOTICE, createMessage, toProviderMessages } from './history.js';
 import { repairHistory } from './repair.js';
 import { callProvider, type StreamCallResult } from './stream-call.js';
 import { runToolCalls, type ToolHost } from './tool-runner.js';
+import { addUsage } from './turn-usage.js';
 import type {
   CompactEvent,
   ContextWindowState,
@@ -62,34 +64,6 @@ export interface TurnState {
 export interface TurnOutcome {
   result: TurnResult;
   error?: SwitchboardError;
-}
-
-function addUsage(total: TokenUsage, usage: TokenUsage): void {
-  total.inputTokens += usage.inputTokens;
-  total.outputTokens += usage.outputTokens;
-  if (usage.cacheReadInputTokens)
-    total.cacheReadInputTokens = (total.cacheReadInputTokens ?? 0) + usage.cacheReadInputTokens;
-  if (usage.cacheCreationInputTokens)
-    total.cacheCreationInputTokens = (total.cacheCreationInputTokens ?? 0) + usage.cacheCreationInputTokens;
-  // Keep the lifetime split: a 1-hour write costs more than a 5-minute one, and the turn's cost is priced from this sum.
-  if (total.cacheCreation || usage.cacheCreation) {
-    const a = writesByLifetime(total);
-    const b = writesByLifetime(usage);
-    total.cacheCreation = {
-      ephemeral5mInputTokens: a.ephemeral5mInputTokens + b.ephemeral5mInputTokens,
-      ephemeral1hInputTokens: a.ephemeral1hInputTokens + b.ephemeral1hInputTokens,
-    };
-  }
-}
-
-/** A request's cache writes by lifetime; writes reported without a split count as 5-minute writes, as in the ledger. */
-function writesByLifetime(usage: TokenUsage): NonNullable<TokenUsage['cacheCreation']> {
-  return (
-    usage.cacheCreation ?? {
-      ephemeral5mInputTokens: usage.cacheCreationInputTokens ?? 0,
-      ephemeral1hInputTokens: 0,
-    }
-  );
 }
 
 /** The notice added when the context guard stops a request. */
@@ -149,8 +123,19 @@ export async function runTurn(
   let compactedForWindow = false;
   /** The next round continues the last reply's text (a cut reply): no paragraph break. */
   let joinNext = false;
+  const sources = new SourceList();
 
-  const finish = (end: TurnResult['state'], error?: SwitchboardError): TurnOutcome => ({
+  const finish = (end: TurnResult['state'], error?: SwitchboardError): TurnOutcome => {
+    // The pages the reply cited, listed under it (numbered as the [n] marks in its text).
+    const footer = sources.footer();
+    if (footer) {
+      emitter.emit('text_delta', '\n\n');
+      emitter.emit('text_delta', footer);
+      texts.push(footer);
+    }
+    return finishWith(end, error);
+  };
+  const finishWith = (end: TurnResult['state'], error?: SwitchboardError): TurnOutcome => ({
     result: {
       response: texts.filter((t) => t.length > 0).join('\n\n'),
       contextState: meter.refresh(history),
@@ -182,7 +167,7 @@ export async function runTurn(
       return finish('complete');
     }
     const joined = joinNext;
-    const reply = await stream(state, maxTokens, signal, texts, joined);
+    const reply = await stream(state, maxTokens, signal, texts, joined, sources);
     joinNext = false;
     if (reply.error || !reply.end) {
       const error = reply.error;
@@ -197,7 +182,7 @@ export async function runTurn(
       }
       // Keep what arrived, marked interrupted, so the next request says it was cut off.
       // An abort keeps even an empty reply for that reason; a failure before any text keeps nothing.
-      texts.push(reply.text);
+      texts.push(sources.display(reply.content));
       if (error?.code === 'ABORTED' || !nothingArrived) {
         history.push(
           createMessage('assistant', reply.content, clock, { state: 'interrupted', model: call.model }),
@@ -218,8 +203,9 @@ export async function runTurn(
       continue;
     }
     // A continuation of a cut reply is the same paragraph, not a new one.
-    if (joined && texts.length > 0) texts[texts.length - 1] += reply.text;
-    else texts.push(reply.text);
+    const text = sources.display(reply.content);
+    if (joined && texts.length > 0) texts[texts.length - 1] += text;
+    else texts.push(text);
     const message = createMessage('assistant', reply.content, clock, {
       state: 'complete',
       model: call.model,
@@ -247,6 +233,11 @@ export async function runTurn(
         if (reply.cutToolUses.length === 0 && continuations < MAX_CONTINUATIONS) {
           continuations++;
           joinNext = true;
+          // Asked for in a message of its own at the end, kept as sent: the current models refuse
+          // an assistant prefill, and a notice merged into a later message would change what was sent.
+          history.push(
+            createMessage('user', [{ type: 'text', text: CONTINUE_NOTICE }], clock, { kind: 'continue' }),
+          );
           continue;
         }
         addNotice(
@@ -290,6 +281,7 @@ async function stream(
   signal: AbortSignal,
   texts: readonly string[],
   join: boolean,
+  sources: SourceList,
 ): Promise<StreamCallResult> {
   const { call } = state;
   const { emitter, clock } = state.tools;
@@ -313,6 +305,11 @@ async function stream(
       emitter.emit('text_delta', text);
     },
     onThinking: (text) => emitter.emit('progress_note', text),
+    // The marks go out right after the text they belong to; the list comes at the end of the turn.
+    onCitations: (citations) => {
+      const refs = sources.refs(citations);
+      if (refs) emitter.emit('text_delta', refs);
+    },
   });
 }
 

@@ -10,8 +10,10 @@ import type { ContextWindowState, TokenUsage, ToolClass } from '../vocabulary.js
 // The shared vocabulary lives on the ground floor; the session re-exports it
 // so its public surface stays in one import.
 export {
+  type ApiBlock,
   type ContentBlock,
   type ContextWindowState,
+  type ConversationFrame,
   type FileDelivery,
   type FileSender,
   type HistoryMessage,

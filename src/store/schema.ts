@@ -51,7 +51,7 @@ export const historyMessageSchema = z.looseObject({
   content: z.array(contentBlockSchema),
   createdAt: z.string(),
   state: z.enum(['complete', 'interrupted']).optional(),
-  kind: z.enum(['summary', 'notice']).optional(),
+  kind: z.enum(['summary', 'notice', 'context', 'continue']).optional(),
   author: z.string().optional(),
 });
 
@@ -111,6 +111,7 @@ export const sessionMetaSchema = z.looseObject({
   allowedScopes: z.array(z.string()).optional(),
   forkedFrom: z.string().optional(),
   usage: usageLedgerSchema.optional(),
+  frame: z.looseObject({ system: z.string(), tools: z.string(), mode: z.string() }).optional(),
 });
 
 /** Bookkeeping the file stores keep inside the record file, never shown to callers. */

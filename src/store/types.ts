@@ -29,6 +29,19 @@ export interface SessionMeta {
   forkedFrom?: string;
   /** Tokens every model request of this session used, per UTC day and model (absent until the first). */
   usage?: UsageLedger;
+  /**
+   * The conversation's frozen `system` and `tools` (tools as their JSON text,
+   * so a store that reorders object keys cannot change a byte) and the
+   * permission mode it began with. Absent until the first turn.
+   */
+  frame?: StoredFrame;
+}
+
+/** {@link SessionMeta.frame}. */
+export interface StoredFrame {
+  system: string;
+  tools: string;
+  mode: string;
 }
 
 /** A whole session: the record plus its messages. */

@@ -86,6 +86,10 @@ describe('small helpers', () => {
   it('keeps error lines to one line', () => {
     expect(say.turnError('Overloaded:\n  try again\tlater')).toBe('⚠️ Overloaded: try again later');
     expect(say.turnError('x'.repeat(1000))).toHaveLength(2 + 400 + 1 + 1);
+    // The request-id the API gave the failed call survives the shortening.
+    expect(say.turnError(`${'x'.repeat(1000)} (request req_011CabcXYZ)`)).toBe(
+      `⚠️ ${'x'.repeat(400)}… (request req_011CabcXYZ)`,
+    );
   });
 
   it('names what it cannot read', () => {

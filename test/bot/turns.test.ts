@@ -97,7 +97,11 @@ describe('bot core: turns', () => {
       () => /💭 The notes mention milk; writing the answer\./.test(h?.texts().join('\n') ?? ''),
       'progress note visible',
     );
-    expect(h.fakeAnthropic.requests[0].thinking).toEqual({ type: 'adaptive', display: 'updates' });
+    expect(h.fakeAnthropic.requests[0].thinking).toEqual({
+      type: 'adaptive',
+      display: 'updates',
+      block_binding: { prefix_mismatch_behavior: 'drop_block' },
+    });
     await h.ask('stop');
     await h.settle();
   });
@@ -112,6 +116,11 @@ describe('bot core: turns', () => {
     const errorLine = h.texts().find((t) => t.startsWith('⚠️'));
     expect(errorLine).toBeDefined();
     expect(errorLine).not.toContain('\n');
+    // Errors page: the request-id of the failed call, for a support request, in the chat and in the log.
+    // (The chat text is Markdown: its underscores come escaped.)
+    const requestId = /\(request (req\\?_[A-Za-z0-9]+)\)$/.exec(errorLine ?? '')?.[1]?.replace('\\', '');
+    expect(requestId).toBeDefined();
+    expect(h.logs.filter((l) => l.includes(requestId as string)).length).toBeGreaterThan(0);
     expect(h.texts().join('\n')).not.toContain(HARNESS_API_KEY);
     expect(h.logs.join('\n')).not.toContain(HARNESS_API_KEY);
     await h.message('and now?');

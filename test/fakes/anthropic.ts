@@ -94,7 +94,10 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
     });
   });
 
+  let requestSeq = 0;
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Errors page: every response carries a unique request-id header, for support requests.
+    res.setHeader('request-id', `req_fake${String(++requestSeq).padStart(20, '0')}`);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {

@@ -133,3 +133,20 @@ export async function turnCalling(
 export function toolNames(body: any): string[] {
   return (body.tools ?? []).map((t: { name: string }) => t.name);
 }
+
+/**
+ * The tools a request's mid-conversation system messages add and remove
+ * (`tool_addition` / `tool_removal`), in order: `+name` or `-name`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: request bodies from the fake.
+export function toolChanges(body: any): string[] {
+  const changes: string[] = [];
+  for (const m of body.messages ?? []) {
+    if (m.role !== 'system' || !Array.isArray(m.content)) continue;
+    for (const b of m.content) {
+      if (b.type === 'tool_addition') changes.push(`+${b.tool.definition?.name ?? b.tool.name}`);
+      if (b.type === 'tool_removal') changes.push(`-${b.tool.name}`);
+    }
+  }
+  return changes;
+}

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { toolResults } from '../fakes/anthropic.js';
 import { type RemoteMcp, startRemoteMcp } from '../fixtures/mcp/remote-server.js';
-import { closingMcpWorlds, type McpWorld, toolNames, turnCalling } from './helpers.js';
+import { closingMcpWorlds, type McpWorld, toolChanges, toolNames, turnCalling } from './helpers.js';
 
 const startMcpWorld = closingMcpWorlds();
 let remote: RemoteMcp | undefined;
@@ -68,7 +68,9 @@ describe('MCP tools over Streamable HTTP', () => {
     expect(toolNames(second)).not.toContain('mcp__remote__shout');
     await h.message('next turn');
     await h.settle();
-    expect(toolNames(h.fakeAnthropic.requests[2])).toContain('mcp__remote__shout');
+    // The conversation's tools stay as first sent; the new one is added in a system message at the end.
+    expect(JSON.stringify(h.fakeAnthropic.requests[2].tools)).toBe(JSON.stringify(first.tools));
+    expect(toolChanges(h.fakeAnthropic.requests[2])).toEqual(['+mcp__remote__shout']);
     expect(await h.ask('status')).toContain('MCP server `remote`: connected, 3 tools');
   });
 });

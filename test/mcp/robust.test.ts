@@ -7,7 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { toolResults } from '../fakes/anthropic.js';
-import { approvalPrompt, button, closingMcpWorlds, notesEntry, toolNames, turnCalling } from './helpers.js';
+import {
+  approvalPrompt,
+  button,
+  closingMcpWorlds,
+  notesEntry,
+  toolChanges,
+  toolNames,
+  turnCalling,
+} from './helpers.js';
 
 const startMcpWorld = closingMcpWorlds();
 
@@ -36,7 +44,11 @@ describe('MCP servers that fail', () => {
     );
     await h.message('while down');
     await h.settle();
-    expect(toolNames(h.fakeAnthropic.requests[1]).filter((n) => n.startsWith('mcp__'))).toEqual([]);
+    // The tools sent stay the conversation's; their removal is said in a system message at the end.
+    expect(JSON.stringify(h.fakeAnthropic.requests[1].tools)).toBe(before);
+    const removed = toolChanges(h.fakeAnthropic.requests[1]);
+    expect(removed.length).toBeGreaterThan(0);
+    expect(removed.every((c) => c.startsWith('-mcp__notes__'))).toBe(true);
 
     // The first retry is a second later on the servers' clock.
     await mcpClock.advance(999);
@@ -46,6 +58,10 @@ describe('MCP servers that fail', () => {
     expect(await h.ask('status')).toContain('MCP server `notes`: connected, 10 tools');
     await turnCalling(h, 'mcp__notes__lookup', { key: 'k2' }, 'Found it.');
     expect(JSON.stringify(h.fakeAnthropic.requests[2].tools)).toBe(before);
+    // Back: added again at the end, after the removals.
+    expect(toolChanges(h.fakeAnthropic.requests[2]).filter((c) => c.startsWith('+'))).toContain(
+      '+mcp__notes__lookup',
+    );
     expect(toolResults(h.fakeAnthropic.requests).at(-1)).toEqual({
       text: 'note k2: buy milk',
       isError: false,

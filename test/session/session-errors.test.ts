@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/clock.js';
+import { createLogger } from '../../src/logger.js';
+import { AnthropicProvider } from '../../src/provider/index.js';
 import { InteractiveSession } from '../../src/session/index.js';
 import { API_KEY, fakeProvider, nextEvent, recordEvents, useSessionFixture } from './helpers.js';
 
@@ -25,6 +27,33 @@ describe('provider failures in a session', () => {
     expect(rec.of('complete')).toHaveLength(0);
     expect(s.getFullHistory().at(-1)).toMatchObject({ role: 'assistant', state: 'interrupted' });
     await expect((await s.submit('again')).completed).resolves.toMatchObject({ state: 'complete' });
+  });
+
+  it('a failed call names its request-id in the error and in the log line of the provider (Errors page)', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ destination: { write: (l: string) => lines.push(l) } });
+    const provider = new AnthropicProvider({ apiKey: API_KEY, baseURL: fx.fake.url, maxRetries: 0, logger });
+    const s = fx.track(new InteractiveSession({ cwd: fx.cwd, provider, toolEnv: {} }));
+    fx.fake.enqueue({ error: { status: 500, type: 'api_error', message: 'Internal server error' } });
+    const err = await (await s.submit('hi')).completed.then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    const id =
+      /^The Anthropic API answered 500 \(api_error\): Internal server error \(request (req_fake\d+)\)$/.exec(
+        err?.message ?? '',
+      )?.[1];
+    expect(id).toBeDefined();
+    const line = lines.find((l) => l.includes('model request failed'));
+    expect(JSON.parse(line ?? '{}')).toMatchObject({ requestId: id, code: 'PROVIDER_ERROR' });
+    // A mid-stream error carries the id of the response it broke.
+    fx.fake.enqueue({ text: ['Half'], midStreamError: { type: 'overloaded_error', message: 'Overloaded' } });
+    const mid = await (await s.submit('again')).completed.then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(mid?.message).toMatch(/\(request req_fake\d+\)$/);
+    expect(mid?.message).not.toContain(id);
   });
 
   it('429 and 529 are retried by the SDK, then the turn succeeds', async () => {

@@ -24,7 +24,12 @@ describe('thinking on the current models', () => {
     expect(result.response).toBe('The folder is empty.');
     // The request asked for the display that returns the notes between tool calls, with its beta.
     const first = fx.fake.log[0];
-    expect(first?.body.thinking).toEqual({ type: 'adaptive', display: 'updates' });
+    expect(first?.body.thinking).toEqual({
+      type: 'adaptive',
+      display: 'updates',
+      // Chosen explicitly (Fix thinking bound to a different conversation page): a mismatch drops blocks, never the turn.
+      block_binding: { prefix_mismatch_behavior: 'drop_block' },
+    });
     expect(String(first?.headers['anthropic-beta'])).toContain('thinking-display-updates-2026-08-18');
     // What a person sees between the tools: the model's own notes.
     expect(rec.of('progress_note').map(([n]) => n)).toEqual([

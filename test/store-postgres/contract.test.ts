@@ -9,6 +9,7 @@ import type { SessionStore } from '../../src/store/types.js';
 import type { HistoryMessage } from '../../src/vocabulary.js';
 import { pdfBytes } from '../fakes/pdfs.js';
 import { message, meta, record, tempDirs } from '../store/helpers.js';
+import { expectBlocksKept } from '../store/session-store-contract.js';
 import { SKIP_REASON, testDatabaseUrl, testSchemas } from './database.js';
 import { type Harness, lowdbHarness, postgresHarness } from './harness.js';
 
@@ -50,6 +51,12 @@ describe.each(backends)('%s store', (_name, make) => {
     harnesses.push(h);
     return h;
   };
+
+  it('keeps every content block as received and the frozen frame byte for byte', async () => {
+    const h = await harness();
+    // Read back by a new instance over the same data, as after a restart.
+    await expectBlocksKept(h.sessions, async () => (await h.reopen()).sessions);
+  });
 
   it('keeps a PDF the person sent (a document block) byte for byte across a restart', async () => {
     const h = await harness();

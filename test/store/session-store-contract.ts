@@ -56,6 +56,10 @@ export function sessionStoreContract(name: string, makeHarness: () => Promise<Ha
       expect(await store.load('nope')).toEqual({ status: 'missing' });
     });
 
+    it('keeps every content block as received and the frozen frame byte for byte', async () => {
+      await expectBlocksKept((await makeHarness()).store);
+    });
+
     it('keeps the usage ledger with the record (append, list, reload) and calls a malformed one corrupt', async () => {
       const { store, plant } = await makeHarness();
       const totals = {
@@ -243,4 +247,72 @@ export function sessionStoreContract(name: string, makeHarness: () => Promise<Ha
       expect(loaded).toMatchObject({ status: 'valid', record: { name: 'n', messageCount: 1 } });
     });
   });
+}
+
+/**
+ * Asserts `store` keeps a reply's blocks as received (the API's own shape,
+ * key order and nulls included, unknown types too) and a frozen frame's
+ * tools byte for byte. Shared with the PostgreSQL contract.
+ */
+export async function expectBlocksKept(
+  store: SessionStore,
+  reopened: () => Promise<SessionStore> = async () => store,
+): Promise<void> {
+  // Blocks of the Messages API's own shape, key order and nulls included, and a type nobody knows yet.
+  const reply = {
+    ...message('', 'assistant'),
+    content: [
+      {
+        type: 'api' as const,
+        block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'q' } },
+      },
+      {
+        type: 'api' as const,
+        block: {
+          type: 'web_search_tool_result',
+          tool_use_id: 'srvtoolu_1',
+          content: [
+            {
+              type: 'web_search_result',
+              url: 'https://a.example',
+              encrypted_content: 'E\u0001x',
+              page_age: null,
+            },
+          ],
+        },
+      },
+      {
+        type: 'text' as const,
+        text: 'cited',
+        citations: [
+          { type: 'web_search_result_location', url: 'https://a.example', cited_text: 'c', title: null },
+        ],
+      },
+      {
+        type: 'tool_use' as const,
+        id: 'toolu_1',
+        name: 'rollDie',
+        input: {},
+        caller: { type: 'code_execution_20250825', tool_id: 'srvtoolu_2' },
+      },
+      {
+        type: 'api' as const,
+        block: { type: 'fallback', from: { model: 'claude-fable-5' }, to: { model: 'claude-opus-4-8' } },
+      },
+      { type: 'api' as const, block: { type: 'compaction', content: 'summary', encrypted_content: null } },
+      { type: 'api' as const, block: { zeta: 1, type: 'block_from_the_future', alpha: [2, { b: 1, a: 0 }] } },
+    ],
+  };
+  // Tool schemas as JSON text: a store that reorders object keys (jsonb) cannot change a byte of them.
+  const frame = {
+    system: 'You are terse.',
+    tools: '[{"name":"Read","inputSchema":{"type":"object","required":["path"],"properties":{}}}]',
+    mode: 'default',
+  };
+  await store.create(record('s9', [message('go')], {}));
+  await store.append('s9', [reply], { ...meta('s9', 2), frame });
+  const loaded = await (await reopened()).load('s9');
+  expect(loaded.status === 'valid' && JSON.stringify(loaded.record.messages[1])).toBe(JSON.stringify(reply));
+  expect(loaded.status === 'valid' && loaded.record.frame).toEqual(frame);
+  expect(loaded.status === 'valid' && loaded.record.frame?.tools).toBe(frame.tools);
 }

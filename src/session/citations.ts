@@ -1,0 +1,63 @@
+/**
+ * Citations as the chat shows them: each cited source gets a number the
+ * first time it is cited in a turn; the text that cites it is followed by
+ * `[n]`, and the reply ends with the numbered sources as Markdown links,
+ * which every chat dialect renders as links (src/bot/format). The stored
+ * history keeps the API's citation objects untouched; this is display only.
+ */
+import type { ApiBlock, ContentBlock } from './types.js';
+
+interface Source {
+  n: number;
+  title: string;
+  url?: string;
+}
+
+/** The sources cited in one turn, numbered in order of first citation. */
+export class SourceList {
+  readonly #sources = new Map<string, Source>();
+
+  /** The `[n]` marks for a text block's citations (numbers given on first sight), e.g. ` [1][2]`. */
+  refs(citations: readonly ApiBlock[]): string {
+    const numbers = new Set<number>();
+    for (const citation of citations) {
+      const url = typeof citation.url === 'string' ? citation.url : undefined;
+      const title = [citation.title, citation.document_title, citation.cited_text].find(
+        (v): v is string => typeof v === 'string' && v.length > 0,
+      );
+      const key = url ?? title ?? JSON.stringify(citation);
+      let source = this.#sources.get(key);
+      if (!source) {
+        source = {
+          n: this.#sources.size + 1,
+          title: (title ?? url ?? 'source').slice(0, 200),
+          ...(url ? { url } : {}),
+        };
+        this.#sources.set(key, source);
+      }
+      numbers.add(source.n);
+    }
+    return numbers.size > 0 ? ` ${[...numbers].map((n) => `[${n}]`).join('')}` : '';
+  }
+
+  /** The reply's text blocks joined, each followed by the marks of its citations. */
+  display(content: readonly ContentBlock[]): string {
+    return content
+      .map((b) => (b.type === 'text' ? b.text + (b.citations ? this.refs(b.citations) : '') : ''))
+      .join('');
+  }
+
+  /** The list under the reply (`Sources:` and one numbered line each), or undefined when nothing was cited. */
+  footer(): string | undefined {
+    if (this.#sources.size === 0) return undefined;
+    const lines = [...this.#sources.values()].map((s) =>
+      s.url ? `[${s.n}] [${escapeLinkText(s.title)}](${s.url})` : `[${s.n}] ${s.title}`,
+    );
+    return `Sources:\n${lines.join('\n')}`;
+  }
+}
+
+/** Link text with the brackets that would end it early escaped. */
+function escapeLinkText(text: string): string {
+  return text.replace(/[[\]\\]/g, (c) => `\\${c}`);
+}
