@@ -72,7 +72,7 @@ export interface BuiltStage {
   /** The CMD's exec form. */
   cmd: string[];
   /** The HEALTHCHECK's command (shell form), if any. */
-  healthcheck?: string;
+  healthcheck?: string | undefined;
 }
 
 /** `KEY=value KEY2="value two"` (the ENV form the Dockerfile uses). */
