@@ -127,6 +127,13 @@ function envArgs(env: Record<string, string>): string[] {
   return ['--clearenv', ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v])];
 }
 
+/**
+ * Added to RUN lines' environment only, as a build machine's own npm
+ * settings would be: use the packages already in npm's cache (shared with
+ * this machine's, see rootArgs) without asking the registry again.
+ */
+const BUILD_ENV = { npm_config_prefer_offline: 'true' };
+
 /** The environment every base image starts with. */
 const BASE_ENV = { PATH: '/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root' };
 
@@ -173,9 +180,19 @@ export async function buildStages(
         }
       } else if (keyword === 'RUN') {
         if (skipRun(args)) continue;
-        await run('bwrap', [...rootArgs(root, state.workdir), ...envArgs(state.env), '/bin/sh', '-c', args], {
-          maxBuffer: 64 << 20,
-        }).catch((err: { stderr?: string; message: string }) => {
+        await run(
+          'bwrap',
+          [
+            ...rootArgs(root, state.workdir),
+            ...envArgs({ ...state.env, ...BUILD_ENV }),
+            '/bin/sh',
+            '-c',
+            args,
+          ],
+          {
+            maxBuffer: 64 << 20,
+          },
+        ).catch((err: { stderr?: string; message: string }) => {
           throw new Error(`RUN ${args}\nfailed: ${err.stderr ?? err.message}`);
         });
       } else if (keyword === 'CMD') {
