@@ -3,11 +3,26 @@
 #   docker build -t switchboard .
 #   docker run --env-file .env -p 9090:9090 switchboard
 #
-# Two stages: the first installs every dependency and compiles TypeScript;
-# the second holds only the compiled bot and its production dependencies,
-# and runs as an unprivileged user. The platform SDKs and pg are optional
-# peers of the library, so the image installs them explicitly: the ready bot
-# runs every platform it has credentials for.
+# Two stages: the first installs every dependency, compiles TypeScript and
+# prunes node_modules to what the bot runs; the second holds only the
+# compiled bot and those modules, and runs as an unprivileged user. The
+# platform SDKs and pg are optional peers of the library (dev dependencies
+# here), so the build stage makes them production dependencies at their
+# locked versions before pruning: the image runs every platform it has
+# credentials for.
+#
+# The tools' sandbox (bubblewrap) needs user namespaces and its own /proc,
+# which Docker's default seccomp profile and masked /proc paths forbid. Either
+# allow them:
+#
+#   docker run --security-opt seccomp=unconfined \
+#     --security-opt systempaths=unconfined --env-file .env switchboard
+#
+# (plus --security-opt apparmor=unconfined where AppArmor confines
+# containers), or run with SWITCHBOARD_SANDBOX=off: the tools, Bash included,
+# then run as the container's `node` user with the container as the only
+# boundary. Under the default SWITCHBOARD_SANDBOX=auto the bot starts without
+# the sandbox, says so in its log, and refuses Bash.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -18,6 +33,9 @@ COPY src ./src
 COPY adapters ./adapters
 COPY config ./config
 RUN npx tsc -p tsconfig.build.json
+COPY scripts/runtime-manifest.mjs ./scripts/
+RUN node scripts/runtime-manifest.mjs \
+  && npm prune --omit=dev --no-audit --no-fund --ignore-scripts
 
 FROM node:20-bookworm-slim
 # bubblewrap confines the agent's tools; the bot refuses Bash without it
@@ -30,14 +48,11 @@ ENV NODE_ENV=production \
     SWITCHBOARD_WORKSPACE=/workspace \
     SWITCHBOARD_HTTP_PORT=9090
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts \
-  && npm install --no-save --no-audit --no-fund --ignore-scripts \
-       grammy@1.46.0 @grammyjs/runner@2.0.3 @grammyjs/auto-retry@2.0.2 \
-       @slack/bolt@5.1.0 discord.js@14.28.1 pg@8.23.1 \
-  && npm cache clean --force
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
+COPY .env.example ./
 RUN mkdir -p /data /workspace && chown node:node /data /workspace
 USER node
 VOLUME ["/data", "/workspace"]

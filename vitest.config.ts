@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Child-process tests start the compiled bot: build dist/ first when it is stale.
+    globalSetup: ['test/helpers/build-dist.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

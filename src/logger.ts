@@ -3,6 +3,8 @@
  * keys are removed by value, so a token that ends up inside an error message
  * or a URL is caught too, not only fields named "token".
  */
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { isatty } from 'node:tty';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
@@ -64,6 +66,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 
 /** The stream a logger without an injected destination writes to. */
 function destinationFor(options: LoggerOptions): DestinationStream {
+  if (options.file) createPrivately(options.file);
   const fd = options.fd ?? 1;
   const terminal = !options.file && isatty(fd);
   const format = options.format ?? 'auto';
@@ -80,6 +83,16 @@ function destinationFor(options: LoggerOptions): DestinationStream {
   return options.file
     ? pino.destination({ dest: options.file, sync: false, mkdir: true, append: true })
     : pino.destination({ dest: fd, sync: false });
+}
+
+/**
+ * Creates the log file, when missing, readable by the bot's user only, like
+ * every other file it writes: logs name chats, people and tools. An existing
+ * file keeps the mode its owner gave it.
+ */
+function createPrivately(file: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  closeSync(openSync(file, 'a', 0o600));
 }
 
 /** A logger that drops everything; the default where none is injected. */

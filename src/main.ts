@@ -3,16 +3,24 @@
  * every configured platform (the console when none is), and stop gracefully
  * on SIGINT / SIGTERM.
  *
- * Exit codes: 0 after a clean stop, 1 when start-up fails (a platform rejects
- * its token), 2 when the configuration is invalid.
+ * Exit codes: 0 after a clean stop (or `--help`, `--version`), 1 when
+ * start-up fails (a platform rejects its token), 2 when the configuration is
+ * invalid or a configured platform's package is not installed.
  */
 import { existsSync } from 'node:fs';
 import type { ConsoleAdapter } from '../adapters/console/index.js';
 import { loadConfig } from '../config/index.js';
 import { startSwitchboard } from './app.js';
+import { cliAnswer, settingsReference } from './cli.js';
 import { isErrorCode } from './errors.js';
+import { requirePlatformPackages } from './platform-packages.js';
 
 async function main(): Promise<number> {
+  const answer = cliAnswer(process.argv.slice(2));
+  if (answer !== undefined) {
+    process.stdout.write(answer);
+    return 0;
+  }
   // Node's --env-file exits when the file is missing; a fresh clone has none.
   if (existsSync('.env')) process.loadEnvFile('.env');
 
@@ -21,10 +29,17 @@ async function main(): Promise<number> {
     config = loadConfig({ env: process.env, argv: process.argv.slice(2) });
   } catch (err) {
     if (isErrorCode(err, 'CONFIG_INVALID')) {
-      process.stderr.write(`${err.message}\nEvery setting is described in .env.example.\n`);
+      process.stderr.write(`${err.message}\nEvery setting is described in ${settingsReference()}\n`);
       return 2;
     }
     throw err;
+  }
+  try {
+    requirePlatformPackages(config);
+  } catch (err) {
+    if (!isErrorCode(err, 'CONFIG_INVALID')) throw err;
+    process.stderr.write(err.message);
+    return 2;
   }
 
   let app: Awaited<ReturnType<typeof startSwitchboard>>;

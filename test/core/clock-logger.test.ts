@@ -1,3 +1,6 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { sleep, VirtualClock } from '../../src/clock.js';
@@ -51,5 +54,19 @@ describe('logger', () => {
     expect(out).not.toContain(secret);
     expect(out).not.toContain('"abc"');
     expect(scrubSecrets('a-short', ['short'])).toBe('a-short');
+  });
+
+  it('creates its log file readable by the bot user only, in either format', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-logfile-'));
+    try {
+      for (const format of ['json', 'pretty'] as const) {
+        const file = join(dir, 'logs', `${format}.log`);
+        const log = createLogger({ file, format, level: 'info' });
+        log.info('started');
+        expect((await stat(file)).mode & 0o777).toBe(0o600);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,16 +6,15 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/index.js';
 import { startSwitchboard } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 import { type FakeTelegram, startFakeTelegram } from '../fakes/telegram/index.js';
+import { BUILT_MAIN } from '../helpers/dist.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const KEY = 'sk-ant-lifecycle-key-0123456789';
 
 let dir: string;
@@ -33,7 +32,7 @@ afterAll(async () => {
 
 describe('the ready bot process', () => {
   it('stops with exit 0 when its output pipe closes, while its input stays open', async () => {
-    const child = spawn(TSX, [join(ROOT, 'src/main.ts')], {
+    const child = spawn(process.execPath, [BUILT_MAIN], {
       cwd: dir,
       env: {
         PATH: process.env.PATH ?? '',

@@ -1,5 +1,5 @@
 /**
- * The ready bot as `npm start` runs it: a child process of src/main.ts,
+ * The ready bot as `npm start` runs it: a child process of scripts/start.mjs,
  * configured only through its environment.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -10,8 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const MAIN = join(ROOT, 'src/main.ts');
+// `npm start` is `node scripts/start.mjs`: the compiled bot (rebuilt first when stale).
+const START = join(ROOT, 'scripts/start.mjs');
 const KEY = 'sk-ant-start-test-key-0123456789';
 
 interface Run {
@@ -26,7 +26,7 @@ let dir: string;
 let fake: FakeAnthropic;
 
 function run(env: Record<string, string>, args: string[] = []): Run {
-  const child = spawn(TSX, [MAIN, ...args], {
+  const child = spawn(process.execPath, [START, ...args], {
     cwd: dir,
     // Only what the test gives: no key or token leaks in from the developer's shell.
     env: { PATH: process.env.PATH ?? '', HOME: dir, ...env },

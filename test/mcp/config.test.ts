@@ -8,10 +8,11 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/index.js';
 import { isErrorCode } from '../../src/errors.js';
+import { BUILT_MAIN } from '../helpers/dist.js';
 
 const KEY = 'sk-ant-mcp-config-key-0123456789';
 let dir: string;
@@ -149,9 +150,8 @@ describe('SWITCHBOARD_MCP_CONFIG', () => {
   });
 
   it('npm start exits 2 on a bad file, naming the server', async () => {
-    const root = resolve(import.meta.dirname, '../..');
     await writeFile(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { tracker: { type: 'http' } } }));
-    const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'src/main.ts')], {
+    const child = spawn(process.execPath, [BUILT_MAIN], {
       cwd: dir,
       env: {
         PATH: process.env.PATH ?? '',

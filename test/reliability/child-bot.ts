@@ -1,16 +1,12 @@
 /**
  * The ready bot as a child process, exactly as `npm start` runs it
- * (`src/main.ts` under tsx), with its environment given explicitly and its
+ * (the compiled `dist/src/main.js`), with its environment given explicitly and its
  * log lines (stdout) and stderr captured, so a test can SIGKILL it mid-turn
  * and start it again over the same data directory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const TSX_LOADER = pathToFileURL(join(REPO, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+import { BUILT_MAIN } from '../helpers/dist.js';
 
 /** A running (or exited) child bot. */
 export interface ChildBot {
@@ -26,9 +22,9 @@ export interface ChildBot {
   kill(): Promise<void>;
 }
 
-/** Starts `src/main.ts` with `env` (nothing else of this process's environment but PATH and HOME). */
+/** Starts `dist/src/main.js` with `env` (nothing else of this process's environment but PATH and HOME). */
 export function startChildBot(env: Record<string, string>, cwd: string): ChildBot {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, join(REPO, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, [BUILT_MAIN], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -61,7 +57,7 @@ export function startChildBot(env: Record<string, string>, cwd: string): ChildBo
     lines,
     stderr,
     exited,
-    waitForLog(pattern, timeoutMs = 20_000) {
+    waitForLog(pattern, timeoutMs = 45_000) {
       return new Promise((resolvePromise, reject) => {
         const check = () => {
           const hit = lines.find((l) => pattern.test(l));

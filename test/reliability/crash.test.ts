@@ -173,5 +173,6 @@ describe('crash and restart (SIGKILL mid-turn)', () => {
     const everything = [...first.lines, ...second.lines, ...first.stderr, ...second.stderr].join('\n');
     expect(everything).not.toContain(TG_TOKEN);
     expect(everything).not.toContain(TG_API_KEY);
-  }, 60_000);
+    // Two starts of the compiled bot, each awaited by its start line: generous for a loaded machine.
+  }, 150_000);
 });

@@ -72,10 +72,10 @@ export async function startCluster(
   const start = async (name: string): Promise<Replica> => {
     const bot = startChildBot(env(name), root);
     children.push(bot);
-    const listening = JSON.parse(await bot.waitForLog(/Telegram webhook listening/, 30_000)) as {
+    const listening = JSON.parse(await bot.waitForLog(/Telegram webhook listening/)) as {
       port: number;
     };
-    const started = JSON.parse(await bot.waitForLog(/switchboard started/, 30_000)) as { replica: string };
+    const started = JSON.parse(await bot.waitForLog(/switchboard started/)) as { replica: string };
     return { name, bot, port: listening.port, id: started.replica };
   };
   try {

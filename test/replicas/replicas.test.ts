@@ -37,7 +37,7 @@ beforeAll(async () => {
     if (JSON.stringify(body.messages).includes('replicated')) return { text: 'The tests ran.' };
     return { text: ['You said: ', text], chunkDelayMs: 30 };
   });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await cluster?.close();

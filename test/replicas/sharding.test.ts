@@ -1,6 +1,6 @@
 /**
- * `npm run start:sharded`: src/shard.ts as a child process, running two
- * Discord shards (each the ready bot, `src/main.ts`) under discord.js's
+ * `npm run start:sharded`: the compiled dist/src/shard.js as a child process,
+ * running two Discord shards (each the ready bot, `dist/src/main.js`) under discord.js's
  * ShardingManager against the fake Discord and one PostgreSQL schema.
  *
  * The fake gateway routes like Discord: each guild's events go only to the
@@ -14,17 +14,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isErrorCode } from '../../src/errors.js';
 import { planShards, recommendedShards } from '../../src/shard.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.js';
+import { BUILT_SHARD } from '../helpers/dist.js';
 import { SKIP_REASON, testDatabaseUrl, testSchemas } from '../store-postgres/database.js';
 
-const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const TSX = pathToFileURL(join(REPO, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const url = testDatabaseUrl();
 const DB = 'postgres://sb:secret-pw@127.0.0.1:5432/sb';
 
@@ -111,7 +109,7 @@ describe.skipIf(!url)('npm run start:sharded', () => {
     root = await mkdtemp(join(tmpdir(), 'switchboard-shards-'));
     const discord = fake;
     const schema = schemas?.name() ?? '';
-    const child = spawn(process.execPath, ['--import', TSX, join(REPO, 'src', 'shard.ts')], {
+    const child = spawn(process.execPath, [BUILT_SHARD], {
       cwd: root,
       env: {
         PATH: process.env.PATH ?? '',
@@ -160,12 +158,12 @@ describe.skipIf(!url)('npm run start:sharded', () => {
         changed.add(check);
         check();
       });
-    await output(() => /2 Discord shard\(s\) ready/.test(err), 'both shards ready', 40_000);
+    await output(() => /2 Discord shard\(s\) ready/.test(err), 'both shards ready', 90_000);
     // Log lines are written asynchronously: wait for both shards' start-up lines.
     await output(
       () => out.split('switchboard started').length === 3,
       'both shards logging their start',
-      10_000,
+      30_000,
     );
     const started = out
       .split('\n')
@@ -224,5 +222,5 @@ describe.skipIf(!url)('npm run start:sharded', () => {
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
-  }, 60_000);
+  }, 150_000);
 });

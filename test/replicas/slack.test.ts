@@ -64,8 +64,8 @@ describe.skipIf(!url)('Slack HTTP mode over two replicas', () => {
     for (const name of ['a', 'b']) {
       const bot = startChildBot(env(name), root);
       children.push(bot);
-      const started = JSON.parse(await bot.waitForLog(/Slack adapter started/, 30_000)) as { url: string };
-      await bot.waitForLog(/switchboard started/, 30_000);
+      const started = JSON.parse(await bot.waitForLog(/Slack adapter started/)) as { url: string };
+      await bot.waitForLog(/switchboard started/);
       senders.push(new SlackRequestSender(started.url, SECRET));
     }
     const [a, b] = senders as [SlackRequestSender, SlackRequestSender];
@@ -102,5 +102,5 @@ describe.skipIf(!url)('Slack HTTP mode over two replicas', () => {
     }
     const turns = children.map((c) => c.lines.filter((l) => l.includes('"turn started"')).length);
     expect(turns.every((n) => n > 0)).toBe(true);
-  }, 60_000);
+  }, 120_000);
 });

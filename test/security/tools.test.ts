@@ -123,5 +123,5 @@ describe('tools under the ready bot', () => {
     await expect(stat(join(outside, 'planted.txt'))).rejects.toThrow(/ENOENT/);
     const seen = [...bot.lines, ...bot.stderr, ...texts(11), ...texts(22)].join('\n');
     for (const secret of [TG_TOKEN, TG_API_KEY]) expect(seen).not.toContain(secret);
-  }, 40_000);
+  }, 90_000);
 });

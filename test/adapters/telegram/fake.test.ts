@@ -88,10 +88,13 @@ describe('fake Telegram Bot API', () => {
     await api.editMessageText(7, sent.message_id, 'v2');
     await api.editMessageText(7, sent.message_id, 'v3');
     expect((await failure(api.editMessageText(7, sent.message_id, 'v4'))).error_code).toBe(429);
-    await api.sendMessageDraft(8, 1, 'a');
-    await api.sendMessageDraft(8, 1, 'ab');
-    expect((await failure(api.sendMessageDraft(8, 1, 'abc'))).error_code).toBe(429);
-    await api.sendMessageDraft(8, 2, 'another draft');
+    // Raw calls, as the adapter makes them: grammY's typed sendMessageDraft is newer than the peer range's floor.
+    await api.raw.sendMessageDraft({ chat_id: 8, draft_id: 1, text: 'a' });
+    await api.raw.sendMessageDraft({ chat_id: 8, draft_id: 1, text: 'ab' });
+    expect(
+      (await failure(api.raw.sendMessageDraft({ chat_id: 8, draft_id: 1, text: 'abc' }))).error_code,
+    ).toBe(429);
+    await api.raw.sendMessageDraft({ chat_id: 8, draft_id: 2, text: 'another draft' });
   });
 
   it('forgives a few ms of arrival jitter, not more', () => {
