@@ -159,14 +159,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     threadLink: async (channel, threadTs) => {
       try {
         const res = await callSlack(sendClient, 'chat.getPermalink', { channel, message_ts: threadTs });
-        return `<${String(res.permalink)}|the latest thread>`;
+        return `<${String(res.permalink)}|your thread>`;
       } catch {
-        return 'the latest thread';
+        return 'your thread';
       }
-    },
-    startThread: async (channel, text) => {
-      const res = await callSlack(sendClient, 'chat.postMessage', { channel, text });
-      return String(res.ts);
     },
   });
 
