@@ -39,13 +39,26 @@ export function isPdf(bytes: Uint8Array): boolean {
   return hasSignature(bytes, '%PDF-');
 }
 
+/** Reads `bytes` as UTF-8 text; undefined when they hold a NUL or are not valid UTF-8. */
+export function asText(bytes: Uint8Array): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The media type read from a file's first bytes: PNG, JPEG, GIF and WebP
- * images, PDF, else `application/octet-stream`. A name ending in `.png`
- * does not make a file an image.
+ * The media type read from a file's content: PNG, JPEG, GIF and WebP
+ * images, PDF, UTF-8 text (`text/plain; charset=utf-8`), else
+ * `application/octet-stream`. A name ending in `.png` does not make a file
+ * an image.
  */
 export function sniffMediaType(bytes: Uint8Array): string {
-  return sniffImage(bytes) ?? (isPdf(bytes) ? 'application/pdf' : 'application/octet-stream');
+  const known = sniffImage(bytes) ?? (isPdf(bytes) ? 'application/pdf' : undefined);
+  if (known) return known;
+  return asText(bytes) === undefined ? 'application/octet-stream' : 'text/plain; charset=utf-8';
 }
 
 /**

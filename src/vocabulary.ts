@@ -229,7 +229,7 @@ export interface OutgoingFile {
   /** Where the file is on this machine (the workspace path): a terminal chat prints it. */
   path: string;
   bytes: Uint8Array;
-  /** Read from the file's first bytes (image/png, image/jpeg, image/gif, image/webp, application/pdf), else application/octet-stream. */
+  /** Read from the file's content (image/png, image/jpeg, image/gif, image/webp, application/pdf, text/plain; charset=utf-8), else application/octet-stream. */
   mediaType: string;
   /** A line shown with the file. */
   caption?: string;

@@ -21,6 +21,8 @@ import type {
   OutboundMessage,
   SentMessage,
 } from '../../src/bot/adapter-contract.js';
+import { showControls } from '../../src/bot/visible-text.js';
+import { formatBytes } from '../../src/bytes.js';
 import { HISTORY_SIZE, loadHistory, saveHistory } from './history.js';
 import { cleanLine, readLine } from './input.js';
 import { ReplyPrinter } from './reply-printer.js';
@@ -57,15 +59,27 @@ const CAPABILITIES: ChatCapabilities = {
   filesAsPaths: true,
 };
 
-/** Control characters (a name's escape sequences) shown as `?`, so a file name cannot drive the terminal. */
-const printable = (text: string) => text.replace(/\p{Cc}/gu, '?');
+/**
+ * Design decision (what reaches the terminal): every text the chat prints
+ * (replies, tool lines, approval prompts, button labels, answers, file
+ * names) is written by the model or comes from its files, and a terminal
+ * obeys escape sequences: an OSC 52 clipboard write, SGR 8 (conceal) that
+ * hides a real approval prompt behind a fake one, cursor moves that
+ * overwrite a line. So each one passes through {@link safe}, which shows C0
+ * and C1 controls as markers (`⟨ESC⟩`), keeping newlines and tabs; the
+ * adapter's own escape sequences (dimming, taking back a line) are added
+ * after that.
+ */
+const safe = showControls;
 
-/** The line for a file the agent sent: its path, size and type, and the caption under it. */
+/** A file name on one line: its newlines shown too. */
+const oneLine = (text: string) => safe(text).replace(/\n/g, '⟨LF⟩');
+
+/** The line for a file the agent sent: its path, exact size and type, and the caption under it. */
 export function fileLine(file: OutboundFile): string {
-  const kb = Math.max(1, Math.round(file.bytes.length / 1024));
-  // Each line of the caption indented under the path; no other control character gets through.
-  const caption = file.caption ? `\n  ${file.caption.split('\n').map(printable).join('\n  ')}` : '';
-  return `📎 ${printable(file.path)} (${kb} KB, ${file.mediaType})${caption}`;
+  // Each line of the caption indented under the path.
+  const caption = file.caption ? `\n  ${safe(file.caption).split('\n').join('\n  ')}` : '';
+  return `📎 ${oneLine(file.path)} (${formatBytes(file.bytes.length)}, ${file.mediaType})${caption}`;
 }
 
 const PROMPT = '› ';
@@ -100,7 +114,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
     const flat = (buttons ?? []).flat().filter((b) => !b.stopsReply);
     if (flat.length === 0) return;
     offer = { messageId, buttons: flat };
-    const choices = flat.map((b, i) => `[${i + 1}] ${b.label}`).join('   ');
+    const choices = flat.map((b, i) => `[${i + 1}] ${oneLine(b.label)}`).join('   ');
     screen.line(`  ${choices}   (type the number)`);
     rl?.setPrompt(`${flat.length === 1 ? '1' : `1-${flat.length}`} ${PROMPT}`);
   };
@@ -125,7 +139,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
           chat: CONSOLE_CHAT,
           user,
           payload: pick.payload,
-          respond: async ({ text }) => screen.line(`  ${text}`),
+          respond: async ({ text }) => screen.line(`  ${safe(text)}`),
         });
         return;
       }
@@ -168,10 +182,10 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
     async start(sink) {
       const terminal = screen.tty && (input as NodeJS.ReadStream).isTTY === true;
       screen.line(
-        `switchboard console — you are ${userName}. Type a message, or /help.` +
+        `switchboard console — you are ${oneLine(userName)}. Type a message, or /help.` +
           (terminal ? ' Ctrl-C stops a reply; twice leaves.' : ''),
       );
-      if (options.logFile) screen.line(`Logs: ${options.logFile}`);
+      if (options.logFile) screen.line(`Logs: ${oneLine(options.logFile)}`);
       const lines = createInterface({
         input,
         output: screen.promptOutput,
@@ -191,7 +205,7 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
         screen.promptSubmitted(line);
         chain = chain
           .then(() => handleLine(sink, line))
-          .catch((err: unknown) => screen.line(`  error: ${String(err)}`))
+          .catch((err: unknown) => screen.line(`  error: ${safe(String(err))}`))
           .finally(() => screen.showPrompt());
       });
       lines.on('SIGINT', () => interrupt(sink));
@@ -201,7 +215,8 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
     async stop() {
       rl?.close();
     },
-    async send(_chat, message: OutboundMessage): Promise<SentMessage> {
+    async send(_chat, outbound: OutboundMessage): Promise<SentMessage> {
+      const message = { ...outbound, text: safe(outbound.text) };
       const messageId = `out${++seq}`;
       texts.set(messageId, message.text);
       if (isLiveReply(message)) {
@@ -218,7 +233,8 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
       screen.showPrompt();
       return { messageId };
     },
-    async edit(_chat, messageId, message) {
+    async edit(_chat, messageId, outbound) {
+      const message = { ...outbound, text: safe(outbound.text) };
       const printer = replies.get(messageId);
       if (printer) {
         if (isLiveReply(message) || message.buttons === undefined) {

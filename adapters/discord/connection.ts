@@ -36,16 +36,51 @@ function restAgent(): NonNullable<RESTOptions['agent']> {
   return new Agent();
 }
 
+/** The gateway intents the adapter reads: guild and DM messages with their content. */
+export const REQUIRED_INTENTS = [
+  GatewayIntentBits.Guilds,
+  GatewayIntentBits.GuildMessages,
+  GatewayIntentBits.MessageContent,
+  GatewayIntentBits.DirectMessages,
+] as const;
+
+/** Partials the adapter needs: uncached DM channels and messages (edits of old messages) still arrive. */
+export const REQUIRED_PARTIALS = [Partials.Channel, Partials.Message] as const;
+
+/**
+ * Checks a client someone else built before the adapter joins it: without
+ * these intents and partials no message would ever reach the agent, so it
+ * fails now with what to add.
+ */
+export function checkClient(client: Client): void {
+  const intents = REQUIRED_INTENTS.filter((i) => !client.options.intents.has(i)).map(
+    (i) => `GatewayIntentBits.${GatewayIntentBits[i]}`,
+  );
+  const partials = REQUIRED_PARTIALS.filter((p) => !client.options.partials?.includes(p)).map(
+    (p) => `Partials.${Partials[p]}`,
+  );
+  if (intents.length + partials.length === 0) return;
+  const missing = [
+    ...(intents.length ? [`intents ${intents.join(', ')}`] : []),
+    ...(partials.length ? [`partials ${partials.join(', ')}`] : []),
+  ].join(' and ');
+  throw new SwitchboardError(
+    'CONFIG_INVALID',
+    `Your Discord client lacks the ${missing} that switchboard reads: add them to new Client({ intents, partials })`,
+  );
+}
+
+/** Resolves with the client once it is ready (at once when it already is). */
+export function whenReady(client: Client): Promise<Client<true>> {
+  if (client.isReady()) return Promise.resolve(client);
+  return new Promise((resolve) => client.once(Events.ClientReady, (ready) => resolve(ready)));
+}
+
 /** Builds the client: guild and DM messages with their content; partial channels so uncached DMs arrive. */
 export function buildClient(rest: Partial<RESTOptions>): Client {
   return new Client({
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.MessageContent,
-      GatewayIntentBits.DirectMessages,
-    ],
-    partials: [Partials.Channel, Partials.Message],
+    intents: [...REQUIRED_INTENTS],
+    partials: [...REQUIRED_PARTIALS],
     allowedMentions: { parse: [], repliedUser: false },
     rest: { agent: restAgent(), ...rest },
   });

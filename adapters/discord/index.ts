@@ -10,12 +10,24 @@
  * instead for message edits, and the 429 reaches the scheduler as
  * `RATE_LIMITED` with the wait.
  *
+ * Given a token it builds, logs in and destroys its own client; given your
+ * discord.js `Client` (`{ client }`) it joins that one: it listens beside
+ * your handlers, answers only its own commands and buttons, and leaves the
+ * login and the client's end to you.
+ *
  * @example
  * const discord = createDiscordAdapter({ token: process.env.DISCORD_BOT_TOKEN!, guildId: '123' });
  * const bot = createBot({ adapters: [discord], ... });
  * await bot.start();
  */
-import { type Client, Events, type RateLimitData, Routes } from 'discord.js';
+import {
+  type Client,
+  type ClientEvents,
+  Events,
+  type Interaction,
+  type RateLimitData,
+  Routes,
+} from 'discord.js';
 import type {
   AccessGate,
   ChatAdapter,
@@ -25,6 +37,7 @@ import type {
   OutboundMessage,
   SentMessage,
 } from '../../src/bot/adapter-contract.js';
+import { decodeButton } from '../../src/bot/buttons.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from '../../src/call-deadline.js';
 import { type Clock, systemClock } from '../../src/clock.js';
 import { SwitchboardError } from '../../src/errors.js';
@@ -33,7 +46,7 @@ import { DEFAULT_DOWNLOAD_LIMITS } from './attachments.js';
 import { DEFAULT_PACES, type DiscordPaces, discordCapabilities } from './capabilities.js';
 import { PLATFORM, parseChatKey } from './chat-key.js';
 import { COMMANDS } from './commands.js';
-import { buildClient, connect } from './connection.js';
+import { buildClient, checkClient, connect, whenReady } from './connection.js';
 import type { InboundContext } from './context.js';
 import { toSwitchboardError } from './errors.js';
 import { guardGateway } from './gateway-guard.js';
@@ -45,12 +58,26 @@ import { uploadToDiscord } from './upload.js';
 export type { DiscordPaces } from './capabilities.js';
 export { dmKey, parseChatKey, threadKey } from './chat-key.js';
 export { COMMANDS } from './commands.js';
-export { INTENT_MESSAGE, TOKEN_MESSAGE } from './connection.js';
+export { INTENT_MESSAGE, REQUIRED_INTENTS, REQUIRED_PARTIALS, TOKEN_MESSAGE } from './connection.js';
 
-/** Options for {@link createDiscordAdapter}. */
+/** Options for {@link createDiscordAdapter}: a `token`, or your own `client`. */
 export interface DiscordAdapterOptions {
-  /** The bot token (DISCORD_BOT_TOKEN). */
-  token: string;
+  /** The bot token (DISCORD_BOT_TOKEN): the adapter builds and logs in its own client. */
+  token?: string;
+  /**
+   * Your own discord.js client, instead of a token; it needs
+   * {@link REQUIRED_INTENTS} and {@link REQUIRED_PARTIALS}. You log it in
+   * (before or after the bot's `start()`, which waits for it to be ready)
+   * and destroy it; `stop()` only takes the adapter's listeners off.
+   * `apiUrl`, `rateLimits` and `restRetries` are then your client's business.
+   */
+  client?: Client;
+  /**
+   * Overwrite the application's slash commands with {@link COMMANDS} at
+   * start (default: true with a token; false with your `client`, whose
+   * commands are yours: add COMMANDS to the ones you register).
+   */
+  registerCommands?: boolean;
   /** REST base, e.g. `http://127.0.0.1:3000/api` (DISCORD_API_URL); the gateway URL comes from it. */
   apiUrl?: string;
   /** Register commands to this guild only (DISCORD_GUILD_ID; instant), else globally. */
@@ -97,7 +124,21 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
   const clock = options.clock ?? systemClock;
   const mentions = options.mentions ?? 'none';
   const capabilities = { ...discordCapabilities({ ...DEFAULT_PACES, ...options.paces }), mentions };
+  const own = options.client;
+  if ((own === undefined) === (options.token === undefined)) {
+    throw new SwitchboardError(
+      'CONFIG_INVALID',
+      'createDiscordAdapter needs either `token` (the adapter runs its own client) or `client` (your discord.js Client), not both',
+    );
+  }
+  if (own) {
+    checkClient(own);
+    // Guarded from before its login too: a dispatch discord.js cannot read would end the process.
+    guardGateway(own, { logger });
+  }
   let client: Client<true> | undefined;
+  /** What the adapter listens to, taken off again on stop (on your client, your listeners stay). */
+  let listening: Array<() => void> = [];
   const joinedThreads = new Set<string>();
 
   const rest = () => {
@@ -123,15 +164,20 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     },
 
     async start(sink: EventSink, gate?: AccessGate): Promise<void> {
-      const created = buildClient({
-        ...(options.apiUrl ? { api: options.apiUrl } : {}),
-        retries: options.restRetries ?? 3,
-        ...(options.rateLimits === 'reject' ? { rejectOnRateLimit: isMessageEdit } : {}),
-      });
-      // Before login: the first dispatch may already be one discord.js cannot read.
-      guardGateway(created, { logger });
-      await connect(created, options.token);
-      const ready = created as Client<true>;
+      let ready: Client<true>;
+      if (own) {
+        ready = await whenReady(own);
+      } else {
+        const created = buildClient({
+          ...(options.apiUrl ? { api: options.apiUrl } : {}),
+          retries: options.restRetries ?? 3,
+          ...(options.rateLimits === 'reject' ? { rejectOnRateLimit: isMessageEdit } : {}),
+        });
+        // Before login: the first dispatch may already be one discord.js cannot read.
+        guardGateway(created, { logger });
+        await connect(created, options.token ?? '');
+        ready = created as Client<true>;
+      }
       const ctx: InboundContext = {
         client: ready,
         sink,
@@ -145,21 +191,31 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         },
         ...(gate ? { gate } : {}),
       };
-      try {
-        await registerCommands(ready, options.guildId);
-      } catch (err) {
-        await ready.destroy();
-        throw err;
+      if (options.registerCommands ?? !own) {
+        try {
+          await registerCommands(ready, options.guildId);
+        } catch (err) {
+          if (!own) await ready.destroy();
+          throw err;
+        }
       }
       const inbound = new DiscordInbound(ctx);
       const interactions = new DiscordInteractions(ctx);
-      ready.on(Events.MessageCreate, (m) => void inbound.onMessage(m));
-      ready.on(Events.MessageUpdate, (before, after) => void inbound.onMessageUpdate(after, before));
-      ready.on(Events.InteractionCreate, (i) => void interactions.onInteraction(i));
-      ready.on(Events.ShardResume, () => logger.info('Discord gateway resumed'));
-      ready.on(Events.ShardReconnecting, () => logger.warn('Discord gateway reconnecting'));
-      ready.on(Events.Error, (err) => logger.error({ err }, 'Discord client error'));
-      ready.on(Events.ShardDisconnect, (event) =>
+      const on = <E extends keyof ClientEvents>(event: E, listener: (...args: ClientEvents[E]) => void) => {
+        ready.on(event, listener);
+        listening.push(() => ready.off(event, listener));
+      };
+      on(Events.MessageCreate, (m) => void inbound.onMessage(m));
+      on(Events.MessageUpdate, (before, after) => void inbound.onMessageUpdate(after, before));
+      on(Events.InteractionCreate, (i) => {
+        // On your client, your own commands, buttons and menus are left to your handlers.
+        if (own && !isOurs(i)) return;
+        void interactions.onInteraction(i);
+      });
+      on(Events.ShardResume, () => logger.info('Discord gateway resumed'));
+      on(Events.ShardReconnecting, () => logger.warn('Discord gateway reconnecting'));
+      on(Events.Error, (err) => logger.error({ err }, 'Discord client error'));
+      on(Events.ShardDisconnect, (event) =>
         logger.error({ code: event.code }, 'Discord closed the gateway for good; restart switchboard'),
       );
       client = ready;
@@ -169,7 +225,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     async stop(): Promise<void> {
       const current = client;
       client = undefined;
-      await current?.destroy();
+      for (const off of listening) off();
+      listening = [];
+      // Your client is yours to destroy.
+      if (!own) await current?.destroy();
     },
 
     send: (chat: string, message: OutboundMessage): Promise<SentMessage> => outbound.send(chat, message),
@@ -188,6 +247,15 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         : `Discord thread ${channelId}`;
     },
   };
+}
+
+const OUR_COMMANDS: ReadonlySet<string> = new Set(COMMANDS.map((c) => c.name));
+
+/** An interaction the adapter offered: one of its slash commands, or a button the core made. */
+function isOurs(i: Interaction): boolean {
+  if (i.isChatInputCommand() || i.isAutocomplete()) return OUR_COMMANDS.has(i.commandName);
+  if (i.isButton()) return decodeButton(i.customId) !== undefined;
+  return false;
 }
 
 /** Bulk-overwrites the commands: to one guild (instant, for development) or globally. */

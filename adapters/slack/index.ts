@@ -4,12 +4,15 @@
  * `/switchboard <command>` and buttons. Socket Mode when an app token is
  * given, otherwise HTTP with signature checks.
  *
+ * Given tokens it runs its own Bolt App; given your `App` (`{ app }`) it
+ * adds its listeners to that one and you keep starting and stopping it.
+ *
  * @example
  * const slack = createSlackAdapter({ botToken: process.env.SLACK_BOT_TOKEN!, appToken: process.env.SLACK_APP_TOKEN });
  * const bot = createBot({ adapters: [slack], ... });
  * await bot.start();
  */
-import { webApi } from '@slack/bolt';
+import { type App, webApi } from '@slack/bolt';
 import type {
   AccessGate,
   ChatAdapter,
@@ -35,7 +38,7 @@ import { parseSlackChatKey, SLACK_PLATFORM } from './keys.js';
 import { callSlack, SlackOutbound } from './outbound.js';
 import { SlackStreams } from './stream.js';
 import { ThreadTracker } from './threads.js';
-import { boltLogger, startTransport, type Transport } from './transport.js';
+import { boltLogger, listen, startTransport, type Transport } from './transport.js';
 import { uploadToSlack } from './upload.js';
 import { UserNames } from './users.js';
 
@@ -43,10 +46,18 @@ export { SLACK_DEFAULT_PACES, type SlackPaces } from './capabilities.js';
 export { BOT_COMMANDS } from './commands.js';
 export { parseSlackChatKey, slackChatKey } from './keys.js';
 
-/** Options of {@link createSlackAdapter}. */
+/** Options of {@link createSlackAdapter}: tokens, or your own `app`. */
 export interface SlackAdapterOptions {
-  /** Bot token, `xoxb-...` (SLACK_BOT_TOKEN). */
-  botToken: string;
+  /** Bot token, `xoxb-...` (SLACK_BOT_TOKEN); with `app`, default the token of `app.client`. */
+  botToken?: string;
+  /**
+   * Your own Bolt App, instead of the adapter's: it adds its listeners
+   * (messages, mentions, the slash command, its own buttons) to it now, and
+   * never starts, stops or answers anything else on it; you start it
+   * (Socket Mode or HTTP, your receiver). `appToken`, `signingSecret`,
+   * `port`, `host` and `routes` are then your App's business and not read.
+   */
+  app?: App;
   /** App-level token, `xapp-...` (SLACK_APP_TOKEN): Socket Mode. */
   appToken?: string;
   /** Signing secret (SLACK_SIGNING_SECRET): HTTP mode, used when no app token is given. */
@@ -101,8 +112,16 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   const clock = options.clock ?? systemClock;
   const commandName = `/${(options.commandName ?? 'switchboard').replace(/^\//, '')}`;
   const paces: Required<SlackPaces> = { ...SLACK_DEFAULT_PACES, ...options.paces };
+  const own = options.app;
+  const botToken = options.botToken ?? own?.client.token;
+  if (!botToken) {
+    throw new SwitchboardError(
+      'CONFIG_INVALID',
+      'createSlackAdapter needs `botToken` (xoxb-...), or an `app` whose client has the bot token',
+    );
+  }
   // The Web API client appends method names to this base, so it must end in a slash.
-  const apiUrl = options.apiUrl?.replace(/\/?$/, '/');
+  const apiUrl = (options.apiUrl ?? own?.client.slackApiUrl)?.replace(/\/?$/, '/');
   const base = {
     ...(apiUrl ? { slackApiUrl: apiUrl } : {}),
     logger: boltLogger(logger),
@@ -111,20 +130,22 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     timeout: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
   };
   const retries = options.retries ?? 2;
-  const sendClient = new webApi.WebClient(options.botToken, { ...base, retryConfig: { retries } });
-  const editClient = new webApi.WebClient(options.botToken, { ...base, retryConfig: { retries: 0 } });
+  const sendClient = new webApi.WebClient(botToken, { ...base, retryConfig: { retries } });
+  const editClient = new webApi.WebClient(botToken, { ...base, retryConfig: { retries: 0 } });
   const tracker = new ThreadTracker();
   const users = new UserNames(sendClient, logger);
   const outbound = new SlackOutbound({ send: sendClient, edit: editClient }, tracker);
   const streams = new SlackStreams(editClient, outbound, tracker, logger, options.nativeStreaming ?? true);
   let identity: BotIdentity | undefined;
   let transport: Transport | undefined;
+  /** On your App the listeners stay (Bolt cannot remove them); they pass nothing on once stopped. */
+  let listening = false;
 
   const inbound = new SlackInbound({
     tracker,
     users,
     logger,
-    files: new SlackFiles(options.botToken, apiUrl, logger, {
+    files: new SlackFiles(botToken, apiUrl, logger, {
       fileInfo: async (id) => (await callSlack(sendClient, 'files.info', { file: id })).file as SlackFile,
       ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
       ...(options.downloadTimeoutMs === undefined ? {} : { downloadTimeoutMs: options.downloadTimeoutMs }),
@@ -159,14 +180,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     threadLink: async (channel, threadTs) => {
       try {
         const res = await callSlack(sendClient, 'chat.getPermalink', { channel, message_ts: threadTs });
-        return `<${String(res.permalink)}|the latest thread>`;
+        return `<${String(res.permalink)}|your thread>`;
       } catch {
-        return 'the latest thread';
+        return 'your thread';
       }
-    },
-    startThread: async (channel, text) => {
-      const res = await callSlack(sendClient, 'chat.postMessage', { channel, text });
-      return String(res.ts);
     },
   });
 
@@ -182,6 +199,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       return transport?.rememberedSignatures?.() ?? 0;
     },
     health: () => (transport ? transport.health() : 'not started'),
+
     capabilities(_chat: string): ChatCapabilities {
       return {
         ...slackCapabilities(paces, streams.available !== false),
@@ -212,8 +230,15 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       interactions.gate = gate;
       interactions.bot = identity;
       interactions.sink = sink;
+      if (own) {
+        if (!listening) listen(own, { commandName, logger, inbound, interactions });
+        listening = true;
+        transport = { health: () => undefined, stop: async () => {} };
+        logger.info({ mode: 'attached', bot: identity.userId }, 'Slack adapter joined your app');
+        return;
+      }
       transport = await startTransport({
-        botToken: options.botToken,
+        botToken,
         botId: identity.botId,
         botUserId: identity.userId,
         ...(options.appToken ? { appToken: options.appToken } : {}),

@@ -14,7 +14,7 @@ import type {
   Responder,
 } from '../../src/bot/adapter-contract.js';
 import type { Logger } from '../../src/logger.js';
-import { isBotCommand, parseSlashText, slashUsage } from './commands.js';
+import { BOT_COMMANDS, isBotCommand, parseSlashText, slashUsage } from './commands.js';
 import { dispatchToCore } from './core-sink.js';
 import type { BotIdentity } from './inbound.js';
 import { slackChatKey } from './keys.js';
@@ -64,7 +64,6 @@ export interface InteractionDeps {
   /** "the latest thread", linked to it where Slack gives a permalink, for "In the latest thread: ..." notes. */
   threadLink: (channel: string, threadTs: string) => Promise<string>;
   /** Posts a top-level message and returns its ts (a new thread). */
-  startThread: (channel: string, text: string) => Promise<string>;
 }
 
 /** Makes a responder that answers once and ignores later calls. */
@@ -75,6 +74,19 @@ function once(fn: Responder): Responder {
     used = true;
     await fn(reply);
   };
+}
+
+/**
+ * The answer, to the person only, to a command run in a channel where they
+ * have no session thread yet.
+ */
+export function noThreadHint(commandName: string, name: string, botUserId: string | undefined): string {
+  const me = botUserId ? `<@${botUserId}>` : 'me';
+  const start = `Mention ${me} in a message to start one; then run ${commandName} in its thread, or here.`;
+  if (name === 'help') {
+    return `You have no session with me in this channel yet. ${start} The commands: ${BOT_COMMANDS.join(', ')}.`;
+  }
+  return `You have no session with me in this channel yet, so there is nothing for ${commandName} ${name} to act on. ${start}`;
 }
 
 /** Slash commands and buttons. */
@@ -114,15 +126,11 @@ export class SlackInteractions {
       if (threadTs) note = `In ${await this.deps.threadLink(channel, threadTs)}: `;
     }
     if (!threadTs) {
-      try {
-        threadTs = await this.deps.startThread(channel, `${this.deps.commandName} ${command.text}`.trim());
-      } catch (err) {
-        logger.warn({ err, channel }, 'could not start a Slack thread for a slash command');
-        await respondUrl(
-          'I could not post in this channel: invite me to it first, or talk to me in a DM.',
-        ).catch(() => {});
-        return;
-      }
+      // Nothing is posted in the channel for a command: a session starts with a mention, in its own thread.
+      await respondUrl(noThreadHint(this.deps.commandName, name, this.bot?.userId)).catch((err) =>
+        logger.warn({ err }, 'could not answer a Slack slash command'),
+      );
+      return;
     }
     tracker.join(channel, threadTs);
     tracker.touch(channel, threadTs, userId);

@@ -73,9 +73,25 @@ export interface Transport {
   stop(): Promise<void>;
 }
 
-function register(app: App, o: TransportOptions): void {
+/** What the adapter listens for on an App: the options {@link register} reads. */
+export type ListenerOptions = Pick<TransportOptions, 'commandName' | 'logger' | 'inbound' | 'interactions'>;
+
+function register(app: App, o: ListenerOptions): void {
   acknowledgeUnhandled(app, o.logger);
   acknowledgeAlways(app, o.logger);
+  listen(app, o);
+  app.error(async (err) => {
+    o.logger.error({ err }, 'Slack event handling failed');
+  });
+}
+
+/**
+ * The adapter's listeners: messages and mentions, its slash command and its
+ * own buttons. On an App someone else built these are all it adds: Bolt runs
+ * every matching listener, so theirs keep working, and the App's error
+ * handler and its answers to other payloads stay theirs.
+ */
+export function listen(app: App, o: ListenerOptions): void {
   const onEvent = async ({ body, event }: { body: { event_id?: string }; event: unknown }) => {
     await o.inbound.onEvent(body.event_id, event as SlackMessageEvent);
   };
@@ -90,9 +106,6 @@ function register(app: App, o: TransportOptions): void {
   app.action({ type: 'block_actions', action_id: ACTION_ID_PATTERN }, async ({ ack, body, action }) => {
     await ack();
     await o.interactions.onButton(body as unknown as BlockActionsPayload, action as unknown as ButtonAction);
-  });
-  app.error(async (err) => {
-    o.logger.error({ err }, 'Slack event handling failed');
   });
 }
 

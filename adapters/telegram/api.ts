@@ -15,7 +15,7 @@
  * grammY's auto-retry.
  */
 import { autoRetry } from '@grammyjs/auto-retry';
-import { Bot, type Transformer } from 'grammy';
+import { Api, Bot, type Transformer } from 'grammy';
 import type { UserFromGetMe } from 'grammy/types';
 import type { Logger } from '../../src/logger.js';
 
@@ -53,8 +53,28 @@ export function createGrammyBot(options: GrammyBotOptions): Bot {
     },
     ...(options.botInfo ? { botInfo: options.botInfo } : {}),
   });
+  installTransformers(bot.api, options);
+  return bot;
+}
+
+/**
+ * The adapter's own client beside a bot someone else built and runs: the
+ * same token and client options, with our transformers. The owner's
+ * `bot.api` keeps theirs (an auto-retry for every method, say), which would
+ * otherwise sleep through the 429s the outbox's scheduler must see.
+ */
+export function apiBeside(bot: Bot, logger: Logger): Api {
+  const api = new Api(bot.token, bot.api.options);
+  installTransformers(api, { logger });
+  return api;
+}
+
+function installTransformers(
+  api: Api,
+  options: Pick<GrammyBotOptions, 'logger' | 'maxRetryDelaySeconds'>,
+): void {
   // Polling failures are retried by the runner with backoff; log each one here, without the token.
-  bot.api.config.use(async (prev, method, payload, signal) => {
+  api.config.use(async (prev, method, payload, signal) => {
     try {
       const result = await prev(method, payload, signal);
       if (!result.ok && method === 'getUpdates') {
@@ -81,6 +101,5 @@ export function createGrammyBot(options: GrammyBotOptions): Bot {
     OUTBOX_METHODS.has(method) || method === 'getUpdates'
       ? prev(method, payload, signal)
       : retry(prev, method, payload, signal);
-  bot.api.config.use(selective);
-  return bot;
+  api.config.use(selective);
 }

@@ -3,13 +3,18 @@
  * long polling through @grammyjs/runner or a webhook, drafts for streaming
  * in private chats, rich messages where the server has them.
  *
+ * Given a token it builds and runs its own grammY bot; given your `Bot`
+ * (`{ bot }`) it joins that bot instead: its handler goes into your
+ * middleware chain where you create the adapter, and you keep running the
+ * bot (`bot.start()`, the runner or your webhook), so there is one poller.
+ *
  * @example
  * const telegram = createTelegramAdapter({ token: process.env.TELEGRAM_BOT_TOKEN! });
  * const bot = createBot({ adapters: [telegram], ... });
  * await bot.start();
  */
 import { sequentialize } from '@grammyjs/runner';
-import { GrammyError } from 'grammy';
+import { type Bot, Composer, GrammyError } from 'grammy';
 import type {
   ChatAdapter,
   ChatCapabilities,
@@ -22,7 +27,7 @@ import { DEFAULT_CALL_TIMEOUT_MS } from '../../src/call-deadline.js';
 import { type Clock, systemClock } from '../../src/clock.js';
 import { SwitchboardError } from '../../src/errors.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
-import { createGrammyBot } from './api.js';
+import { apiBeside, createGrammyBot } from './api.js';
 import {
   DEFAULT_PACES,
   type TelegramFeatures,
@@ -44,10 +49,24 @@ export { ALLOWED_UPDATES, type WebhookOptions } from './transport.js';
 
 const DEFAULT_API_ROOT = 'https://api.telegram.org';
 
-/** Options for {@link createTelegramAdapter}. */
+/** Options for {@link createTelegramAdapter}: a `token`, or your own `bot`. */
 export interface TelegramAdapterOptions {
-  /** The bot token from @BotFather. */
-  token: string;
+  /** The bot token from @BotFather: the adapter builds and runs its own grammY bot. */
+  token?: string;
+  /**
+   * Your own grammY bot, instead of a token. The adapter adds its handler to
+   * your middleware chain now (handlers you added before it run first; what
+   * they pass on with `next()` or do not handle reaches the agent) and never
+   * polls, sets a webhook or changes your bot's error handler: you start the
+   * bot, asking for {@link ALLOWED_UPDATES} among your update types.
+   * `apiRoot` and `webhook` are then your bot's business and not read.
+   */
+  bot?: Bot;
+  /**
+   * Register the commands with setMyCommands at start (default: true with a
+   * token; false with your `bot`, whose command menu is yours).
+   */
+  registerCommands?: boolean;
   /** A local Bot API server (no trailing slash); default Telegram's. */
   apiRoot?: string;
   /** Webhook mode instead of long polling. */
@@ -90,19 +109,28 @@ export interface TelegramAdapter extends ChatAdapter {
 export function createTelegramAdapter(options: TelegramAdapterOptions): TelegramAdapter {
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
-  const apiRoot = (options.apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, '');
   const paces: TelegramPaces = { ...DEFAULT_PACES, ...options.paces };
   const features: TelegramFeatures = { rich: options.rich ?? true, drafts: true };
-  const bot = createGrammyBot({ token: options.token, apiRoot, logger });
+  const attached = options.bot;
+  if ((attached === undefined) === (options.token === undefined)) {
+    throw new SwitchboardError(
+      'CONFIG_INVALID',
+      'createTelegramAdapter needs either `token` (the adapter runs its own bot) or `bot` (your grammY Bot), not both',
+    );
+  }
+  const token = attached?.token ?? options.token ?? '';
+  const apiRoot = (attached?.api.options?.apiRoot ?? options.apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, '');
+  const bot = attached ?? createGrammyBot({ token, apiRoot, logger });
+  const api = attached ? apiBeside(attached, logger) : bot.api;
   const outbound = new TelegramOutbound({
-    api: bot.api,
+    api,
     features,
     logger,
     deadline: { timeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, clock },
   });
   const dispatcher = new TelegramDispatcher({
-    api: bot.api,
-    token: options.token,
+    api,
+    token,
     apiRoot,
     logger,
     clock,
@@ -113,22 +141,36 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
   });
   let transport: Transport | undefined;
   let sink: EventSink | undefined;
+  let started = false;
   let lastUpdateId: number | undefined;
 
-  bot.use(async (ctx, next) => {
-    lastUpdateId = Math.max(lastUpdateId ?? 0, ctx.update.update_id);
-    await next();
+  const handler = new Composer();
+  if (!attached) {
+    handler.use(async (ctx, next) => {
+      lastUpdateId = Math.max(lastUpdateId ?? 0, ctx.update.update_id);
+      await next();
+    });
+  }
+  handler.use(sequentialize((ctx: { update: Parameters<typeof sequenceKey>[0] }) => sequenceKey(ctx.update)));
+  handler.use(async (ctx, next) => {
+    // Joined to someone else's bot and not started (or stopped): their chain goes on without us.
+    if (!sink) return attached ? next() : undefined;
+    try {
+      // Hands the event to the core, which queues the turn: a sequential poller is never held by a reply.
+      await dispatcher.dispatch(ctx.update, ctx.me, sink);
+    } catch (err) {
+      // Caught here, not by bot.catch: on a bot that is not ours the error handler is the owner's.
+      logger.error(
+        {
+          err: err instanceof Error ? err.message : String(err),
+          kind: updateKind(ctx.update),
+          update: ctx.update.update_id,
+        },
+        'Telegram update handling failed; the bot keeps running',
+      );
+    }
   });
-  bot.use(sequentialize((ctx: { update: Parameters<typeof sequenceKey>[0] }) => sequenceKey(ctx.update)));
-  bot.use(async (ctx) => {
-    if (sink) await dispatcher.dispatch(ctx.update, ctx.me, sink);
-  });
-  bot.catch((err) =>
-    logger.error(
-      { err: err.message, kind: updateKind(err.ctx.update), update: err.ctx.update.update_id },
-      'Telegram update handling failed; the bot keeps running',
-    ),
-  );
+  bot.use(handler);
 
   return {
     platform: 'telegram',
@@ -137,7 +179,10 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     get webhookPort() {
       return transport?.port;
     },
-    health: () => (transport ? transport.health() : 'not started'),
+    health: () => {
+      if (attached) return started ? undefined : 'not started';
+      return transport ? transport.health() : 'not started';
+    },
 
     capabilities(chat: string): ChatCapabilities {
       return {
@@ -164,19 +209,25 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
           'PLATFORM_ERROR',
           `Could not reach the Telegram Bot API at ${apiRoot}: check TELEGRAM_API_ROOT and the network`,
           {
-            cause:
-              err instanceof Error ? new Error(err.message.split(options.token).join('[redacted]')) : err,
+            cause: err instanceof Error ? new Error(err.message.split(token).join('[redacted]')) : err,
           },
         );
       }
       await outbound.probe();
-      try {
-        await bot.api.setMyCommands([...TELEGRAM_COMMANDS]);
-      } catch (err) {
-        logger.warn(
-          { err: err instanceof Error ? err.message : String(err) },
-          'could not register Telegram commands',
-        );
+      if (options.registerCommands ?? !attached) {
+        try {
+          await api.setMyCommands([...TELEGRAM_COMMANDS]);
+        } catch (err) {
+          logger.warn(
+            { err: err instanceof Error ? err.message : String(err) },
+            'could not register Telegram commands',
+          );
+        }
+      }
+      started = true;
+      if (attached) {
+        logger.info({ username: bot.botInfo.username, mode: 'attached' }, 'Telegram adapter joined your bot');
+        return;
       }
       transport = options.webhook
         ? await startWebhook(bot, options.webhook, logger)
@@ -190,6 +241,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     async stop(): Promise<void> {
       const running = transport;
       transport = undefined;
+      started = false;
       await running?.stop();
       sink = undefined;
     },
@@ -198,7 +250,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     edit: (chat, messageId, message) => outbound.edit(chat, messageId, message),
     delete: (chat, messageId) => outbound.delete(chat, messageId),
     typing: (chat) => outbound.typing(chat),
-    sendFile: (chat, file) => uploadToTelegram(bot.api, chat, file),
+    sendFile: (chat, file) => uploadToTelegram(api, chat, file),
     startStream: (chat, streamOptions) => outbound.startStream(chat, streamOptions),
     updateStream: (handle, message) => outbound.updateStream(handle, message),
     finishStream: (handle, message) => outbound.finishStream(handle, message),

@@ -68,6 +68,20 @@ export class AccessPolicy {
     return this.#admins.has(user);
   }
 
+  /**
+   * Whether `user` may read operator details (setting names, why the
+   * sandbox or a tool server is down): admins, and the terminal's operator,
+   * who runs the bot on their own machine.
+   */
+  isOperator(user: string): boolean {
+    return this.isAdmin(user) || this.#trusted.has(platformOf(user));
+  }
+
+  /** Whether everyone in `chat` (a chat key, `platform:...`) is an operator: the terminal chat. */
+  isOperatorChat(chat: string): boolean {
+    return this.#trusted.has(platformOf(chat));
+  }
+
   /** The owner key sessions are recorded under: the linked person's name, or the user key. */
   ownerKey(user: string): string {
     return this.#personOf.get(user) ?? user;

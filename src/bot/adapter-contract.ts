@@ -188,7 +188,7 @@ export interface OutboundFile {
   /** Where the file is on this machine; the terminal prints it instead of uploading. */
   path: string;
   bytes: Uint8Array;
-  /** Read from the file's bytes (`image/png`...), or `application/octet-stream`. */
+  /** Read from the file's bytes (`image/png`, `text/plain; charset=utf-8`...), or `application/octet-stream`. */
   mediaType: string;
   /** `image`: shown inline (it fits `maxImageUploadBytes`); `document`: a file to download. */
   kind: 'image' | 'document';

@@ -16,7 +16,7 @@ import type { BotObserver } from './options.js';
 import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
-import { say } from './text.js';
+import { say, withoutOperatorDetail } from './text.js';
 
 export type { QueuedMessage } from './chat-turn.js';
 
@@ -50,6 +50,8 @@ export interface RuntimeDeps {
   saveHealth?: SaveHealth;
   /** List prices, for the cost in a reply's footer. */
   prices?: PriceTable;
+  /** Everyone in this chat is an operator (the terminal): its notices and errors keep setting names. */
+  operatorChat?: boolean;
 }
 
 /** The state of one chat key. */
@@ -294,7 +296,9 @@ export class ChatRuntime {
     if (this.#running === turn) this.#abortRunning(ours ? say.leaseLost : '');
   }
 
-  #tell(text: string): void {
+  #tell(line: string): void {
+    // Errors and notices often end in a fix only the operator can apply (a setting); chat users get the problem.
+    const text = this.#d.operatorChat ? line : withoutOperatorDetail(line);
     this.#d.outbox.send(this.chat, text).catch((err: unknown) => {
       this.#d.logger.error({ chat: this.chat, err: describeError(err) }, 'could not send a message');
     });

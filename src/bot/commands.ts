@@ -28,8 +28,6 @@ interface CommandRunner {
 /** A catalogue entry with the function that carries it out. */
 type RunnableCommand = CommandInfo & CommandRunner;
 
-const pct = (n: number) => `${n.toFixed(1)}%`;
-
 const RUNNERS: Record<string, CommandRunner> = {
   new: { takesArgs: false, run: runNew },
   compact: { takesArgs: true, run: runCompact },
@@ -109,7 +107,7 @@ async function runCompact(ctx: CommandContext, focus: string): Promise<void> {
       try {
         const { before, after } = await session.compactContext(focus || undefined);
         await ctx.reportSave(session);
-        return `Compacted: context ${pct(before.usedPercentage)} -> ${pct(after.usedPercentage)}.`;
+        return say.compacted(before, after);
       } catch (err) {
         if (isErrorCode(err, 'ABORTED')) return 'Compaction stopped; the history is unchanged.';
         return `Compaction failed: ${describeError(err)} The history is unchanged.`;
@@ -150,7 +148,8 @@ async function runStatus(ctx: CommandContext): Promise<void> {
   const session = await ctx.registry.existing(ctx.chat);
   const queue = ctx.runtime.queueLength;
   const activity = `${ctx.runtime.runningTurnId ? 'a reply is running' : 'idle'}, ${queue} queued`;
-  const servers = toolServerLines(ctx.registry.toolsReport());
+  const operator = ctx.access.isOperator(ctx.user);
+  const servers = toolServerLines(ctx.registry.toolsReport(), operator);
   if (!session) {
     await ctx.answer([`No session yet: send a message to start one. (${activity})`, ...servers].join('\n'));
     return;
@@ -160,13 +159,13 @@ async function runStatus(ctx: CommandContext): Promise<void> {
   const name = session.getName();
   const lines = [
     say.sessionLine(name, session.getSession().getSessionId()),
-    `Context: ${pct(state.usedPercentage)} used (${tokens})`,
+    `Context: ${say.percent(state.usedPercentage)} used (${tokens})`,
     `Model: ${session.getModel()} (${session.getModelInfo().contextWindow.toLocaleString('en-US')}-token window)`,
     `Cost: ${describeUsage(session.getUsage(), ctx.prices)}`,
     `Permission mode: ${session.getSession().getPermissionMode()}`,
     `Activity: ${activity}`,
   ];
-  const sandbox = await ctx.registry.sandboxWarning();
+  const sandbox = await ctx.registry.sandboxLine(operator);
   await ctx.answer([...lines, ...servers, ...(sandbox ? [sandbox] : [])].join('\n'));
 }
 

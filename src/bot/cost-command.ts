@@ -14,6 +14,7 @@ import {
 } from '../session/usage-ledger.js';
 import type { UsageLedger } from '../vocabulary.js';
 import type { CommandContext } from './command-context.js';
+import { plural } from './text.js';
 
 /** Days listed in an admin's `/cost`, newest first. */
 const DAYS_SHOWN = 7;
@@ -31,7 +32,7 @@ export function describeUsage(ledger: UsageLedger, prices: PriceTable, day?: str
   const unpriced = cost.unpriced.length > 0 ? ` (no price for ${cost.unpriced.join(', ')})` : '';
   return (
     `${count(promptTokens(t))} tokens in (${Math.round(cacheHitRate(t) * 100)}% from the cache), ` +
-    `${count(t.outputTokens)} out, ${count(t.calls)} requests: ${formatUsd(cost.usd)}${unpriced}`
+    `${count(t.outputTokens)} out, ${plural(t.calls, 'request')}: ${formatUsd(cost.usd)}${unpriced}`
   );
 }
 
@@ -44,7 +45,12 @@ export async function runCost(ctx: CommandContext): Promise<void> {
       : 'No session yet in this chat: send a message to start one.',
   ];
   if (ctx.access.isAdmin(ctx.user)) lines.push(...(await botTotals(ctx)));
-  lines.push('List prices; a discount or another price list is set with SWITCHBOARD_PRICES.');
+  // Only an operator can change the price list, so only an operator is told how.
+  lines.push(
+    ctx.access.isOperator(ctx.user)
+      ? 'List prices; a discount or another price list is set with SWITCHBOARD_PRICES.'
+      : 'At list prices.',
+  );
   await ctx.answer(lines.join('\n'));
 }
 
@@ -63,6 +69,9 @@ async function botTotals(ctx: CommandContext): Promise<string[]> {
   const lines = [days.length === 0 ? 'Bot, per day (UTC): nothing yet' : 'Bot, per day (UTC):'];
   for (const day of days) lines.push(`${day}: ${describeUsage(all, ctx.prices, day)}`);
   if (days.length > 0) lines.push(`All days: ${describeUsage(all, ctx.prices)}`);
-  if (unreadable > 0) lines.push(`(${unreadable} session records could not be read and are not counted.)`);
+  if (unreadable > 0) {
+    const records = plural(unreadable, 'session record');
+    lines.push(`(${records} could not be read and ${unreadable === 1 ? 'is' : 'are'} not counted.)`);
+  }
   return lines;
 }

@@ -24,7 +24,7 @@ import type { BotObserver } from './options.js';
 import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
-import { MAX_INPUT_CHARS, say } from './text.js';
+import { MAX_INPUT_CHARS, say, withoutOperatorDetail } from './text.js';
 
 /** What the router hands events to. */
 export interface RouterDeps {
@@ -199,7 +199,9 @@ export class ChatRouter {
       prices,
       access,
       logger,
-      answer: (text: string) => this.answer(event, text),
+      // The net under every command's own wording: no setting names for people who cannot change them.
+      answer: (text: string) =>
+        this.answer(event, access.isOperator(sender.key) ? text : withoutOperatorDetail(text)),
       reportSave: async (session: InteractiveSession) => {
         const health = this.#d.saveHealth;
         if (!health) return;
@@ -263,6 +265,7 @@ export class ChatRouter {
         ...(d.observer ? { observer: d.observer } : {}),
         ...(d.saveHealth ? { saveHealth: d.saveHealth } : {}),
         prices: d.prices,
+        operatorChat: d.access.isOperatorChat(chat),
       });
       this.#runtimes.set(chat, r);
     }

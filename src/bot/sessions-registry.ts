@@ -83,9 +83,18 @@ export class SessionRegistry {
     return binding ? this.forChat(chat, binding.owner ?? '') : undefined;
   }
 
-  /** One line for `/status` when the tools' sandbox is not in force, else undefined. */
-  async sandboxWarning(): Promise<string | undefined> {
-    return sandboxWarning(await this.#o.sessions.sandbox.check());
+  /**
+   * One line for `/status` when the tools' sandbox is not in force, else
+   * undefined: for an operator, the sandbox's own words (the cause and the
+   * setting that changes it); for anyone else, only what it means for them.
+   */
+  async sandboxLine(operator: boolean): Promise<string | undefined> {
+    const status = await this.#o.sessions.sandbox.check();
+    if (operator) return sandboxWarning(status);
+    if (status.state === 'unavailable')
+      return 'Sandbox: unavailable, so the agent cannot run commands (Bash)';
+    if (status.state === 'off') return "Sandbox: off; commands run with the bot's own rights";
+    return undefined;
   }
 
   /** The tools sessions get, by server, for `/tools` and `/status`. */

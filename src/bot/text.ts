@@ -24,6 +24,66 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${fmt(n)} ${n === 1 ? one : many}`;
 }
 
+/**
+ * A name only the bot's operator can act on: a setting (`SWITCHBOARD_*`,
+ * a platform's or the model provider's variables, any `*_TOKEN`, `*_KEY`,
+ * `*_SECRET`, `*_PASSWORD`) or the `.env` file. People in a chat cannot
+ * change these; shown to them they are noise at best and a map of the
+ * deployment at worst.
+ */
+export const OPERATOR_DETAIL =
+  /\b(?:SWITCHBOARD|ANTHROPIC|TELEGRAM|SLACK|DISCORD|POSTGRES|PG|MCP)_[A-Z0-9_]+\b|\b[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET|PASSWORD)S?\b|(?:^|[\s(`"'])\.env\b/;
+
+/** True when `text` names a setting or the `.env` file (see {@link OPERATOR_DETAIL}). */
+export function namesOperatorDetail(text: string): boolean {
+  return OPERATOR_DETAIL.test(text);
+}
+
+/** What each kind of name is, in words a chat user can read; the first that matches wins. */
+const NAMED_AS: ReadonlyArray<[RegExp, string]> = [
+  [/\b[A-Z][A-Z0-9_]*_KEYS?(?:=\S*)?\b/g, "the bot's API key"],
+  [/\b[A-Z][A-Z0-9_]*_TOKENS?(?:=\S*)?\b/g, "the bot's token"],
+  [/\b[A-Z][A-Z0-9_]*_(?:SECRET|PASSWORD)S?(?:=\S*)?\b/g, "the bot's secret"],
+  [/\b[A-Z][A-Z0-9]*_[A-Z0-9_]+(?:=[^\s);,]*)?/g, 'a setting'],
+  [/\.env\b/g, "the bot's settings"],
+];
+
+/**
+ * `text` as a chat user (not an operator) may read it. The bot's messages
+ * state the problem first and the fix after (`ANTHROPIC_API_KEY was
+ * rejected (401): check the key in .env`), and a fix that names a setting is
+ * one only the operator can apply: on each line that names one, the first
+ * clause (the problem) stays with each name said as what it is ("the bot's
+ * API key"), every later clause from the first that names a setting is left
+ * out, and the operator is pointed to instead. Clauses end at `. `, `; ` and
+ * `: `.
+ *
+ * @example
+ * withoutOperatorDetail('Could not reach the API. Check ANTHROPIC_BASE_URL.');
+ * // 'Could not reach the API. (The bot's operator can see why in its log.)'
+ */
+export function withoutOperatorDetail(text: string): string {
+  if (!namesOperatorDetail(text)) return text;
+  const lines = text.split('\n').map((line) => {
+    if (!namesOperatorDetail(line)) return line;
+    const clauses = line.split(/(?<=[.;:])\s+/);
+    // A label ("Sandbox:") is not the problem yet: it belongs with the clause it introduces.
+    while (clauses.length > 1 && /^\S+(?: \S+)?:$/.test(clauses[0] ?? '')) {
+      clauses.splice(0, 2, `${clauses[0]} ${clauses[1]}`);
+    }
+    const [problem = '', ...rest] = clauses;
+    const kept = [NAMED_AS.reduce((clause, [name, words]) => clause.replace(name, words), problem)];
+    for (const clause of rest) {
+      if (namesOperatorDetail(clause)) break;
+      kept.push(clause);
+    }
+    const head = kept.join(' ').replace(/[;:,]?$/, (end) => (/[.!?]$/.test(kept.join(' ')) ? end : '.'));
+    // A sentence that now starts with "the bot's" starts with a capital.
+    return `${head.replace(/^([^\p{L}]*)t(?=he bot's)/u, '$1T')} ${say.askOperator}`;
+  });
+  return lines.join('\n');
+}
+
 /** User-facing strings of the bot core. */
 export const say = {
   noAllowlist: (userKey: string) =>
@@ -57,6 +117,8 @@ export const say = {
     return parts.join(' ');
   },
   nothingToStop: 'Nothing to stop.',
+  /** What replaces an operator detail for chat users. */
+  askOperator: "(The bot's operator can see why in its log.)",
   stopping: 'Stopping.',
   alreadyFinished: 'That reply has already finished.',
   shuttingDown: 'Bot is shutting down; reply stopped.',
@@ -78,6 +140,33 @@ export const say = {
     `This chat is already on ${say.sessionLabel(name, id)}.`,
   resumed: (name: string | undefined, id: string, messages: number, updated: string) =>
     `Resumed ${say.sessionLabel(name, id)}: ${plural(messages, 'message')}, last updated ${updated}.`,
+  /**
+   * A share of the context window with the precision it needs: `0.04%`,
+   * `0.2%`, `12.5%`, `83%` (two significant figures under 10%).
+   */
+  percent: (n: number) => {
+    if (n === 0) return '0%';
+    if (n >= 10) return `${n.toFixed(n >= 100 ? 0 : 1).replace(/\.0$/, '')}%`;
+    return `${Number(n.toPrecision(2))}%`;
+  },
+  /** `/compact`'s answer: the context before and after, in tokens and as a share of the window. */
+  compacted: (
+    before: Pick<ContextWindowState, 'usedTokens' | 'usedPercentage'>,
+    after: Pick<ContextWindowState, 'usedTokens' | 'usedPercentage'>,
+  ) => {
+    const share = (s: Pick<ContextWindowState, 'usedPercentage'>) =>
+      `${say.percent(s.usedPercentage)} of the window`;
+    if (after.usedTokens >= before.usedTokens) {
+      return (
+        `Compacted: the history is now one summary, ${plural(after.usedTokens, 'token')} (${share(after)}); ` +
+        'it was already about that small, so nothing was saved.'
+      );
+    }
+    return (
+      `Compacted: the history is now one summary; context ${fmt(before.usedTokens)} → ` +
+      `${plural(after.usedTokens, 'token')} (${say.percent(before.usedPercentage)} → ${share(after)}).`
+    );
+  },
   /** The terminal's line after each reply: `◔ 12% of the context used (24,600 of 200,000 tokens)`. */
   replyFooter: (
     state: Pick<ContextWindowState, 'usedTokens' | 'maxTokens' | 'usedPercentage'>,

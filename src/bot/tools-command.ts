@@ -7,32 +7,44 @@
 import type { ToolsReport } from '../session/factory.js';
 import type { ToolServerStatus } from '../vocabulary.js';
 import type { CommandContext } from './command-context.js';
-import { markdownInlineCode } from './format/syntax.js';
+import { plural } from './text.js';
 
-const count = (n: number) => `${n} ${n === 1 ? 'tool' : 'tools'}`;
+/*
+ * Command answers are sent as plain text (no Markdown on any platform), so
+ * names are written as they are, without code quotes.
+ */
 
-/** One line per MCP server for `/status`: connected with its tool count, or down and why. */
-export function toolServerLines(report: ToolsReport): string[] {
-  return report.servers.map((server) => `MCP server ${markdownInlineCode(server.name)}: ${stateOf(server)}`);
+/**
+ * One line per MCP server for `/status`: connected with its tool count, or
+ * down; why it is down only for an operator (the reason is the server's own
+ * words, which may name its settings).
+ */
+export function toolServerLines(report: ToolsReport, operator: boolean): string[] {
+  return report.servers.map((server) => `MCP server ${server.name}: ${stateOf(server, operator)}`);
 }
 
 /** `/tools`: the built-in tools, then each MCP server's, by the names the agent calls them. */
 export async function runTools(ctx: CommandContext): Promise<void> {
   const report = ctx.registry.toolsReport();
-  const lines = [`Built in: ${report.fixed.map(markdownInlineCode).join(', ') || 'none'}`];
+  const operator = ctx.access.isOperator(ctx.user);
+  const lines = [`Built in: ${report.fixed.join(', ') || 'none'}`];
   for (const server of report.servers) {
-    const head = `MCP server ${markdownInlineCode(server.name)} (${stateOf(server)})`;
+    const head = `MCP server ${server.name} (${stateOf(server, operator)})`;
+    lines.push(server.tools.length > 0 ? `${head}: ${server.tools.join(', ')}` : head);
+  }
+  if (report.servers.length === 0) {
     lines.push(
-      server.tools.length > 0 ? `${head}: ${server.tools.map(markdownInlineCode).join(', ')}` : head,
+      operator
+        ? 'No MCP servers: SWITCHBOARD_MCP_CONFIG names a .mcp.json-style file to add some.'
+        : 'No MCP servers.',
     );
   }
-  if (report.servers.length === 0)
-    lines.push('No MCP servers: SWITCHBOARD_MCP_CONFIG names a .mcp.json-style file to add some.');
   await ctx.answer(['Tools:', ...lines].join('\n'));
 }
 
-function stateOf(server: ToolServerStatus): string {
-  if (server.state === 'connected') return `connected, ${count(server.tools.length)}`;
+function stateOf(server: ToolServerStatus, operator: boolean): string {
+  if (server.state === 'connected') return `connected, ${plural(server.tools.length, 'tool')}`;
   if (server.state === 'connecting') return 'connecting';
-  return `down, its tools are left out until it reconnects${server.problem ? ` (${server.problem})` : ''}`;
+  const why = operator && server.problem ? ` (${server.problem})` : '';
+  return `down, its tools are left out until it reconnects${why}`;
 }

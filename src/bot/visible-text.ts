@@ -74,22 +74,52 @@ export function showHidden(text: string): string {
   });
 }
 
-/** Runs of spaces at least this long are counted instead of drawn. */
+/** C0 and C1 controls and DEL; newline and tab are layout and stay. */
+const CONTROL = /[\p{Cc}]/gu;
+
+/**
+ * Makes only the control characters of `text` visible (C0, DEL and C1, such
+ * as ESC, CSI `U+009B` or OSC `U+009D`), leaving every other character as
+ * it is: for text a terminal prints, where an escape sequence would recolour,
+ * hide, move or overwrite what is on screen, or write the clipboard (OSC 52).
+ * A CR LF pair is read as the line break it is.
+ *
+ * @example
+ * showControls('ok\x1b[8m hidden'); // 'ok⟨ESC⟩[8m hidden'
+ */
+export function showControls(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(CONTROL, (ch) => (ch === '\n' || ch === '\t' ? ch : marker(ch)));
+}
+
+/** Columns a tab may take: up to the next stop, at most 8. */
+const TAB_COLUMNS = 8;
+/** Blank runs at least this many columns wide are counted instead of drawn. */
 const LONG_BLANK = 16;
+
+/** Columns `ch` may take on screen: a tab as many as it can, anything else one. */
+const columnsOf = (ch: string) => (ch === '\t' ? TAB_COLUMNS : 1);
+
+/** `⟨300 spaces⟩`, `⟨31 tabs⟩`, `⟨2 tabs, 12 spaces⟩`: what a blank run holds. */
+function countBlank(run: string): string {
+  const tabs = run.split('\t').length - 1;
+  const spaces = run.length - tabs;
+  const part = (n: number, one: string) => (n === 0 ? [] : [`${n} ${n === 1 ? one : `${one}s`}`]);
+  return `⟨${[...part(tabs, 'tab'), ...part(spaces, 'space')].join(', ')}⟩`;
+}
 
 /**
  * A command as a person should read it: hidden characters made visible, long
- * runs of spaces counted (`⟨40 spaces⟩`, so nothing hides past the edge of a
- * code block that scrolls sideways), and lines longer than `width` wrapped
- * onto continuation lines that start with `↪ `.
+ * runs of blanks counted (`⟨40 spaces⟩`, `⟨31 tabs⟩`: a tab may take eight
+ * columns, so nothing hides past the edge of a code block that scrolls
+ * sideways), and lines wider than `width` columns wrapped onto continuation
+ * lines that start with `↪ `.
  *
  * @example
  * showCommand('echo hi;' + ' '.repeat(300) + 'cat ../.env'); // 'echo hi;⟨300 spaces⟩cat ../.env'
  */
 export function showCommand(command: string, width = 72): string {
-  const shown = showHidden(command).replace(
-    new RegExp(` {${LONG_BLANK},}`, 'g'),
-    (run) => `⟨${run.length} spaces⟩`,
+  const shown = showHidden(command).replace(/[ \t]+/g, (run) =>
+    [...run].reduce((cols, ch) => cols + columnsOf(ch), 0) >= LONG_BLANK ? countBlank(run) : run,
   );
   return shown
     .split('\n')
@@ -97,12 +127,21 @@ export function showCommand(command: string, width = 72): string {
     .join('\n');
 }
 
+/** Cuts `line` into pieces of at most `width` columns, a tab counted at its widest. */
 function wrapLine(line: string, width: number): string[] {
-  const chars = [...line];
-  if (chars.length <= width) return [line];
   const out: string[] = [];
-  for (let i = 0; i < chars.length; i += width) {
-    out.push(`${i === 0 ? '' : '↪ '}${chars.slice(i, i + width).join('')}`);
+  let piece = '';
+  let cols = 0;
+  for (const ch of line) {
+    const w = columnsOf(ch);
+    if (cols + w > width && piece !== '') {
+      out.push(out.length === 0 ? piece : `↪ ${piece}`);
+      piece = '';
+      cols = 0;
+    }
+    piece += ch;
+    cols += w;
   }
+  out.push(out.length === 0 ? piece : `↪ ${piece}`);
   return out;
 }

@@ -6,7 +6,7 @@
  * platform.claude.com/docs: at most 100 pages and 32 MB per request, all
  * content included; standard PDFs only (no passwords or encryption).
  */
-import { type ImageMediaType, isPdf, sniffImage } from '../media-type.js';
+import { asText, type ImageMediaType, isPdf, sniffImage } from '../media-type.js';
 
 /** Most pages of PDF one request may carry (PDF support page). */
 export const MAX_PDF_PAGES_PER_REQUEST = 100;
@@ -35,16 +35,6 @@ export function pdfPages(pdf: Buffer): number {
   let counted = 0;
   for (const m of text.matchAll(/\/Count\s+(\d{1,6})/g)) counted = Math.max(counted, Number(m[1]));
   return Math.max(pages, counted, 1);
-}
-
-/** Reads `bytes` as UTF-8 text; undefined when they hold a NUL or are not valid UTF-8. */
-export function asText(bytes: Uint8Array): string | undefined {
-  if (bytes.includes(0)) return undefined;
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Judges a file by its content. */

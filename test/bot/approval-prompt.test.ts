@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { approvalView, type PromptRequest } from '../../src/bot/approval-prompt.js';
-import { showCommand, showHidden } from '../../src/bot/visible-text.js';
+import { showCommand, showControls, showHidden } from '../../src/bot/visible-text.js';
 
 const bash = (command: string, description?: string): PromptRequest => ({
   toolName: 'Bash',
@@ -43,6 +43,30 @@ describe('approval prompts show what will happen', () => {
     expect(showHidden('⟨RLO⟩')).toBe('⟨U+27E8⟩RLO⟨U+27E9⟩');
     // Layout and emoji stay as they are.
     expect(showHidden('a\tb\nc 👩‍💻')).toBe('a\tb\nc 👩‍💻');
+  });
+
+  it('Bash: a run of tabs is counted like spaces and wrapping counts a tab at its widest', () => {
+    // 31 tabs are up to 248 blank columns: the payload after them would sit far past the visible edge.
+    expect(showCommand(`npm test${'\t'.repeat(31)}; cat ../.env`)).toBe('npm test⟨31 tabs⟩; cat ../.env');
+    expect(showCommand(`ls${' \t'.repeat(8)}x`)).toBe('ls⟨8 tabs, 8 spaces⟩x');
+    // Short runs stay as they are (indentation in a script).
+    expect(showCommand('if true; then\n\techo ok\nfi')).toBe('if true; then\n\techo ok\nfi');
+    // Single tabs between words each count as up to 8 columns when a line is wrapped.
+    const spread = Array.from({ length: 12 }, (_, i) => `a${i}`).join('\t');
+    const view = approvalView(bash(`${spread}; cat ../.env`), 4096);
+    const code = view.prompt.split('```')[1] ?? '';
+    for (const line of code.split('\n').slice(1)) {
+      const columns = [...line].reduce((n, ch) => n + (ch === '\t' ? 8 : 1), 0);
+      expect(columns).toBeLessThanOrEqual(74);
+    }
+    expect(code).toContain('cat ../.env');
+  });
+
+  it('terminal text: C0 and C1 controls are shown as markers, newlines and tabs stay', () => {
+    expect(showControls('a\x1b]52;c;ZXZpbA==\x07b')).toBe('a⟨ESC⟩]52;c;ZXZpbA==⟨BEL⟩b');
+    expect(showControls('x\u009b8m\u009d0;t\u009cy')).toBe('x⟨U+009B⟩8m⟨U+009D⟩0;t⟨U+009C⟩y');
+    expect(showControls('one\r\ntwo\rthree\t4\x7f')).toBe('one\ntwo⟨CR⟩three\t4⟨DEL⟩');
+    expect(showControls('naïve 👩‍💻\u202e')).toBe('naïve 👩‍💻\u202e');
   });
 
   it('Bash: a command too long for one message goes whole in the messages above; the prompt says so', () => {

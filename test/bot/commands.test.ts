@@ -197,8 +197,12 @@ describe('bot core: commands', () => {
     await h.settle();
     h.fakeAnthropic.enqueue({ text: 'Summary: they asked for a lot.' });
     const answer = await ask(h, 'compact', 'keep the names');
-    expect(answer).toMatch(/^Compacted: context \d+\.\d% -> \d+\.\d%\.$/);
-    const [before, after] = (answer.match(/\d+\.\d/g) ?? []).map(Number);
+    expect(answer).toMatch(
+      /^Compacted: the history is now one summary; context [\d,]+ → [\d,]+ tokens \([\d.]+% → [\d.]+% of the window\)\.$/,
+    );
+    const [before, after] = (/context ([\d,]+) → ([\d,]+) tokens/.exec(answer) ?? [])
+      .slice(1)
+      .map((n) => Number(n.replace(/,/g, '')));
     expect(after).toBeLessThan(before as number);
     expect(JSON.stringify(h.fakeAnthropic.requests.at(-1))).toContain('keep the names');
   });

@@ -59,7 +59,7 @@ function expectedLine(h: BotHarness, price = priceFor(MODEL, DEFAULT_PRICES)): s
   const pct = Math.round((read / input) * 100);
   return (
     `${input.toLocaleString('en-US')} tokens in (${pct}% from the cache), ` +
-    `${output.toLocaleString('en-US')} out, ${used.length} requests: $${usd.toFixed(4)}`
+    `${output.toLocaleString('en-US')} out, ${used.length} request${used.length === 1 ? '' : 's'}: $${usd.toFixed(4)}`
   );
 }
 

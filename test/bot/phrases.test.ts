@@ -51,6 +51,17 @@ const SAMPLES: Record<string, unknown[][]> = {
     [{ usedTokens: 24_600, maxTokens: 200_000, usedPercentage: 12.3 }],
     [{ usedTokens: 24_600, maxTokens: 200_000, usedPercentage: 12.3 }, '$0.0123'],
   ],
+  percent: [[0], [0.0004], [0.2], [0.25], [9.96], [12.34], [83], [100]],
+  compacted: [
+    [
+      { usedTokens: 412, usedPercentage: 0.206 },
+      { usedTokens: 430, usedPercentage: 0.215 },
+    ],
+    [
+      { usedTokens: 24_600, usedPercentage: 12.3 },
+      { usedTokens: 1, usedPercentage: 0.0005 },
+    ],
+  ],
   approvalOnlyFor: [['Alice']],
   allowed: [['Alice']],
   allowedSession: [['Alice']],
@@ -106,6 +117,29 @@ describe("the bot's fixed phrases", () => {
     expect(say.sessionLine(undefined, ID)).toBe(`Session: unnamed, id ${ID} (name it with /rename)`);
     expect(say.resumed(undefined, ID, 1, 'just now')).toBe(
       `Resumed an unnamed session (${ID}): 1 message, last updated just now.`,
+    );
+  });
+
+  it('give a share of the window the precision it needs, and a compaction that saved nothing says so', () => {
+    expect([0, 0.0004, 0.2, 0.25, 9.96, 12.34, 83, 100].map(say.percent)).toEqual([
+      '0%',
+      '0.0004%',
+      '0.2%',
+      '0.25%',
+      '10%',
+      '12.3%',
+      '83%',
+      '100%',
+    ]);
+    expect(
+      say.compacted({ usedTokens: 412, usedPercentage: 0.206 }, { usedTokens: 430, usedPercentage: 0.215 }),
+    ).toBe(
+      'Compacted: the history is now one summary, 430 tokens (0.21% of the window); it was already about that small, so nothing was saved.',
+    );
+    expect(
+      say.compacted({ usedTokens: 24_600, usedPercentage: 12.3 }, { usedTokens: 1_200, usedPercentage: 0.6 }),
+    ).toBe(
+      'Compacted: the history is now one summary; context 24,600 → 1,200 tokens (12.3% → 0.6% of the window).',
     );
   });
 

@@ -40,21 +40,26 @@ describe('the sandbox in the bot', () => {
     expect(bash?.isError).toBe(true);
     expect(bash?.text).toMatch(/^Unknown tool "Bash"/);
     expect(write).toEqual({ text: 'Created a.txt (1 bytes).', isError: false });
-    const status = await h.ask('status');
-    expect(status).toContain(
+    // The cause and its fix are for an admin; everyone else learns what it means.
+    const operatorStatus = await h.ask('status', '', { user: USERS.admin });
+    expect(operatorStatus).toContain(
       'Sandbox: unavailable: bubblewrap is not installed (/nonexistent/bwrap does not exist or cannot be run)',
     );
-    expect(status).toContain('apt-get install bubblewrap');
-    expect(status).toContain('Bash is not offered to the model');
+    expect(operatorStatus).toContain('apt-get install bubblewrap');
+    expect(operatorStatus).toContain('Bash is not offered to the model');
+    const status = await h.ask('status');
+    expect(status).toContain('\nSandbox: unavailable, so the agent cannot run commands (Bash)');
+    expect(status).not.toMatch(/SWITCHBOARD_|bubblewrap/);
   });
 
   it('/status says so when an admin switched the sandbox off, and nothing when it is on', async () => {
     h = await startBotHarness({ sandbox: new Sandbox({ mode: 'off' }) });
     await h.message('hello');
     await h.settle();
-    expect(await h.ask('status')).toContain(
+    expect(await h.ask('status', '', { user: USERS.admin })).toContain(
       "Sandbox: off (SWITCHBOARD_SANDBOX=off); commands run with the bot's own rights",
     );
+    expect(await h.ask('status')).toContain("\nSandbox: off; commands run with the bot's own rights");
     await h.close();
     h = await startBotHarness({ sandbox: new Sandbox() });
     await h.message('hello');

@@ -46,7 +46,8 @@ describe('SendFile', () => {
     expect(to.sent.map((f) => [f.name, f.mediaType, f.caption])).toEqual([
       ['q3.png', 'image/png', 'Q3 revenue'],
       ['plot.txt', 'image/png', undefined],
-      ['fake.png', 'application/octet-stream', undefined],
+      // Named .png, holding text: typed as what it holds.
+      ['fake.png', 'text/plain; charset=utf-8', undefined],
     ]);
     expect(to.sent[0]?.path).toBe(join(box.workspace, 'charts/q3.png'));
     expect(Buffer.from(to.sent[0]!.bytes).equals(png)).toBe(true);

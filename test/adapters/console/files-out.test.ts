@@ -83,7 +83,7 @@ it('prints the path and caption of a file the agent sends in plan mode, where a 
   await until(/That is the chart\./);
   const path = join(workspace, 'charts', 'q3.png');
   // The caption's lines are indented under the path; its escape sequence is shown, not obeyed.
-  expect(screen).toContain(`📎 ${path} (1 KB, image/png)\n  Q3 revenue\n  by ?[31mregion`);
+  expect(screen).toContain(`📎 ${path} (69 bytes, image/png)\n  Q3 revenue\n  by ⟨ESC⟩[31mregion`);
   // The file line comes after the text written before it and before the text after it.
   expect(screen.indexOf('Here it is.')).toBeLessThan(screen.indexOf('📎'));
   expect(screen.indexOf('📎')).toBeLessThan(screen.indexOf('That is the chart.'));

@@ -47,7 +47,7 @@ describe('Slack slash commands', () => {
     ]);
   });
 
-  it("else goes to the channel's most recent session thread and says which", async () => {
+  it("else goes to the person's own session thread and says which", async () => {
     const { ts } = await fake.userMessage({ channel: 'C1', user: 'U1', text: '<@UBOT> hi' });
     await log.next();
     await fake.slashCommand({ channel: 'C1', user: 'U1', text: 'rename  my project ' });
@@ -57,12 +57,10 @@ describe('Slack slash commands', () => {
     const notice = fake.state.responses.at(-1)?.body as { text: string; response_type: string };
     expect(notice.response_type).toBe('ephemeral');
     expect(notice.text).toMatch(
-      /^In <http:\/\/127\.0\.0\.1:\d+\/archives\/C1\/p\d+\|the latest thread>: running \/switchboard rename\./,
+      /^In <http:\/\/127\.0\.0\.1:\d+\/archives\/C1\/p\d+\|your thread>: running \/switchboard rename\./,
     );
     await cmd.respond?.({ text: 'Renamed to my project.', ephemeral: true });
-    expect(fake.state.ephemerals.at(-1)?.text).toMatch(
-      /^In <.*\|the latest thread>: Renamed to my project\.$/,
-    );
+    expect(fake.state.ephemerals.at(-1)?.text).toMatch(/^In <.*\|your thread>: Renamed to my project\.$/);
     expect(fake.state.ephemerals.at(-1)?.threadTs).toBe(ts);
   });
 
@@ -75,20 +73,26 @@ describe('Slack slash commands', () => {
     const cmd = await log.next<CommandEvent>((e) => e.type === 'command');
     expect(cmd.chat).toBe(`slack:C1:${own.ts}`);
     expect(cmd.chat).not.toBe(`slack:C1:${other.ts}`);
-    // Someone with no thread of their own in the channel gets a new one, not U1's or U2's.
+    // Someone with no thread of their own in the channel is told so, privately; U1's and U2's stay theirs.
+    const before = log.events.length;
     await fake.slashCommand({ channel: 'C1', user: 'U3', text: 'status' });
-    const fresh = await log.next<CommandEvent>((e) => e.type === 'command' && e.name === 'status');
-    expect([`slack:C1:${own.ts}`, `slack:C1:${other.ts}`]).not.toContain(fresh.chat);
+    await fake.until(() => fake.state.responses.length > 0);
+    expect(log.events).toHaveLength(before);
   });
 
-  it('with no session in the channel, starts a thread at the top level', async () => {
+  it('with no session of theirs in the channel, answers the person only and posts nothing there', async () => {
     await fake.slashCommand({ channel: 'C2', user: 'U1', text: 'status' });
-    const cmd = await log.next<CommandEvent>((e) => e.type === 'command');
-    const top = fake.botMessages('C2')[0];
-    expect(top?.threadTs).toBeUndefined();
-    expect(top?.text).toBe('/switchboard status');
-    expect(cmd.chat).toBe(`slack:C2:${top?.ts}`);
-    expect(cmd.name).toBe('status');
+    await fake.until(() => fake.state.responses.length > 0);
+    const answer = fake.state.responses.at(-1)?.body as { text: string; response_type: string };
+    expect(answer.response_type).toBe('ephemeral');
+    expect(answer.text).toMatch(
+      /^You have no session with me in this channel yet, so there is nothing for \/switchboard status to act on\. Mention <@UBOT> in a message/,
+    );
+    await fake.slashCommand({ channel: 'C2', user: 'U1', text: 'help' });
+    await fake.until(() => fake.state.responses.length > 1);
+    expect(String(fake.state.responses.at(-1)?.body.text)).toMatch(/The commands: new, compact, .*help\.$/);
+    expect(fake.botMessages('C2')).toEqual([]);
+    expect(log.events.filter((e) => e.type === 'command')).toEqual([]);
   });
 
   it('an empty command is help; an unknown word is answered with the usage, not handed on', async () => {

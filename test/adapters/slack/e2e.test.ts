@@ -127,11 +127,11 @@ describe('Slack end to end (npm start wiring)', () => {
     expect(JSON.stringify(anthropic.requests.at(-1))).toContain('Focus of this summary: keep the names');
     expect(fake.state.ephemerals.at(-1)).toMatchObject({ channel: 'C1', user: 'U1', threadTs: ts });
 
-    // From the channel (no thread given): the most recent session thread, and the user is told which.
+    // From the channel (no thread given): the person's own session thread, and the user is told which.
     await fake.slashCommand({ channel: 'C1', user: 'U1', text: 'rename ada-notes' });
     await fake.until(() => fake.state.ephemerals.some((e) => e.text.includes('Renamed')), 10_000, 'renamed');
     expect(fake.state.ephemerals.at(-1)?.text).toMatch(
-      /^In <.*\|the latest thread>: Renamed this session to "ada-notes"\.$/,
+      /^In <.*\|your thread>: Renamed this session to "ada-notes"\.$/,
     );
     expect(fake.state.ephemerals.at(-1)?.threadTs).toBe(ts);
   });
