@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { Clock, TimerHandle } from '../clock.js';
+import { type Clock, sleep, type TimerHandle } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { McpServerConfig } from './config.js';
@@ -21,8 +21,16 @@ export const MCP_RECONNECT_FIRST_MS = 1_000;
 export const MCP_RECONNECT_MAX_MS = 300_000;
 /** How long a server has to answer `initialize` and `tools/list`. */
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;
-/** How long one tool call may run (a stopped turn cancels it sooner). */
-export const MCP_CALL_TIMEOUT_MS = 600_000;
+/**
+ * How long a call may go without a word from the server (its result or a
+ * progress notification) before it is given up and the server restarted
+ * (SWITCHBOARD_MCP_TIMEOUT). A server that died without closing its
+ * connection (an HTTP server whose stream broke, a stdio server that hangs)
+ * would otherwise hold the turn forever.
+ */
+export const MCP_CALL_TIMEOUT_MS = 30_000;
+/** The SDK's own request timer, left far out of the way: the silence timer above runs on the injected clock. */
+const SDK_TIMEOUT_OFF_MS = 2_147_483_647;
 
 /** Where a server stands. */
 export type McpServerState = 'connecting' | 'connected' | 'down' | 'closed';
@@ -37,8 +45,14 @@ export interface McpConnectionOptions {
   /** Called whenever the tools this server offers change (connected, dropped, list_changed). */
   onChange?: () => void;
   connectTimeoutMs?: number;
+  /** Most silence during a call (see {@link MCP_CALL_TIMEOUT_MS}). */
   callTimeoutMs?: number;
 }
+
+/** How long an HTTP server gets to answer the `DELETE` that ends its session at shutdown. */
+const SESSION_END_GRACE_MS = 2_000;
+/** What the SDK's HTTP transport reports once it stops trying to resume a broken stream. */
+const RESUME_GAVE_UP = /^Maximum reconnection attempts/;
 
 /** A server's connection, kept alive for the bot's lifetime. */
 export class McpServerConnection {
@@ -86,22 +100,60 @@ export class McpServerConnection {
   /**
    * Calls `tool` with `args`. `signal` cancels the call (the SDK sends
    * `notifications/cancelled`). Rejects with a message for the model when
-   * the server is down.
+   * the server is down, or when it stays silent longer than the call
+   * timeout (then the server is marked down and restarted).
    */
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
     const client = this.#client;
     if (this.#state !== 'connected' || !client) throw new Error(this.downMessage());
+    const silence = this.#silenceTimer(tool);
     try {
       return (await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal,
-        timeout: this.#options.callTimeoutMs ?? MCP_CALL_TIMEOUT_MS,
+        signal: AbortSignal.any([signal, silence.signal]),
+        timeout: SDK_TIMEOUT_OFF_MS,
+        onprogress: () => silence.rearm(),
       })) as CallToolResult;
     } catch (err) {
+      if (silence.signal.aborted) {
+        if (client === this.#client) this.#dropped(silence.why);
+        throw new Error(
+          `The MCP server "${this.name}" did not answer ${tool} for ${silence.seconds} s, so the call was given up and the server is being restarted. Tell the user, or do without it.`,
+        );
+      }
       // An error the server answered with is the tool's; anything else means the link is broken.
       if (!signal.aborted && !(err instanceof McpError) && client === this.#client)
         this.#dropped(`the call failed: ${describeError(err)}`);
+      // The connection went while the call waited: say that, not the SDK's "Connection closed".
+      if (!signal.aborted && client !== this.#client) throw new Error(this.downMessage());
       throw err;
+    } finally {
+      silence.stop();
     }
+  }
+
+  /** A timer on the injected clock that aborts its signal after the call timeout of silence. */
+  #silenceTimer(tool: string) {
+    const { clock } = this.#options;
+    const ms = this.#options.callTimeoutMs ?? MCP_CALL_TIMEOUT_MS;
+    const controller = new AbortController();
+    let timer: TimerHandle | undefined;
+    const stop = () => {
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = undefined;
+    };
+    const rearm = () => {
+      stop();
+      if (!controller.signal.aborted) timer = clock.setTimeout(() => controller.abort(), ms);
+    };
+    rearm();
+    const seconds = Math.round(ms / 100) / 10;
+    return {
+      signal: controller.signal,
+      rearm,
+      stop,
+      seconds,
+      why: `it did not answer ${tool} for ${seconds} s`,
+    };
   }
 
   /** What the model is told about a server that is down. */
@@ -113,11 +165,27 @@ export class McpServerConnection {
     return `The MCP server "${this.name}" is not connected (${this.#problem ?? 'still connecting'}), so its tools cannot run now.${next} Tell the user, or do without it.`;
   }
 
-  /** Stops reconnecting and ends the server (a stdio server's whole process group). */
+  /**
+   * Stops reconnecting and ends the server: a stdio server's whole process
+   * group, an HTTP server's session (a `DELETE`, as the Streamable HTTP
+   * transport asks of a client that leaves).
+   */
   async close(): Promise<void> {
+    const wasUp = this.#state === 'connected';
     this.#state = 'closed';
     if (this.#retry !== undefined) this.#options.clock.clearTimeout(this.#retry);
     this.#retry = undefined;
+    const transport = this.#transport;
+    // Bounded: a server that stopped answering must not hold up the bot's shutdown.
+    if (wasUp && transport instanceof StreamableHTTPClientTransport)
+      await Promise.race([
+        transport
+          .terminateSession()
+          .catch((err: unknown) =>
+            this.#options.logger.debug({ server: this.name, err }, 'MCP session could not be ended'),
+          ),
+        sleep(this.#options.clock, SESSION_END_GRACE_MS),
+      ]);
     await this.#disconnect();
   }
 
@@ -144,6 +212,12 @@ export class McpServerConnection {
     client.onclose = () => {
       if (client === this.#client && this.#state === 'connected')
         this.#dropped(this.#exitReason('the connection closed'));
+    };
+    // The HTTP transport resumes a broken stream a few times on its own, then only reports it:
+    // the server is gone, and a call waiting on that stream would wait for nothing.
+    client.onerror = (err) => {
+      if (client === this.#client && this.#state === 'connected' && RESUME_GAVE_UP.test(err.message))
+        this.#dropped(`its stream broke and could not be resumed: ${err.message}`);
     };
     const transport = this.#makeTransport();
     this.#client = client;

@@ -59,6 +59,8 @@ export interface McpConfig {
   servers: McpServerConfig[];
   /** Values that came from `${VAR}` in env, headers or url: credentials, as far as the bot can tell. */
   secrets: string[];
+  /** Most silence during one call, in ms (SWITCHBOARD_MCP_TIMEOUT); the default when absent. */
+  callTimeoutMs?: number;
 }
 
 const permission = z.enum(['inspect', 'modify', 'execute'], {

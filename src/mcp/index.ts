@@ -30,6 +30,8 @@ export interface McpServersOptions {
   maxOutputChars?: number;
   /** How long a server has to connect and list its tools (default 30 s). */
   connectTimeoutMs?: number;
+  /** Most silence during one call before it fails and the server is restarted (default 30 s). */
+  callTimeoutMs?: number;
 }
 
 /** The running servers: a {@link ToolSource} for sessions, closed with the bot. */
@@ -65,6 +67,7 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
         current = undefined;
       },
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+      ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
     }),
   }));
   const connections = servers.map((s) => s.connection);
