@@ -15,7 +15,7 @@ import type { Tool, ToolSource } from '../tools/types.js';
 import type { ToolServerStatus } from '../vocabulary.js';
 import { McpServerConnection } from './client.js';
 import type { McpServerConfig } from './config.js';
-import { mcpTool, mcpToolName } from './tools.js';
+import { type McpToolOutcome, mcpTool } from './tools.js';
 
 export { loadMcpConfig, MCP_CONFIG_VARIABLE, type McpConfig, type McpServerConfig } from './config.js';
 
@@ -72,26 +72,30 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
   }));
   const connections = servers.map((s) => s.connection);
   const byName = new Map(connections.map((c) => [c.name, c]));
-  // One Tool per listed tool object: an unchanged list gives the very same objects.
-  const made = new WeakMap<object, Tool | undefined>();
+  // One outcome per listed tool object: an unchanged list gives the very same Tool objects.
+  const made = new WeakMap<object, McpToolOutcome>();
 
-  /** The tools one server offers now; a tool whose name the API would refuse is left out (and logged once). */
-  const toolsOf = ({ config, connection }: (typeof servers)[number]): Tool[] =>
-    connection.tools.flatMap((listed) => {
-      if (!made.has(listed))
-        made.set(listed, mcpTool(listed, { server: config, connection, maxOutputChars }));
-      const tool = made.get(listed);
-      if (!tool) warnBadName(config.name, listed.name);
-      return tool ? [tool] : [];
+  /** What became of each tool one server lists now: offered, or left out and why (logged once). */
+  const outcomesOf = ({ config, connection }: (typeof servers)[number]) =>
+    connection.tools.map((listed) => {
+      let outcome = made.get(listed);
+      if (!outcome) {
+        outcome = mcpTool(listed, { server: config, connection, maxOutputChars });
+        made.set(listed, outcome);
+        if ('reason' in outcome) warnLeftOut(config.name, listed.name, outcome.reason);
+      }
+      return { listed, outcome };
     });
+  const toolsOf = (server: (typeof servers)[number]): Tool[] =>
+    outcomesOf(server).flatMap(({ outcome }) => ('tool' in outcome ? [outcome.tool] : []));
 
-  const warnBadName = (server: string, tool: string) => {
-    const name = mcpToolName(server, tool);
-    if (warned.has(name)) return;
-    warned.add(name);
+  const warnLeftOut = (server: string, tool: string, reason: string) => {
+    const key = `${server}\u0000${tool}\u0000${reason}`;
+    if (warned.has(key)) return;
+    warned.add(key);
     logger.warn(
       { server, tool: tool.slice(0, 100) },
-      `MCP tool "${name.slice(0, 100)}" is left out: a tool name must be 1-64 letters, digits, "_" or "-" (Messages API), and this one is not`,
+      `MCP tool "${tool.slice(0, 100)}" of "${server}" is left out: ${reason}`,
     );
   };
 
@@ -104,12 +108,15 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
     servers(): ToolServerStatus[] {
       return servers.map((server) => {
         const c = server.connection;
+        const outcomes = outcomesOf(server);
+        const leftOut = outcomes.flatMap(({ listed, outcome }) =>
+          'reason' in outcome ? [{ name: listed.name, reason: outcome.reason }] : [],
+        );
         return {
           name: c.name,
           state: c.state === 'closed' ? 'down' : c.state,
-          tools: toolsOf(server)
-            .map((t) => t.name)
-            .sort(),
+          tools: outcomes.flatMap(({ outcome }) => ('tool' in outcome ? [outcome.tool.name] : [])).sort(),
+          ...(leftOut.length > 0 ? { leftOut } : {}),
           ...(c.problem && c.state !== 'connected' ? { problem: c.problem } : {}),
         };
       });
