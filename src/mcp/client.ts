@@ -255,11 +255,19 @@ export class McpServerConnection {
     });
   }
 
-  /** `why`, with the end of a stdio server's stderr when it said something. */
+  /**
+   * `why`, pointing at the log when a stdio server said something on
+   * stderr. Its words stay in the log: they often hold what the server was
+   * given (a token in its env or args), and `why` reaches /status and the model.
+   */
   #exitReason(why: string): string {
     const tail = this.#transport instanceof GroupStdioTransport ? this.#transport.stderrTail : '';
-    const last = tail.split('\n').at(-1)?.trim();
-    return last ? `${why}; its last words: ${last.slice(0, 200)}` : why;
+    if (!tail) return why;
+    this.#options.logger.warn(
+      { server: this.name, stderr: tail.slice(-1_000) },
+      `MCP server "${this.name}" stderr`,
+    );
+    return `${why}; its stderr is in the bot's log`;
   }
 
   #dropped(why: string): void {

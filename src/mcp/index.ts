@@ -9,7 +9,7 @@
  * Sessions take it at the start of each turn (see ToolSource).
  */
 import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
+import { type Logger, scrubSecrets } from '../logger.js';
 import { BASH_DEFAULT_MAX_OUTPUT_CHARS } from '../tools/bash.js';
 import type { Tool, ToolSource } from '../tools/types.js';
 import type { ToolServerStatus } from '../vocabulary.js';
@@ -26,6 +26,11 @@ export interface McpServersOptions {
   baseEnv: Record<string, string>;
   clock: Clock;
   logger: Logger;
+  /**
+   * The values expanded from the config (McpConfig.secrets): removed from
+   * every result, error and status line the servers' words reach.
+   */
+  secrets?: readonly string[];
   /** Most characters of text one result returns; default Bash's 30,000. */
   maxOutputChars?: number;
   /** How long a server has to connect and list its tools (default 30 s). */
@@ -53,6 +58,8 @@ export interface McpServers extends ToolSource {
 export async function startMcpServers(options: McpServersOptions): Promise<McpServers> {
   const { logger } = options;
   const maxOutputChars = options.maxOutputChars ?? BASH_DEFAULT_MAX_OUTPUT_CHARS;
+  const secrets = options.secrets ?? [];
+  const scrub = (text: string) => scrubSecrets(text, secrets);
   const warned = new Set<string>();
   let current: readonly Tool[] | undefined;
   const servers = options.servers.map((config) => ({
@@ -80,7 +87,7 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
     connection.tools.map((listed) => {
       let outcome = made.get(listed);
       if (!outcome) {
-        outcome = mcpTool(listed, { server: config, connection, maxOutputChars });
+        outcome = mcpTool(listed, { server: config, connection, maxOutputChars, scrub });
         made.set(listed, outcome);
         if ('reason' in outcome) warnLeftOut(config.name, listed.name, outcome.reason);
       }
@@ -117,7 +124,7 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
           state: c.state === 'closed' ? 'down' : c.state,
           tools: outcomes.flatMap(({ outcome }) => ('tool' in outcome ? [outcome.tool.name] : [])).sort(),
           ...(leftOut.length > 0 ? { leftOut } : {}),
-          ...(c.problem && c.state !== 'connected' ? { problem: c.problem } : {}),
+          ...(c.problem && c.state !== 'connected' ? { problem: scrub(c.problem) } : {}),
         };
       });
     },

@@ -12,8 +12,9 @@
  * own claims: the config decides for a server that is not trusted.
  */
 import { createHash } from 'node:crypto';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { stringify } from 'safe-stable-stringify';
+import { describeError } from '../errors.js';
 import type { Tool, ToolResult } from '../tools/types.js';
 import type { ToolClass } from '../vocabulary.js';
 import type { McpServerConnection } from './client.js';
@@ -57,6 +58,8 @@ export interface McpToolOptions {
   connection: Pick<McpServerConnection, 'call'>;
   /** Most characters of text a result returns (the same cap as Bash's output). */
   maxOutputChars: number;
+  /** Removes the values expanded from the config (tokens) from text bound for the model. */
+  scrub: (text: string) => string;
 }
 
 /** The agent's tool for an MCP tool, or why it is left out. */
@@ -68,7 +71,7 @@ export type McpToolOutcome = { tool: Tool } | { reason: string };
  * faithful rewrite (one such tool would make every request fail).
  */
 export function mcpTool(tool: McpTool, options: McpToolOptions): McpToolOutcome {
-  const { server, connection, maxOutputChars } = options;
+  const { server, connection, maxOutputChars, scrub } = options;
   const name = mcpToolName(server.name, tool.name);
   if (tool.execution?.taskSupport === 'required')
     return {
@@ -79,7 +82,7 @@ export function mcpTool(tool: McpTool, options: McpToolOptions): McpToolOutcome 
   // Keys sorted at every level: the same schema gives the same request bytes, whatever order a
   // server (or a restart of it) lists them in, so the prompt cache's tools prefix keeps matching.
   const inputSchema = JSON.parse(canonicalJson(api.schema)) as Record<string, unknown>;
-  const description = (tool.description ?? tool.title ?? '').trim();
+  const description = scrub((tool.description ?? tool.title ?? '').trim());
   return {
     tool: {
       name,
@@ -89,8 +92,14 @@ export function mcpTool(tool: McpTool, options: McpToolOptions): McpToolOutcome 
       summarize: (input) => `${tool.name} on ${server.name}${argumentPreview(input)}`,
       scopeKey: (input) => canonicalJson(input),
       async run(input, context): Promise<ToolResult> {
-        const result = await connection.call(tool.name, input, context.signal);
-        return toToolResult(result, maxOutputChars);
+        let result: CallToolResult;
+        try {
+          result = await connection.call(tool.name, input, context.signal);
+        } catch (err) {
+          throw new Error(scrub(describeError(err)));
+        }
+        const out = toToolResult(result, maxOutputChars);
+        return { ...out, content: scrub(out.content) };
       },
     },
   };

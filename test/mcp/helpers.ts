@@ -75,6 +75,7 @@ export async function startMcpWorld(
     baseEnv: scrubbedEnv(),
     clock: mcpClock,
     logger,
+    secrets: config.secrets,
     ...options.mcp,
   });
   // A fixed cache lifetime: `auto` may pick another one as virtual time passes, which changes the bytes.

@@ -216,7 +216,8 @@ describe('MCP tools over stdio', () => {
     const { h } = world;
     await turnCalling(h, 'mcp__notes__show_env', {}, 'Done.');
     const seen = JSON.parse(toolResults(h.fakeAnthropic.requests)[0]?.text ?? '{}');
-    expect(seen.token).toBe('notes-token-from-env');
+    // The server got the value (only the exact value is scrubbed), and the model does not see it.
+    expect(seen.token).toBe('[redacted]');
     const unexpected = (seen.names as string[]).filter(
       (name) => !isAllowedEnvName(name) && !['NOTES_EVENTS', 'NOTES_TOKEN'].includes(name),
     );
