@@ -30,7 +30,7 @@ describe('secrets of the MCP file', () => {
     expect(world.logs.join('\n')).not.toContain(ENV_TOKEN);
   });
 
-  it('keeps a failing server’s stderr, which holds a ${VAR} from its args, in the log and out of chats', async () => {
+  it('keeps a failing server’s stderr, which holds a value expanded into its args, in the log and out of chats', async () => {
     const world = await startMcpWorld(
       {
         failing: {
