@@ -8,7 +8,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  McpError,
+  type Tool as McpTool,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { type Clock, sleep, type TimerHandle } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -103,7 +108,12 @@ export class McpServerConnection {
    * the server is down, or when it stays silent longer than the call
    * timeout (then the server is marked down and restarted).
    */
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  async call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    onProgress?: (progress: Progress) => void,
+  ): Promise<CallToolResult> {
     const client = this.#client;
     if (this.#state !== 'connected' || !client) throw new Error(this.downMessage());
     const silence = this.#silenceTimer(tool);
@@ -111,7 +121,11 @@ export class McpServerConnection {
       return (await client.callTool({ name: tool, arguments: args }, undefined, {
         signal: AbortSignal.any([signal, silence.signal]),
         timeout: SDK_TIMEOUT_OFF_MS,
-        onprogress: () => silence.rearm(),
+        // Asking for progress sends a progressToken: a server that reports it shows it is alive.
+        onprogress: (progress) => {
+          silence.rearm();
+          onProgress?.(progress);
+        },
       })) as CallToolResult;
     } catch (err) {
       if (silence.signal.aborted) {

@@ -12,7 +12,7 @@
  * own claims: the config decides for a server that is not trusted.
  */
 import { createHash } from 'node:crypto';
-import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool as McpTool, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { stringify } from 'safe-stable-stringify';
 import { describeError } from '../errors.js';
 import type { Tool, ToolResult } from '../tools/types.js';
@@ -94,7 +94,9 @@ export function mcpTool(tool: McpTool, options: McpToolOptions): McpToolOutcome 
       async run(input, context): Promise<ToolResult> {
         let result: CallToolResult;
         try {
-          result = await connection.call(tool.name, input, context.signal);
+          result = await connection.call(tool.name, input, context.signal, (progress) =>
+            context.reportProgress?.(scrub(progressText(server.name, progress))),
+          );
         } catch (err) {
           throw new Error(scrub(describeError(err)));
         }
@@ -103,6 +105,17 @@ export function mcpTool(tool: McpTool, options: McpToolOptions): McpToolOutcome 
       },
     },
   };
+}
+
+/** `<server>: 40% <message>` (or `<server>: 3 <message>` when the server gives no total). */
+export function progressText(server: string, progress: Progress): string {
+  const { total } = progress;
+  const amount =
+    total !== undefined && total > 0
+      ? `${Math.min(100, Math.floor((progress.progress / total) * 100))}%`
+      : `${progress.progress}`;
+  const message = progress.message?.trim();
+  return `${server}: ${amount}${message ? ` ${message.slice(0, 150)}` : ''}`;
 }
 
 /** `value` as JSON with its keys sorted at every level. */

@@ -37,6 +37,30 @@ async function everythingOverHttp(): Promise<{ world: McpWorld; kill: () => Prom
   return { world, kill: () => server.kill(), pid: server.pid };
 }
 
+describe('progress from an MCP server', () => {
+  it('shows it in the status line and lets a long call run past the timeout while it comes', async () => {
+    const world = await startMcpWorld({ everything: everythingStdio }, { mcp: { callTimeoutMs: TIMEOUT_MS } });
+    const { h, mcp, mcpClock } = world;
+    h.fakeAnthropic.enqueue(
+      { text: 'Running it.', toolUse: [{ name: LONG, input: { duration: 1.5, steps: 3 } }] },
+      { text: 'Finished.' },
+    );
+    await h.message('run the long operation');
+    const shown = (text: string) => h.adapter.ops.some((op) => op.text?.includes(text) === true);
+    for (const step of ['⏳ everything: 33%', '⏳ everything: 66%']) {
+      await h.until(() => shown(step), step);
+      // Each notification starts the silence over: together these waits pass the timeout.
+      await mcpClock.advance(TIMEOUT_MS - 1);
+      expect(mcp.connection('everything')?.state).toBe('connected');
+    }
+    await h.settle();
+    expect(toolResults(h.fakeAnthropic.requests).at(-1)).toEqual({
+      text: 'Long running operation completed. Duration: 1.5 seconds, Steps: 3.',
+      isError: false,
+    });
+  });
+});
+
 describe('an MCP server that stops answering', () => {
   it('fails a stdio call after the timeout of silence, marks the server down and restarts it', async () => {
     const world = await startMcpWorld(
