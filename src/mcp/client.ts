@@ -13,11 +13,14 @@ import {
   McpError,
   type Tool as McpTool,
   type Progress,
+  type ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Clock, sleep, type TimerHandle } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { clientCapabilities, installClientHandlers, quietServerLogs } from './client-handlers.js';
 import type { McpServerConfig } from './config.js';
+import { startSilenceTimer } from './silence.js';
 import { GroupStdioTransport } from './stdio-transport.js';
 
 /** First reconnect delay; it doubles after each failed attempt. */
@@ -52,6 +55,8 @@ export interface McpConnectionOptions {
   connectTimeoutMs?: number;
   /** Most silence during a call (see {@link MCP_CALL_TIMEOUT_MS}). */
   callTimeoutMs?: number;
+  /** The bot's workspace, offered to servers as their one root (`roots/list`). */
+  workspace?: string;
 }
 
 /** How long an HTTP server gets to answer the `DELETE` that ends its session at shutdown. */
@@ -108,32 +113,74 @@ export class McpServerConnection {
    * the server is down, or when it stays silent longer than the call
    * timeout (then the server is marked down and restarted).
    */
-  async call(
+  call(
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
     onProgress?: (progress: Progress) => void,
   ): Promise<CallToolResult> {
-    const client = this.#client;
-    if (this.#state !== 'connected' || !client) throw new Error(this.downMessage());
-    const silence = this.#silenceTimer(tool);
-    try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal: AbortSignal.any([signal, silence.signal]),
-        timeout: SDK_TIMEOUT_OFF_MS,
+    return this.#request(tool, signal, async (client, options) => {
+      const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
+        ...options,
         // Asking for progress sends a progressToken: a server that reports it shows it is alive.
         onprogress: (progress) => {
-          silence.rearm();
+          options.rearm();
           onProgress?.(progress);
         },
       })) as CallToolResult;
+      return { result, outcome: result.isError === true ? 'tool error' : 'ok' };
+    });
+  }
+
+  /** Reads the resource at `uri` (`resources/read`), on the same terms as a call. */
+  readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    return this.#request(`resources/read ${uri.slice(0, 200)}`, signal, async (client, options) => ({
+      result: await client.readResource({ uri }, options),
+      outcome: 'ok',
+    }));
+  }
+
+  /** Whether the server offers resources to read (its `resources` capability). */
+  get hasResources(): boolean {
+    return this.#state === 'connected' && this.#client?.getServerCapabilities()?.resources !== undefined;
+  }
+
+  /**
+   * One request to the server, bounded by the silence timer, with one log
+   * line saying how it went and how long it took.
+   */
+  async #request<T>(
+    what: string,
+    signal: AbortSignal,
+    run: (
+      client: Client,
+      options: { signal: AbortSignal; timeout: number; rearm: () => void },
+    ) => Promise<{ result: T; outcome: string }>,
+  ): Promise<T> {
+    const client = this.#client;
+    if (this.#state !== 'connected' || !client) throw new Error(this.downMessage());
+    const { clock, logger } = this.#options;
+    const started = clock.now();
+    const log = (outcome: string) =>
+      logger.info({ server: this.name, tool: what, outcome, ms: clock.now() - started }, 'MCP call');
+    const silence = startSilenceTimer(clock, this.#options.callTimeoutMs ?? MCP_CALL_TIMEOUT_MS);
+    try {
+      const { result, outcome } = await run(client, {
+        signal: AbortSignal.any([signal, silence.signal]),
+        timeout: SDK_TIMEOUT_OFF_MS,
+        rearm: silence.rearm,
+      });
+      log(outcome);
+      return result;
     } catch (err) {
       if (silence.signal.aborted) {
-        if (client === this.#client) this.#dropped(silence.why);
+        log('no answer');
+        if (client === this.#client) this.#dropped(`it did not answer ${what} for ${silence.seconds} s`);
         throw new Error(
-          `The MCP server "${this.name}" did not answer ${tool} for ${silence.seconds} s, so the call was given up and the server is being restarted. Tell the user, or do without it.`,
+          `The MCP server "${this.name}" did not answer ${what} for ${silence.seconds} s, so the call was given up and the server is being restarted. Tell the user, or do without it.`,
         );
       }
+      log(signal.aborted ? 'cancelled' : `failed: ${describeError(err).slice(0, 200)}`);
       // An error the server answered with is the tool's; anything else means the link is broken.
       if (!signal.aborted && !(err instanceof McpError) && client === this.#client)
         this.#dropped(`the call failed: ${describeError(err)}`);
@@ -143,31 +190,6 @@ export class McpServerConnection {
     } finally {
       silence.stop();
     }
-  }
-
-  /** A timer on the injected clock that aborts its signal after the call timeout of silence. */
-  #silenceTimer(tool: string) {
-    const { clock } = this.#options;
-    const ms = this.#options.callTimeoutMs ?? MCP_CALL_TIMEOUT_MS;
-    const controller = new AbortController();
-    let timer: TimerHandle | undefined;
-    const stop = () => {
-      if (timer !== undefined) clock.clearTimeout(timer);
-      timer = undefined;
-    };
-    const rearm = () => {
-      stop();
-      if (!controller.signal.aborted) timer = clock.setTimeout(() => controller.abort(), ms);
-    };
-    rearm();
-    const seconds = Math.round(ms / 100) / 10;
-    return {
-      signal: controller.signal,
-      rearm,
-      stop,
-      seconds,
-      why: `it did not answer ${tool} for ${seconds} s`,
-    };
   }
 
   /** What the model is told about a server that is down. */
@@ -210,6 +232,7 @@ export class McpServerConnection {
     const client = new Client(
       { name: 'switchboard', version: '1' },
       {
+        capabilities: clientCapabilities(this.#options.workspace),
         listChanged: {
           tools: {
             onChanged: (err, tools) => {
@@ -227,6 +250,11 @@ export class McpServerConnection {
       if (client === this.#client && this.#state === 'connected')
         this.#dropped(this.#exitReason('the connection closed'));
     };
+    installClientHandlers(client, {
+      server: this.name,
+      logger,
+      ...(this.#options.workspace === undefined ? {} : { workspace: this.#options.workspace }),
+    });
     // The HTTP transport resumes a broken stream a few times on its own, then only reports it:
     // the server is gone, and a call waiting on that stream would wait for nothing.
     client.onerror = (err) => {
@@ -240,6 +268,7 @@ export class McpServerConnection {
       const timeout = this.#options.connectTimeoutMs ?? MCP_CONNECT_TIMEOUT_MS;
       await client.connect(transport, { timeout });
       const tools = await listAllTools(client, timeout);
+      await quietServerLogs(client, timeout);
       if (this.#closed() || client !== this.#client) return;
       this.#tools = tools;
       this.#state = 'connected';

@@ -15,6 +15,7 @@ import type { Tool, ToolSource } from '../tools/types.js';
 import type { ToolServerStatus } from '../vocabulary.js';
 import { McpServerConnection } from './client.js';
 import type { McpServerConfig } from './config.js';
+import { READ_RESOURCE, resourceTool } from './resource-tool.js';
 import { type McpToolOutcome, mcpTool } from './tools.js';
 
 export { loadMcpConfig, MCP_CONFIG_VARIABLE, type McpConfig, type McpServerConfig } from './config.js';
@@ -37,6 +38,8 @@ export interface McpServersOptions {
   connectTimeoutMs?: number;
   /** Most silence during one call before it fails and the server is restarted (default 30 s). */
   callTimeoutMs?: number;
+  /** The bot's workspace, offered to servers as their root (`roots/list`). */
+  workspace?: string;
 }
 
 /** The running servers: a {@link ToolSource} for sessions, closed with the bot. */
@@ -75,6 +78,7 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
       },
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
+      ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
     }),
   }));
   const connections = servers.map((s) => s.connection);
@@ -93,8 +97,20 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
       }
       return { listed, outcome };
     });
-  const toolsOf = (server: (typeof servers)[number]): Tool[] =>
-    outcomesOf(server).flatMap(({ outcome }) => ('tool' in outcome ? [outcome.tool] : []));
+  // One read_resource tool per server, made once, offered while the server has resources and
+  // lists no tool of that name itself.
+  const readers = new Map(
+    servers.map(({ config, connection }) => [
+      connection,
+      resourceTool({ server: config, connection, maxOutputChars, scrub }),
+    ]),
+  );
+  const toolsOf = (server: (typeof servers)[number]): Tool[] => {
+    const offered = outcomesOf(server).flatMap(({ outcome }) => ('tool' in outcome ? [outcome.tool] : []));
+    const reader = readers.get(server.connection);
+    const own = server.connection.tools.some((t) => t.name === READ_RESOURCE);
+    return reader && server.connection.hasResources && !own ? [...offered, reader] : offered;
+  };
 
   const warnLeftOut = (server: string, tool: string, reason: string) => {
     const key = `${server}\u0000${tool}\u0000${reason}`;
@@ -122,7 +138,9 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
         return {
           name: c.name,
           state: c.state === 'closed' ? 'down' : c.state,
-          tools: outcomes.flatMap(({ outcome }) => ('tool' in outcome ? [outcome.tool.name] : [])).sort(),
+          tools: toolsOf(server)
+            .map((t) => t.name)
+            .sort(),
           ...(leftOut.length > 0 ? { leftOut } : {}),
           ...(c.problem && c.state !== 'connected' ? { problem: scrub(c.problem) } : {}),
         };

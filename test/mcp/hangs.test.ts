@@ -39,7 +39,10 @@ async function everythingOverHttp(): Promise<{ world: McpWorld; kill: () => Prom
 
 describe('progress from an MCP server', () => {
   it('shows it in the status line and lets a long call run past the timeout while it comes', async () => {
-    const world = await startMcpWorld({ everything: everythingStdio }, { mcp: { callTimeoutMs: TIMEOUT_MS } });
+    const world = await startMcpWorld(
+      { everything: everythingStdio },
+      { mcp: { callTimeoutMs: TIMEOUT_MS } },
+    );
     const { h, mcp, mcpClock } = world;
     h.fakeAnthropic.enqueue(
       { text: 'Running it.', toolUse: [{ name: LONG, input: { duration: 1.5, steps: 3 } }] },
