@@ -3,7 +3,9 @@
  * to date (`notifications/tools/list_changed`), and reconnected with backoff
  * on the injected clock when it drops or fails to start. While it is down
  * its tools are left out of new turns, and a call that reaches it anyway
- * (a turn that began while it was up) is answered with why.
+ * (a turn that began while it was up) is answered with why. A call that
+ * hears nothing for the call timeout (progress notifications count) fails,
+ * and the server is marked down and restarted: no call waits forever.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -20,6 +22,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { clientCapabilities, installClientHandlers, quietServerLogs } from './client-handlers.js';
 import type { McpServerConfig } from './config.js';
+import { listAllTools, makeTransport } from './connect.js';
 import { startSilenceTimer } from './silence.js';
 import { GroupStdioTransport } from './stdio-transport.js';
 
@@ -261,7 +264,11 @@ export class McpServerConnection {
       if (client === this.#client && this.#state === 'connected' && RESUME_GAVE_UP.test(err.message))
         this.#dropped(`its stream broke and could not be resumed: ${err.message}`);
     };
-    const transport = this.#makeTransport();
+    const transport = makeTransport(this.#options.config, {
+      baseEnv: this.#options.baseEnv,
+      clock: this.#options.clock,
+      logger,
+    });
     this.#client = client;
     this.#transport = transport;
     try {
@@ -280,22 +287,6 @@ export class McpServerConnection {
       if (this.#closed() || client !== this.#client) return;
       this.#dropped(this.#exitReason(`it could not be started: ${describeError(err)}`));
     }
-  }
-
-  #makeTransport(): Transport {
-    const { config, baseEnv, clock, logger } = this.#options;
-    const t = config.transport;
-    if (t.type === 'http')
-      return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: t.headers } });
-    return new GroupStdioTransport({
-      command: t.command,
-      args: t.args,
-      env: { ...baseEnv, ...t.env },
-      cwd: t.cwd,
-      clock,
-      onStderr: (line) =>
-        logger.debug({ server: this.name, stderr: line.slice(0, 500) }, 'MCP server stderr'),
-    });
   }
 
   /**
@@ -348,17 +339,4 @@ export class McpServerConnection {
     client.onclose = () => {};
     await client.close().catch(() => undefined);
   }
-}
-
-/** Every page of a server's tools; none when it offers no tools at all (only prompts or resources). */
-async function listAllTools(client: Client, timeout: number): Promise<McpTool[]> {
-  const tools: McpTool[] = [];
-  if (!client.getServerCapabilities()?.tools) return tools;
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
 }
