@@ -227,7 +227,10 @@ function toConfig(
   });
   // Read here so that a bad file stops start-up like any other bad setting (exit 2).
   const mcp = e.SWITCHBOARD_MCP_CONFIG
-    ? loadMcpConfig(abs(e.SWITCHBOARD_MCP_CONFIG), env, secrets)
+    ? {
+        ...loadMcpConfig(abs(e.SWITCHBOARD_MCP_CONFIG), env, secrets),
+        callTimeoutMs: e.SWITCHBOARD_MCP_TIMEOUT,
+      }
     : undefined;
   return {
     anthropic: {

@@ -199,6 +199,8 @@ export const envSchema = z.object({
   SWITCHBOARD_LOG_FILE: optionalString,
   /** MCP servers: a file in the shape of Claude Code's `.mcp.json`, read and checked by loadConfig. */
   SWITCHBOARD_MCP_CONFIG: optionalString,
+  /** Most seconds an MCP call may go without a word from its server (result or progress). */
+  SWITCHBOARD_MCP_TIMEOUT: seconds(30, 3_600),
   SWITCHBOARD_HTTP_PORT: optionalString
     .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) <= 65535), {
       message: 'expected a port number (0-65535) for /healthz, /readyz and /metrics',

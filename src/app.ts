@@ -99,6 +99,9 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   const mcp = config.mcp
     ? await (await import('./mcp/index.js')).startMcpServers({
         servers: config.mcp.servers,
+        secrets: config.mcp.secrets,
+        workspace: config.workspace,
+        ...(config.mcp.callTimeoutMs === undefined ? {} : { callTimeoutMs: config.mcp.callTimeoutMs }),
         baseEnv: scrubbedEnv(process.env, config.secrets),
         clock,
         logger,

@@ -185,6 +185,8 @@ export interface ToolServerStatus {
   state: 'connecting' | 'connected' | 'down';
   /** The tools offered from it now, by the name the model sees. */
   tools: string[];
+  /** Tools it lists that are not offered (the server's own names), each with why. */
+  leftOut?: Array<{ name: string; reason: string }>;
   /** Why it is down (its last error), when it is. */
   problem?: string;
 }

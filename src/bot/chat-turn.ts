@@ -13,6 +13,7 @@ import type {
   PermissionRequest,
   SessionEvents,
   ToolEndEvent,
+  ToolProgressEvent,
   ToolStartEvent,
   TurnResult,
 } from '../session/types.js';
@@ -91,6 +92,10 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     reply.setStatus(`⚙ ${e.summary}`);
     statusShown = true;
   };
+  const onToolProgress = (e: ToolProgressEvent) => {
+    reply.setStatus(`⏳ ${e.text.length > 200 ? `${e.text.slice(0, 199)}…` : e.text}`);
+    statusShown = true;
+  };
   const onToolEnd = (e: ToolEndEvent) => {
     reply.setStatus(`${TOOL_MARK[e.status] ?? '•'} ${e.summary}`);
     statusShown = true;
@@ -120,6 +125,7 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
   const unlisten = listen(session, {
     text_delta: onDelta,
     tool_start: onToolStart,
+    tool_progress: onToolProgress,
     tool_end: onToolEnd,
     progress_note: onProgress,
     error: onError,

@@ -15,15 +15,16 @@ import { plural } from './text.js';
  */
 
 /**
- * One line per MCP server for `/status`: connected with its tool count, or
- * down; why it is down only for an operator (the reason is the server's own
- * words, which may name its settings).
+ * One line per MCP server for `/status`: connected with its tool count (and
+ * how many were left out, listed by `/tools`), or down; why it is down only
+ * for an operator (the reason is the server's own words, which may name its
+ * settings).
  */
 export function toolServerLines(report: ToolsReport, operator: boolean): string[] {
-  return report.servers.map((server) => `MCP server ${server.name}: ${stateOf(server, operator)}`);
+  return report.servers.map((server) => `MCP server ${server.name}: ${stateOf(server, operator, ' (see /tools)')}`);
 }
 
-/** `/tools`: the built-in tools, then each MCP server's, by the names the agent calls them. */
+/** `/tools`: the built-in tools, then each MCP server's, by the names the agent calls them, and what was left out. */
 export async function runTools(ctx: CommandContext): Promise<void> {
   const report = ctx.registry.toolsReport();
   const operator = ctx.access.isOperator(ctx.user);
@@ -31,6 +32,7 @@ export async function runTools(ctx: CommandContext): Promise<void> {
   for (const server of report.servers) {
     const head = `MCP server ${server.name} (${stateOf(server, operator)})`;
     lines.push(server.tools.length > 0 ? `${head}: ${server.tools.join(', ')}` : head);
+    for (const tool of server.leftOut ?? []) lines.push(`  left out: ${tool.name}, ${tool.reason}`);
   }
   if (report.servers.length === 0) {
     lines.push(
@@ -42,8 +44,11 @@ export async function runTools(ctx: CommandContext): Promise<void> {
   await ctx.answer(['Tools:', ...lines].join('\n'));
 }
 
-function stateOf(server: ToolServerStatus, operator: boolean): string {
-  if (server.state === 'connected') return `connected, ${plural(server.tools.length, 'tool')}`;
+/** `where` points at the list of left-out tools when it is elsewhere. */
+function stateOf(server: ToolServerStatus, operator: boolean, where = ''): string {
+  const left = server.leftOut?.length ?? 0;
+  if (server.state === 'connected')
+    return `connected, ${plural(server.tools.length, 'tool')}${left > 0 ? `, ${left} left out${where}` : ''}`;
   if (server.state === 'connecting') return 'connecting';
   const why = operator && server.problem ? ` (${server.problem})` : '';
   return `down, its tools are left out until it reconnects${why}`;

@@ -3,16 +3,27 @@
  * to date (`notifications/tools/list_changed`), and reconnected with backoff
  * on the injected clock when it drops or fails to start. While it is down
  * its tools are left out of new turns, and a call that reaches it anyway
- * (a turn that began while it was up) is answered with why.
+ * (a turn that began while it was up) is answered with why. A call that
+ * hears nothing for the call timeout (progress notifications count) fails,
+ * and the server is marked down and restarted: no call waits forever.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { Clock, TimerHandle } from '../clock.js';
+import {
+  type CallToolResult,
+  McpError,
+  type Tool as McpTool,
+  type Progress,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type Clock, sleep, type TimerHandle } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { clientCapabilities, installClientHandlers, quietServerLogs } from './client-handlers.js';
 import type { McpServerConfig } from './config.js';
+import { listAllTools, makeTransport } from './connect.js';
+import { startSilenceTimer } from './silence.js';
 import { GroupStdioTransport } from './stdio-transport.js';
 
 /** First reconnect delay; it doubles after each failed attempt. */
@@ -21,8 +32,16 @@ export const MCP_RECONNECT_FIRST_MS = 1_000;
 export const MCP_RECONNECT_MAX_MS = 300_000;
 /** How long a server has to answer `initialize` and `tools/list`. */
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;
-/** How long one tool call may run (a stopped turn cancels it sooner). */
-export const MCP_CALL_TIMEOUT_MS = 600_000;
+/**
+ * How long a call may go without a word from the server (its result or a
+ * progress notification) before it is given up and the server restarted
+ * (SWITCHBOARD_MCP_TIMEOUT). A server that died without closing its
+ * connection (an HTTP server whose stream broke, a stdio server that hangs)
+ * would otherwise hold the turn forever.
+ */
+export const MCP_CALL_TIMEOUT_MS = 30_000;
+/** The SDK's own request timer, left far out of the way: the silence timer above runs on the injected clock. */
+const SDK_TIMEOUT_OFF_MS = 2_147_483_647;
 
 /** Where a server stands. */
 export type McpServerState = 'connecting' | 'connected' | 'down' | 'closed';
@@ -37,8 +56,16 @@ export interface McpConnectionOptions {
   /** Called whenever the tools this server offers change (connected, dropped, list_changed). */
   onChange?: () => void;
   connectTimeoutMs?: number;
+  /** Most silence during a call (see {@link MCP_CALL_TIMEOUT_MS}). */
   callTimeoutMs?: number;
+  /** The bot's workspace, offered to servers as their one root (`roots/list`). */
+  workspace?: string;
 }
+
+/** How long an HTTP server gets to answer the `DELETE` that ends its session at shutdown. */
+const SESSION_END_GRACE_MS = 2_000;
+/** What the SDK's HTTP transport reports once it stops trying to resume a broken stream. */
+const RESUME_GAVE_UP = /^Maximum reconnection attempts/;
 
 /** A server's connection, kept alive for the bot's lifetime. */
 export class McpServerConnection {
@@ -86,21 +113,85 @@ export class McpServerConnection {
   /**
    * Calls `tool` with `args`. `signal` cancels the call (the SDK sends
    * `notifications/cancelled`). Rejects with a message for the model when
-   * the server is down.
+   * the server is down, or when it stays silent longer than the call
+   * timeout (then the server is marked down and restarted).
    */
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    onProgress?: (progress: Progress) => void,
+  ): Promise<CallToolResult> {
+    return this.#request(tool, signal, async (client, options) => {
+      const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
+        ...options,
+        // Asking for progress sends a progressToken: a server that reports it shows it is alive.
+        onprogress: (progress) => {
+          options.rearm();
+          onProgress?.(progress);
+        },
+      })) as CallToolResult;
+      return { result, outcome: result.isError === true ? 'tool error' : 'ok' };
+    });
+  }
+
+  /** Reads the resource at `uri` (`resources/read`), on the same terms as a call. */
+  readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    return this.#request(`resources/read ${uri.slice(0, 200)}`, signal, async (client, options) => ({
+      result: await client.readResource({ uri }, options),
+      outcome: 'ok',
+    }));
+  }
+
+  /** Whether the server offers resources to read (its `resources` capability). */
+  get hasResources(): boolean {
+    return this.#state === 'connected' && this.#client?.getServerCapabilities()?.resources !== undefined;
+  }
+
+  /**
+   * One request to the server, bounded by the silence timer, with one log
+   * line saying how it went and how long it took.
+   */
+  async #request<T>(
+    what: string,
+    signal: AbortSignal,
+    run: (
+      client: Client,
+      options: { signal: AbortSignal; timeout: number; rearm: () => void },
+    ) => Promise<{ result: T; outcome: string }>,
+  ): Promise<T> {
     const client = this.#client;
     if (this.#state !== 'connected' || !client) throw new Error(this.downMessage());
+    const { clock, logger } = this.#options;
+    const started = clock.now();
+    const log = (outcome: string) =>
+      logger.info({ server: this.name, tool: what, outcome, ms: clock.now() - started }, 'MCP call');
+    const silence = startSilenceTimer(clock, this.#options.callTimeoutMs ?? MCP_CALL_TIMEOUT_MS);
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal,
-        timeout: this.#options.callTimeoutMs ?? MCP_CALL_TIMEOUT_MS,
-      })) as CallToolResult;
+      const { result, outcome } = await run(client, {
+        signal: AbortSignal.any([signal, silence.signal]),
+        timeout: SDK_TIMEOUT_OFF_MS,
+        rearm: silence.rearm,
+      });
+      log(outcome);
+      return result;
     } catch (err) {
+      if (silence.signal.aborted) {
+        log('no answer');
+        if (client === this.#client) this.#dropped(`it did not answer ${what} for ${silence.seconds} s`);
+        throw new Error(
+          `The MCP server "${this.name}" did not answer ${what} for ${silence.seconds} s, so the call was given up and the server is being restarted. Tell the user, or do without it.`,
+        );
+      }
+      log(signal.aborted ? 'cancelled' : `failed: ${describeError(err).slice(0, 200)}`);
       // An error the server answered with is the tool's; anything else means the link is broken.
       if (!signal.aborted && !(err instanceof McpError) && client === this.#client)
         this.#dropped(`the call failed: ${describeError(err)}`);
+      // The connection went while the call waited: say that, not the SDK's "Connection closed".
+      if (!signal.aborted && client !== this.#client) throw new Error(this.downMessage());
       throw err;
+    } finally {
+      silence.stop();
     }
   }
 
@@ -113,11 +204,27 @@ export class McpServerConnection {
     return `The MCP server "${this.name}" is not connected (${this.#problem ?? 'still connecting'}), so its tools cannot run now.${next} Tell the user, or do without it.`;
   }
 
-  /** Stops reconnecting and ends the server (a stdio server's whole process group). */
+  /**
+   * Stops reconnecting and ends the server: a stdio server's whole process
+   * group, an HTTP server's session (a `DELETE`, as the Streamable HTTP
+   * transport asks of a client that leaves).
+   */
   async close(): Promise<void> {
+    const wasUp = this.#state === 'connected';
     this.#state = 'closed';
     if (this.#retry !== undefined) this.#options.clock.clearTimeout(this.#retry);
     this.#retry = undefined;
+    const transport = this.#transport;
+    // Bounded: a server that stopped answering must not hold up the bot's shutdown.
+    if (wasUp && transport instanceof StreamableHTTPClientTransport)
+      await Promise.race([
+        transport
+          .terminateSession()
+          .catch((err: unknown) =>
+            this.#options.logger.debug({ server: this.name, err }, 'MCP session could not be ended'),
+          ),
+        sleep(this.#options.clock, SESSION_END_GRACE_MS),
+      ]);
     await this.#disconnect();
   }
 
@@ -128,6 +235,7 @@ export class McpServerConnection {
     const client = new Client(
       { name: 'switchboard', version: '1' },
       {
+        capabilities: clientCapabilities(this.#options.workspace),
         listChanged: {
           tools: {
             onChanged: (err, tools) => {
@@ -145,13 +253,29 @@ export class McpServerConnection {
       if (client === this.#client && this.#state === 'connected')
         this.#dropped(this.#exitReason('the connection closed'));
     };
-    const transport = this.#makeTransport();
+    installClientHandlers(client, {
+      server: this.name,
+      logger,
+      ...(this.#options.workspace === undefined ? {} : { workspace: this.#options.workspace }),
+    });
+    // The HTTP transport resumes a broken stream a few times on its own, then only reports it:
+    // the server is gone, and a call waiting on that stream would wait for nothing.
+    client.onerror = (err) => {
+      if (client === this.#client && this.#state === 'connected' && RESUME_GAVE_UP.test(err.message))
+        this.#dropped(`its stream broke and could not be resumed: ${err.message}`);
+    };
+    const transport = makeTransport(this.#options.config, {
+      baseEnv: this.#options.baseEnv,
+      clock: this.#options.clock,
+      logger,
+    });
     this.#client = client;
     this.#transport = transport;
     try {
       const timeout = this.#options.connectTimeoutMs ?? MCP_CONNECT_TIMEOUT_MS;
       await client.connect(transport, { timeout });
       const tools = await listAllTools(client, timeout);
+      await quietServerLogs(client, timeout);
       if (this.#closed() || client !== this.#client) return;
       this.#tools = tools;
       this.#state = 'connected';
@@ -165,27 +289,19 @@ export class McpServerConnection {
     }
   }
 
-  #makeTransport(): Transport {
-    const { config, baseEnv, clock, logger } = this.#options;
-    const t = config.transport;
-    if (t.type === 'http')
-      return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: t.headers } });
-    return new GroupStdioTransport({
-      command: t.command,
-      args: t.args,
-      env: { ...baseEnv, ...t.env },
-      cwd: t.cwd,
-      clock,
-      onStderr: (line) =>
-        logger.debug({ server: this.name, stderr: line.slice(0, 500) }, 'MCP server stderr'),
-    });
-  }
-
-  /** `why`, with the end of a stdio server's stderr when it said something. */
+  /**
+   * `why`, pointing at the log when a stdio server said something on
+   * stderr. Its words stay in the log: they often hold what the server was
+   * given (a token in its env or args), and `why` reaches /status and the model.
+   */
   #exitReason(why: string): string {
     const tail = this.#transport instanceof GroupStdioTransport ? this.#transport.stderrTail : '';
-    const last = tail.split('\n').at(-1)?.trim();
-    return last ? `${why}; its last words: ${last.slice(0, 200)}` : why;
+    if (!tail) return why;
+    this.#options.logger.warn(
+      { server: this.name, stderr: tail.slice(-1_000) },
+      `MCP server "${this.name}" stderr`,
+    );
+    return `${why}; its stderr is in the bot's log`;
   }
 
   #dropped(why: string): void {
@@ -223,17 +339,4 @@ export class McpServerConnection {
     client.onclose = () => {};
     await client.close().catch(() => undefined);
   }
-}
-
-/** Every page of a server's tools; none when it offers no tools at all (only prompts or resources). */
-async function listAllTools(client: Client, timeout: number): Promise<McpTool[]> {
-  const tools: McpTool[] = [];
-  if (!client.getServerCapabilities()?.tools) return tools;
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
 }

@@ -57,8 +57,14 @@ export interface McpServerConfig {
 export interface McpConfig {
   path: string;
   servers: McpServerConfig[];
-  /** Values that came from `${VAR}` in env, headers or url: credentials, as far as the bot can tell. */
+  /**
+   * Values that came from `${VAR}` in env, args, headers or url: credentials,
+   * as far as the bot can tell, so they are scrubbed from logs and from
+   * everything the servers say that reaches a chat or the model.
+   */
   secrets: string[];
+  /** Most silence during one call, in ms (SWITCHBOARD_MCP_TIMEOUT); the default when absent. */
+  callTimeoutMs?: number;
 }
 
 const permission = z.enum(['inspect', 'modify', 'execute'], {
@@ -213,7 +219,7 @@ function parseServer(
     transport: {
       type: 'stdio',
       command: expand(data.command, 'command', false),
-      args: (data.args ?? []).map((arg, i) => expand(arg, `args.${i}`, false)),
+      args: (data.args ?? []).map((arg, i) => expand(arg, `args.${i}`, true)),
       env: mapValues(data.env, 'env'),
       cwd,
     },

@@ -9,13 +9,14 @@
  * Sessions take it at the start of each turn (see ToolSource).
  */
 import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
+import { type Logger, scrubSecrets } from '../logger.js';
 import { BASH_DEFAULT_MAX_OUTPUT_CHARS } from '../tools/bash.js';
 import type { Tool, ToolSource } from '../tools/types.js';
 import type { ToolServerStatus } from '../vocabulary.js';
 import { McpServerConnection } from './client.js';
 import type { McpServerConfig } from './config.js';
-import { mcpTool, mcpToolName } from './tools.js';
+import { READ_RESOURCE, resourceTool } from './resource-tool.js';
+import { type McpToolOutcome, mcpTool } from './tools.js';
 
 export { loadMcpConfig, MCP_CONFIG_VARIABLE, type McpConfig, type McpServerConfig } from './config.js';
 
@@ -26,10 +27,19 @@ export interface McpServersOptions {
   baseEnv: Record<string, string>;
   clock: Clock;
   logger: Logger;
+  /**
+   * The values expanded from the config (McpConfig.secrets): removed from
+   * every result, error and status line the servers' words reach.
+   */
+  secrets?: readonly string[];
   /** Most characters of text one result returns; default Bash's 30,000. */
   maxOutputChars?: number;
   /** How long a server has to connect and list its tools (default 30 s). */
   connectTimeoutMs?: number;
+  /** Most silence during one call before it fails and the server is restarted (default 30 s). */
+  callTimeoutMs?: number;
+  /** The bot's workspace, offered to servers as their root (`roots/list`). */
+  workspace?: string;
 }
 
 /** The running servers: a {@link ToolSource} for sessions, closed with the bot. */
@@ -51,6 +61,8 @@ export interface McpServers extends ToolSource {
 export async function startMcpServers(options: McpServersOptions): Promise<McpServers> {
   const { logger } = options;
   const maxOutputChars = options.maxOutputChars ?? BASH_DEFAULT_MAX_OUTPUT_CHARS;
+  const secrets = options.secrets ?? [];
+  const scrub = (text: string) => scrubSecrets(text, secrets);
   const warned = new Set<string>();
   let current: readonly Tool[] | undefined;
   const servers = options.servers.map((config) => ({
@@ -65,30 +77,48 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
         current = undefined;
       },
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+      ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
+      ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
     }),
   }));
   const connections = servers.map((s) => s.connection);
   const byName = new Map(connections.map((c) => [c.name, c]));
-  // One Tool per listed tool object: an unchanged list gives the very same objects.
-  const made = new WeakMap<object, Tool | undefined>();
+  // One outcome per listed tool object: an unchanged list gives the very same Tool objects.
+  const made = new WeakMap<object, McpToolOutcome>();
 
-  /** The tools one server offers now; a tool whose name the API would refuse is left out (and logged once). */
-  const toolsOf = ({ config, connection }: (typeof servers)[number]): Tool[] =>
-    connection.tools.flatMap((listed) => {
-      if (!made.has(listed))
-        made.set(listed, mcpTool(listed, { server: config, connection, maxOutputChars }));
-      const tool = made.get(listed);
-      if (!tool) warnBadName(config.name, listed.name);
-      return tool ? [tool] : [];
+  /** What became of each tool one server lists now: offered, or left out and why (logged once). */
+  const outcomesOf = ({ config, connection }: (typeof servers)[number]) =>
+    connection.tools.map((listed) => {
+      let outcome = made.get(listed);
+      if (!outcome) {
+        outcome = mcpTool(listed, { server: config, connection, maxOutputChars, scrub });
+        made.set(listed, outcome);
+        if ('reason' in outcome) warnLeftOut(config.name, listed.name, outcome.reason);
+      }
+      return { listed, outcome };
     });
+  // One read_resource tool per server, made once, offered while the server has resources and
+  // lists no tool of that name itself.
+  const readers = new Map(
+    servers.map(({ config, connection }) => [
+      connection,
+      resourceTool({ server: config, connection, maxOutputChars, scrub }),
+    ]),
+  );
+  const toolsOf = (server: (typeof servers)[number]): Tool[] => {
+    const offered = outcomesOf(server).flatMap(({ outcome }) => ('tool' in outcome ? [outcome.tool] : []));
+    const reader = readers.get(server.connection);
+    const own = server.connection.tools.some((t) => t.name === READ_RESOURCE);
+    return reader && server.connection.hasResources && !own ? [...offered, reader] : offered;
+  };
 
-  const warnBadName = (server: string, tool: string) => {
-    const name = mcpToolName(server, tool);
-    if (warned.has(name)) return;
-    warned.add(name);
+  const warnLeftOut = (server: string, tool: string, reason: string) => {
+    const key = `${server}\u0000${tool}\u0000${reason}`;
+    if (warned.has(key)) return;
+    warned.add(key);
     logger.warn(
       { server, tool: tool.slice(0, 100) },
-      `MCP tool "${name.slice(0, 100)}" is left out: a tool name must be 1-64 letters, digits, "_" or "-" (Messages API), and this one is not`,
+      `MCP tool "${tool.slice(0, 100)}" of "${server}" is left out: ${reason}`,
     );
   };
 
@@ -101,13 +131,18 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
     servers(): ToolServerStatus[] {
       return servers.map((server) => {
         const c = server.connection;
+        const outcomes = outcomesOf(server);
+        const leftOut = outcomes.flatMap(({ listed, outcome }) =>
+          'reason' in outcome ? [{ name: listed.name, reason: outcome.reason }] : [],
+        );
         return {
           name: c.name,
           state: c.state === 'closed' ? 'down' : c.state,
           tools: toolsOf(server)
             .map((t) => t.name)
             .sort(),
-          ...(c.problem && c.state !== 'connected' ? { problem: c.problem } : {}),
+          ...(leftOut.length > 0 ? { leftOut } : {}),
+          ...(c.problem && c.state !== 'connected' ? { problem: scrub(c.problem) } : {}),
         };
       });
     },

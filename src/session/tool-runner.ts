@@ -195,6 +195,8 @@ export async function runToolCalls(
           clock: host.clock,
           ...(host.sandbox ? { sandbox: host.sandbox } : {}),
           ...(host.sendFile ? { sendFile: host.sendFile } : {}),
+          reportProgress: (text) =>
+            host.emitter.emit('tool_progress', { id: call.id, name: call.name, text }),
         }),
         signal,
       );

@@ -64,6 +64,13 @@ export interface ToolStartEvent {
   summary: string;
 }
 
+/** Payload of `tool_progress`: how far a running tool has come, in its own words. */
+export interface ToolProgressEvent {
+  id: string;
+  name: string;
+  text: string;
+}
+
 /** Payload of `tool_end`. */
 export interface ToolEndEvent {
   id: string;
@@ -76,6 +83,8 @@ export interface ToolEndEvent {
 export interface SessionEvents {
   text_delta: [delta: string];
   tool_start: [event: ToolStartEvent];
+  /** A running tool said how far it has come (an MCP server's progress notifications). */
+  tool_progress: [event: ToolProgressEvent];
   tool_end: [event: ToolEndEvent];
   complete: [result: TurnResult];
   interrupted: [result: TurnResult];

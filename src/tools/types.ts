@@ -28,6 +28,11 @@ export interface ToolContext {
   sandbox?: SandboxTurn;
   /** Sends a file into the chat the turn answers (SendFile); absent outside a chat. */
   sendFile?: FileSender;
+  /**
+   * Shows how far a long call has come (`everything: 40% indexing`) in
+   * the reply's status line; absent outside a chat.
+   */
+  reportProgress?: (text: string) => void;
 }
 
 /** A tool's outcome; `isError` results are returned to the model, not thrown. */

@@ -99,7 +99,8 @@ function basics(body: Body): string | undefined {
 }
 
 /**
- * Define tools page: a name matches ^[a-zA-Z0-9_-]{1,64}$ and is unique.
+ * Define tools page: a name matches ^[a-zA-Z0-9_-]{1,64}$ and is unique; an
+ * input_schema is an object schema without a top-level oneOf/allOf/anyOf.
  * Handle tool calls page: a tool_result's content is a string or a list of
  * text and image blocks (documents and search results too, which we never send).
  */
@@ -110,6 +111,11 @@ function toolRules(body: Body): string | undefined {
       return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
     if (names.has(tool.name)) return 'tools: Tool names must be unique.';
     names.add(tool.name);
+    // The API's answer as a user recorded it (perplexityai/perplexity-node issue #11).
+    const schema = tool.input_schema ?? {};
+    if (['oneOf', 'allOf', 'anyOf'].some((k) => Object.hasOwn(schema, k)))
+      return `tools.${i}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`;
+    if (schema.type !== 'object') return `tools.${i}.custom.input_schema.type: Input should be 'object'`;
   }
   for (const [i, m] of body.messages.entries()) {
     if (typeof m.content === 'string') continue;

@@ -10,7 +10,12 @@ import { join, resolve } from 'node:path';
 import { afterEach } from 'vitest';
 import { VirtualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
-import { loadMcpConfig, type McpServers, startMcpServers } from '../../src/mcp/index.js';
+import {
+  loadMcpConfig,
+  type McpServers,
+  type McpServersOptions,
+  startMcpServers,
+} from '../../src/mcp/index.js';
 import { scrubbedEnv } from '../../src/tools/index.js';
 import type { StoredMessage } from '../fakes/recording-adapter.js';
 import { type BotHarness, type HarnessOptions, startBotHarness } from '../helpers/bot-harness.js';
@@ -45,7 +50,12 @@ export interface McpWorld {
  */
 export async function startMcpWorld(
   servers: Record<string, unknown>,
-  options: { env?: Record<string, string>; harness?: HarnessOptions } = {},
+  options: {
+    env?: Record<string, string>;
+    harness?: HarnessOptions;
+    /** Passed to startMcpServers (e.g. `callTimeoutMs`). */
+    mcp?: Partial<Omit<McpServersOptions, 'servers' | 'baseEnv' | 'clock' | 'logger'>>;
+  } = {},
 ): Promise<McpWorld> {
   const dir = await mkdtemp(join(tmpdir(), 'switchboard-mcp-'));
   const eventsFile = join(dir, 'events.log');
@@ -65,6 +75,8 @@ export async function startMcpWorld(
     baseEnv: scrubbedEnv(),
     clock: mcpClock,
     logger,
+    secrets: config.secrets,
+    ...options.mcp,
   });
   // A fixed cache lifetime: `auto` may pick another one as virtual time passes, which changes the bytes.
   const h = await startBotHarness({ cache: '5m', ...options.harness, toolSource: mcp });

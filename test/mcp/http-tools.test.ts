@@ -49,6 +49,14 @@ describe('MCP tools over Streamable HTTP', () => {
     }
   });
 
+  it('ends its session with a DELETE when the bot stops', async () => {
+    const { world, remote } = await startRemoteWorld();
+    await turnCalling(world.h, 'mcp__remote__echo', { text: 'bye' }, 'Bye.');
+    expect(remote.methods).not.toContain('DELETE');
+    await world.mcp.close();
+    expect(remote.methods.at(-1)).toBe('DELETE');
+  });
+
   it('takes a tool list changed during a turn only from the next turn, keeping the turn’s tool bytes', async () => {
     const { world, remote } = await startRemoteWorld();
     const { h, mcp } = world;

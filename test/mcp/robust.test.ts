@@ -60,7 +60,7 @@ describe('MCP servers that fail', () => {
     expect(notes?.state).toBe('down');
     await mcpClock.advance(1);
     await h.until(() => notes?.state === 'connected', 'server reconnected');
-    expect(await h.ask('status')).toContain('MCP server notes: connected, 10 tools');
+    expect(await h.ask('status')).toContain('MCP server notes: connected, 11 tools');
     await turnCalling(h, 'mcp__notes__lookup', { key: 'k2' }, 'Found it.');
     expect(JSON.stringify(h.fakeAnthropic.requests[2].tools)).toBe(before);
     // Back: added again at the end, after the removals.
