@@ -200,6 +200,7 @@ export class ChatRouter {
       registry,
       sessionStore,
       prices,
+      ...(this.#d.voice?.pricePerMinute === undefined ? {} : { voicePrice: this.#d.voice.pricePerMinute }),
       access,
       logger,
       answer: (text: string) => this.answer(event, text),

@@ -26,6 +26,8 @@ export interface VoiceOptions {
   maxSeconds?: number;
   /** Save each recording in the workspace's `uploads/`, like any file (default true). */
   keepAudio?: boolean;
+  /** US dollars per minute of audio: `/cost` prices the minutes transcribed with it. */
+  pricePerMinute?: number;
 }
 
 /** Default of {@link VoiceOptions.maxSeconds}: ten minutes. */

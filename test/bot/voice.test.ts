@@ -43,7 +43,9 @@ function voiceNote(extra: Partial<Attachment> = {}): Attachment & { fetched: () 
   return Object.assign(note, { fetched: () => fetched });
 }
 
-async function start(options: { keepAudio?: boolean; maxSeconds?: number; timeoutMs?: number } = {}) {
+async function start(
+  options: { keepAudio?: boolean; maxSeconds?: number; timeoutMs?: number; pricePerMinute?: number } = {},
+) {
   fake = await startFakeTranscription({ key: 'tk-secret' });
   const url = fake.url;
   h = await startBotHarness({
@@ -57,6 +59,7 @@ async function start(options: { keepAudio?: boolean; maxSeconds?: number; timeou
       }),
       ...(options.keepAudio === undefined ? {} : { keepAudio: options.keepAudio }),
       ...(options.maxSeconds === undefined ? {} : { maxSeconds: options.maxSeconds }),
+      ...(options.pricePerMinute === undefined ? {} : { pricePerMinute: options.pricePerMinute }),
     }),
   });
   return { h, fake };
@@ -205,6 +208,29 @@ describe('voice notes', () => {
     await h.settle();
     expect(h.texts()).toEqual(['⏹ Stopped the current reply.']);
     expect(h.fakeAnthropic.requests).toHaveLength(0);
+  });
+});
+
+describe('voice notes in the usage ledger', () => {
+  it('counts each note and its minutes in /cost, priced when a price is set, across a restart', async () => {
+    const { h: first, fake } = await start({ pricePerMinute: 0.006 });
+    fake.say(SPOKEN);
+    // Telegram says 90 s; the endpoint's own figure is used only when the platform gives none.
+    await first.message('', { attachments: [voiceNote({ durationSeconds: 90 })] });
+    fake.say(SPOKEN, 30);
+    await first.message('', { attachments: [voiceNote({ durationSeconds: undefined })] });
+    await first.settle();
+    const line = (await first.ask('cost')).split('\n')[0];
+    expect(line).toMatch(
+      /^This session: .* requests: \$[\d.]+; 2 voice notes transcribed \(2\.0 min\): \$0\.0120$/,
+    );
+    await first.stop();
+    const again = await first.restart();
+    try {
+      expect((await again.ask('cost')).split('\n')[0]).toMatch(/2 voice notes transcribed \(2\.0 min\)$/);
+    } finally {
+      await again.close();
+    }
   });
 });
 
