@@ -27,7 +27,9 @@ afterEach(async () => {
 });
 
 /** A voice note as an adapter hands it: not downloaded, with a download that counts its calls. */
-function voiceNote(extra: Partial<Attachment> = {}): Attachment & { fetched: () => number } {
+function voiceNote(
+  extra: { [K in keyof Attachment]?: Attachment[K] | undefined } = {},
+): Attachment & { fetched: () => number } {
   let fetched = 0;
   const note: Attachment = {
     kind: 'audio',
@@ -38,8 +40,11 @@ function voiceNote(extra: Partial<Attachment> = {}): Attachment & { fetched: () 
       fetched++;
       return { ...note, bytes: OGG, size: OGG.length };
     },
-    ...extra,
   };
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) delete note[key as keyof Attachment];
+    else Object.assign(note, { [key]: value });
+  }
   return Object.assign(note, { fetched: () => fetched });
 }
 

@@ -68,7 +68,7 @@ describe('transcription settings', () => {
       /SWITCHBOARD_TRANSCRIBE_URL is not set/,
     );
     expect(problem({ SWITCHBOARD_TRANSCRIBE_URL: 'localhost:8000' })).toMatch(
-      /SWITCHBOARD_TRANSCRIBE_URL expected an http\(s\) ENDPOINT/,
+      /SWITCHBOARD_TRANSCRIBE_URL expected an http\(s\) URL/,
     );
     expect(problem({ SWITCHBOARD_MAX_AUDIO_SECONDS: '0' })).toMatch(/SWITCHBOARD_MAX_AUDIO_SECONDS expected/);
     expect(problem({ SWITCHBOARD_TRANSCRIBE_PRICE: 'cheap' })).toMatch(
