@@ -19,12 +19,12 @@ function megabytes(bytes: number): string {
   return `${Number.isInteger(mb) ? mb : mb.toFixed(mb < 1 ? 2 : 1)} MB`;
 }
 
-/** A length of time as people say it: `45 s`, `10 min`, `12 min 30 s`. */
+/** A length of time as people say it: `45 seconds`, `10 minutes`, `1 minute 1 second`. */
 export function duration(seconds: number): string {
   const whole = Math.round(seconds);
-  if (whole < 60) return `${whole} s`;
+  if (whole < 60) return plural(whole, 'second');
   const rest = whole % 60;
-  return `${Math.floor(whole / 60)} min${rest ? ` ${rest} s` : ''}`;
+  return `${plural(Math.floor(whole / 60), 'minute')}${rest ? ` ${plural(rest, 'second')}` : ''}`;
 }
 
 /** `1 message`, `2 messages`: a count with its noun in agreement. */
@@ -63,7 +63,7 @@ export const say = {
     `🎙 I couldn't hear any words in that voice note${ran ? ', so I answered your text alone' : ''}. Please send it again, or type it.`,
   /** The transcription failed; `reason` is the transcription client's one line. */
   voiceFailed: (reason: string, ran: boolean) =>
-    `⚠️ I couldn't transcribe that voice note: ${reason}${ran ? '. I answered your text without it' : ''}. Please send it again, or type it.`,
+    `⚠️ I couldn't transcribe that voice note: ${reason.replace(/[.\s]+$/, '')}${ran ? '. I answered your text without it' : ''}. Please send it again, or type it.`,
   /** One line, whatever the error's message looks like. */
   turnError: (message: string) => {
     const line = message.replace(/\s+/g, ' ').trim() || 'Something went wrong.';

@@ -126,7 +126,7 @@ describe('voice notes', () => {
     expect(note.fetched()).toBe(0);
     expect(fake.requests).toHaveLength(0);
     expect(h.texts()).toEqual([
-      '⚠️ That voice note is 1 min 15 s long; I transcribe up to 1 min, so I left it out. Please send a shorter one, or type it.',
+      '⚠️ That voice note is 1 minute 15 seconds long; I transcribe up to 1 minute, so I left it out. Please send a shorter one, or type it.',
     ]);
     expect(h.fakeAnthropic.requests).toHaveLength(0);
   });
@@ -134,11 +134,11 @@ describe('voice notes', () => {
   it.each([
     [
       400,
-      "⚠️ I couldn't transcribe that voice note: the transcription service refused the recording (HTTP 400): Scripted failure 400.. Please send it again, or type it.",
+      "⚠️ I couldn't transcribe that voice note: the transcription service refused the recording (HTTP 400): Scripted failure 400. Please send it again, or type it.",
     ],
     [
       503,
-      "⚠️ I couldn't transcribe that voice note: the transcription service failed (HTTP 503): Scripted failure 503.. Please send it again, or type it.",
+      "⚠️ I couldn't transcribe that voice note: the transcription service failed (HTTP 503): Scripted failure 503. Please send it again, or type it.",
     ],
   ])('says a failure (HTTP %i) in one line and runs nothing', async (status, line) => {
     const { h, fake } = await start();

@@ -100,7 +100,7 @@ describe('Discord: voice messages', () => {
       voice: true,
       files: [{ filename: 'voice-message.ogg', contentType: 'audio/ogg', data: OGG, durationSecs: 45 }],
     });
-    await said(dm.id, /That voice note is 45 s long; I transcribe up to 30 s/);
+    await said(dm.id, /That voice note is 45 seconds long; I transcribe up to 30 seconds/);
     expect([...fake.downloads.values()]).toEqual([]);
     expect(stt.requests).toHaveLength(0);
     expect(anthropic.requests).toHaveLength(0);

@@ -77,7 +77,7 @@ describe('Telegram: voice notes', () => {
     world.telegram.pushUpdate(voiceUpdate(dm, fileId, { duration: 61 }));
     await world.telegram.waitFor(() => texts(world).length > 0, 10_000);
     expect(texts(world)).toEqual([
-      '⚠️ That voice note is 1 min 1 s long; I transcribe up to 1 min, so I left it out. Please send a shorter one, or type it.',
+      '⚠️ That voice note is 1 minute 1 second long; I transcribe up to 1 minute, so I left it out. Please send a shorter one, or type it.',
     ]);
     expect(world.telegram.callsTo('getFile')).toHaveLength(0);
     expect(stt.requests).toHaveLength(0);
