@@ -6,13 +6,16 @@
  * must end in one of the accepted formats (flac, mp3, mp4, mpeg, mpga, m4a,
  * ogg, wav, webm), and the name must agree with the container the bytes
  * hold (the service reads the format from the name); `response_format` is
- * one of json, text, srt, verbose_json, vtt; uploads are at most 25 MB. Its
+ * one of json, text, srt, verbose_json, vtt, diarized_json; uploads are at
+ * most 25 MB. Its
  * errors are the API's error object, `{ error: { message, type, param,
  * code } }`; a good request is answered with the Transcription object,
  * `{ text, usage: { type: 'duration', seconds } }`.
  *
  * What it "hears" is scripted: `say(text)` answers the next request with
- * that text; `fail(status)` with an error; `hang()` never answers (a timeout).
+ * that text; `answer(body)` with a recorded response; `fail(status)` with an
+ * error; `hang()` never answers (a timeout). Its rules are checked against
+ * the published OpenAPI description in test/transcribe/spec.test.ts.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -29,11 +32,14 @@ export interface TranscriptionRequest {
 
 type Script =
   | { kind: 'text'; text: string; seconds?: number }
+  | { kind: 'body'; body: unknown }
   | { kind: 'error'; status: number }
   | { kind: 'hang' };
 
-const ACCEPTED = ['flac', 'mp3', 'mp4', 'mpeg', 'mpga', 'm4a', 'ogg', 'oga', 'wav', 'webm'];
-const FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'];
+/** The file extensions the fake takes: the reference's list. */
+export const FAKE_EXTENSIONS = ['flac', 'mp3', 'mp4', 'mpeg', 'mpga', 'm4a', 'ogg', 'wav', 'webm'];
+/** The response formats the fake takes. */
+export const FAKE_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt', 'diarized_json'];
 const MAX_BYTES = 25 * 1024 * 1024;
 
 /** The container the bytes hold, as the extensions that name it. */
@@ -56,6 +62,8 @@ export interface FakeTranscription {
   requests: TranscriptionRequest[];
   /** Answers the next request with `text` (and `seconds` in usage, default 2). */
   say(text: string, seconds?: number): void;
+  /** Answers the next request with `body` as it is (a recorded response). */
+  answer(body: unknown): void;
   /** Answers the next request with an error status. */
   fail(status: number): void;
   /** Never answers the next request. */
@@ -93,13 +101,13 @@ export async function startFakeTranscription(options: { key?: string } = {}): Pr
     }
     if (!file) return error(res, 400, "Missing required parameter: 'file'.");
     if (!model) return error(res, 400, "Missing required parameter: 'model'.");
-    if (!FORMATS.includes(responseFormat))
+    if (!FAKE_FORMATS.includes(responseFormat))
       return error(res, 400, `Invalid response_format: ${responseFormat}.`);
     if (file.data.length > MAX_BYTES)
       return error(res, 413, 'Maximum content size limit (26214400) exceeded.');
     const extension = /\.([^.]+)$/.exec(file.filename)?.[1]?.toLowerCase() ?? '';
-    if (!ACCEPTED.includes(extension))
-      return error(res, 400, `Invalid file format. Supported formats: ${JSON.stringify(ACCEPTED)}`);
+    if (!FAKE_EXTENSIONS.includes(extension))
+      return error(res, 400, `Invalid file format. Supported formats: ${JSON.stringify(FAKE_EXTENSIONS)}`);
     if (!containerOf(file.data).includes(extension))
       return error(res, 400, 'Audio file might be corrupted or unsupported');
     const script = scripts.shift() ?? { kind: 'text', text: '' };
@@ -109,8 +117,12 @@ export async function startFakeTranscription(options: { key?: string } = {}): Pr
     }
     if (script.kind === 'error')
       return error(res, script.status, `Scripted failure ${script.status}.`, 'server_error');
+    const answer =
+      script.kind === 'body'
+        ? script.body
+        : { text: script.text, usage: { type: 'duration', seconds: script.seconds ?? 2 } };
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ text: script.text, usage: { type: 'duration', seconds: script.seconds ?? 2 } }));
+    res.end(JSON.stringify(answer));
   };
 
   const server: Server = createServer((req, res) => {
@@ -124,6 +136,7 @@ export async function startFakeTranscription(options: { key?: string } = {}): Pr
     requests,
     say: (text, seconds) =>
       scripts.push({ kind: 'text', text, ...(seconds === undefined ? {} : { seconds }) }),
+    answer: (body) => scripts.push({ kind: 'body', body }),
     fail: (status) => scripts.push({ kind: 'error', status }),
     hang: () => scripts.push({ kind: 'hang' }),
     received: (n) =>
