@@ -1,7 +1,8 @@
 /**
  * Voice notes in. When its turn comes, a message's recordings are fetched
  * (the adapter's bounded download, only now that they will be heard),
- * transcribed, and shown in the chat as what the bot heard (`🎙 "…"`, before
+ * measured when the platform did not say how long they are (a longer one
+ * than the limit goes no further), transcribed, and shown in the chat as what the bot heard (`🎙 "…"`, before
  * the reply) so the person can see it; the model gets the transcript as the
  * person's message, after any caption, marked as spoken. A recording that
  * cannot be fetched or heard, or holds no words, is said plainly, and the
@@ -12,7 +13,7 @@
 import { describeError, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { IncomingFile, InteractiveSession } from '../session/index.js';
-import { audioFormat, type Transcriber, uploadName } from '../transcribe/index.js';
+import { audioFormat, audioSeconds, type Transcriber, uploadName } from '../transcribe/index.js';
 import type { Attachment } from './adapter-contract.js';
 import type { QueuedMessage } from './chat-turn.js';
 import type { Outbox } from './stream/types.js';
@@ -66,15 +67,19 @@ export async function hearVoice(ctx: HearingContext): Promise<QueuedMessage | un
       await tell(ctx, fetchProblem(audio, ran));
       continue;
     }
+    // The platform said nothing of its length: read it from the file before it goes anywhere.
+    const seconds = audio.durationSeconds ?? (await audioSeconds(audio.bytes));
+    const maxSeconds = voice.maxSeconds ?? DEFAULT_MAX_AUDIO_SECONDS;
+    if (seconds !== undefined && seconds > maxSeconds) {
+      await tell(ctx, say.voiceTooLong(seconds, maxSeconds, ran));
+      continue;
+    }
     try {
       const transcript = await voice.transcriber.transcribe(
         { bytes: audio.bytes, ...(audio.name ? { name: audio.name } : {}) },
         { signal },
       );
-      ctx.session.recordTranscription(
-        voice.transcriber.model,
-        audio.durationSeconds ?? transcript.seconds ?? 0,
-      );
+      ctx.session.recordTranscription(voice.transcriber.model, seconds ?? transcript.seconds ?? 0);
       if (!transcript.text) {
         await tell(ctx, say.voiceEmpty(ran));
         continue;

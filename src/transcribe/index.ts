@@ -8,3 +8,4 @@ export {
   type Transcript,
 } from './client.js';
 export { ACCEPTED_EXTENSIONS, type AudioFormat, audioFormat, uploadName } from './formats.js';
+export { audioSeconds } from './length.js';

@@ -131,6 +131,16 @@ describe('voice notes', () => {
     expect(h.fakeAnthropic.requests).toHaveLength(0);
   });
 
+  it('measures a note whose platform gave no length, and sends none longer than the limit', async () => {
+    const { h, fake } = await start({ maxSeconds: 2 });
+    await h.message('', { attachments: [voiceNote({ durationSeconds: undefined })] });
+    await h.settle();
+    expect(h.texts()).toEqual([
+      '⚠️ That voice note is 3 seconds long; I transcribe up to 2 seconds, so I left it out. Please send a shorter one, or type it.',
+    ]);
+    expect(fake.requests).toHaveLength(0);
+  });
+
   it.each([
     [
       400,
@@ -220,19 +230,19 @@ describe('voice notes in the usage ledger', () => {
   it('counts each note and its minutes in /cost, priced when a price is set, across a restart', async () => {
     const { h: first, fake } = await start({ pricePerMinute: 0.006 });
     fake.say(SPOKEN);
-    // Telegram says 90 s; the endpoint's own figure is used only when the platform gives none.
+    // Telegram says 90 s; without a stated length the file's own (2.6 s, read from the Ogg) counts.
     await first.message('', { attachments: [voiceNote({ durationSeconds: 90 })] });
     fake.say(SPOKEN, 30);
     await first.message('', { attachments: [voiceNote({ durationSeconds: undefined })] });
     await first.settle();
     const line = (await first.ask('cost')).split('\n')[0];
     expect(line).toMatch(
-      /^This session: .* requests: \$[\d.]+; 2 voice notes transcribed \(2\.0 min\): \$0\.0120$/,
+      /^This session: .* requests: \$[\d.]+; 2 voice notes transcribed \(1\.5 min\): \$0\.009\d*$/,
     );
     await first.stop();
     const again = await first.restart();
     try {
-      expect((await again.ask('cost')).split('\n')[0]).toMatch(/2 voice notes transcribed \(2\.0 min\)$/);
+      expect((await again.ask('cost')).split('\n')[0]).toMatch(/2 voice notes transcribed \(1\.5 min\)$/);
     } finally {
       await again.close();
     }
