@@ -20,6 +20,7 @@ import { createBotStateStore, createUserSessionStore } from '../../../src/store/
 import { createTranscriber } from '../../../src/transcribe/index.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
 import { type FakeTranscription, startFakeTranscription } from '../../fakes/transcription.js';
+import { watchScreen } from '../../helpers/console-screen.js';
 
 const FIXTURE = new URL('../../fixtures/voice/voice.ogg', import.meta.url);
 const SPOKEN = 'Please list the files in the workspace.';
@@ -45,23 +46,7 @@ describe('the terminal chat: audio file paths', () => {
     const path = join(root, 'my note.ogg');
     await copyFile(FIXTURE, path);
     const input = new PassThrough();
-    const output = new PassThrough();
-    let screen = '';
-    const waiting: Array<() => void> = [];
-    output.on('data', (chunk: Buffer) => {
-      screen += chunk.toString('utf8');
-      for (const check of [...waiting]) check();
-    });
-    const until = (pattern: RegExp) =>
-      new Promise<void>((resolve) => {
-        const check = () => {
-          if (!pattern.test(screen)) return;
-          waiting.splice(waiting.indexOf(check), 1);
-          resolve();
-        };
-        waiting.push(check);
-        check();
-      });
+    const { output, until, text } = watchScreen();
     bot = createBot({
       adapters: [createConsoleAdapter({ input, output, userName: 'op' })],
       sessions: createSessionFactory({
@@ -78,7 +63,7 @@ describe('the terminal chat: audio file paths', () => {
     // As a terminal pastes a dropped file: the space escaped.
     input.write(`${path.replace(/ /g, '\\ ')}\n`);
     await until(/You said: /);
-    expect(screen).toContain(`🎙 "${SPOKEN}"`);
+    expect(text()).toContain(`🎙 "${SPOKEN}"`);
     expect(stt.requests[0]?.file.filename).toBe('my_note.ogg');
     expect(JSON.stringify(anthropic.requests[0].messages)).toContain(SPOKEN);
   });

@@ -55,16 +55,25 @@ describe('Discord: voice messages', () => {
       `a message ${pattern}`,
     );
 
+  /** Alice posts in her DM with the bot; returns the DM's id. */
+  const post = (
+    content: string,
+    file: { filename: string; contentType: string; data: Buffer; durationSecs?: number },
+  ) => {
+    const dm = fake.dmChannel(fake.user('alice'));
+    const voice = file.durationSecs !== undefined;
+    fake.userMessage({ channelId: dm.id, author: fake.user('alice'), content, voice, files: [file] });
+    return dm;
+  };
+
   it('a voice message in a DM is transcribed as it came, shown as heard and answered', async () => {
     app = await start();
     stt.say(SPOKEN);
-    const dm = fake.dmChannel(fake.user('alice'));
-    fake.userMessage({
-      channelId: dm.id,
-      author: fake.user('alice'),
-      content: '',
-      voice: true,
-      files: [{ filename: 'voice-message.ogg', contentType: 'audio/ogg', data: OGG, durationSecs: 2.4 }],
+    const dm = post('', {
+      filename: 'voice-message.ogg',
+      contentType: 'audio/ogg',
+      data: OGG,
+      durationSecs: 2.4,
     });
     await said(dm.id, /You said: /);
     expect(botTexts(fake, dm.id)[0]?.content).toBe(`🎙 "${SPOKEN}"`);
@@ -76,13 +85,7 @@ describe('Discord: voice messages', () => {
   it('an audio attachment with text: both reach the model', async () => {
     app = await start();
     stt.say(SPOKEN);
-    const dm = fake.dmChannel(fake.user('alice'));
-    fake.userMessage({
-      channelId: dm.id,
-      author: fake.user('alice'),
-      content: 'notes from the call',
-      files: [{ filename: 'call.mp3', contentType: 'audio/mpeg', data: MP3 }],
-    });
+    const dm = post('notes from the call', { filename: 'call.mp3', contentType: 'audio/mpeg', data: MP3 });
     await said(dm.id, /You said: /);
     expect(stt.requests[0]?.file.filename).toBe('call.mp3');
     const sent = JSON.stringify(anthropic.requests[0].messages);
@@ -92,13 +95,11 @@ describe('Discord: voice messages', () => {
 
   it('a voice message longer than the limit is never downloaded', async () => {
     app = await start({ SWITCHBOARD_MAX_AUDIO_SECONDS: '30' });
-    const dm = fake.dmChannel(fake.user('alice'));
-    fake.userMessage({
-      channelId: dm.id,
-      author: fake.user('alice'),
-      content: '',
-      voice: true,
-      files: [{ filename: 'voice-message.ogg', contentType: 'audio/ogg', data: OGG, durationSecs: 45 }],
+    const dm = post('', {
+      filename: 'voice-message.ogg',
+      contentType: 'audio/ogg',
+      data: OGG,
+      durationSecs: 45,
     });
     await said(dm.id, /That voice note is 45 seconds long; I transcribe up to 30 seconds/);
     expect([...fake.downloads.values()]).toEqual([]);
