@@ -91,7 +91,11 @@ describe('Slack: audio clips', () => {
       duration_ms: 12_000,
     });
     await fake.userMessage({ channel: 'D1', user: 'U1', text: '', files: [clip] });
-    await fake.until(shows(/That voice note is 12 seconds long; I transcribe up to 10 seconds/), 10_000, 'the answer');
+    await fake.until(
+      shows(/That voice note is 12 seconds long; I transcribe up to 10 seconds/),
+      10_000,
+      'the answer',
+    );
     expect(fake.state.fileDownloads).toEqual([]);
     expect(stt.requests).toHaveLength(0);
   });
