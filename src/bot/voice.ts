@@ -17,7 +17,7 @@ import { audioFormat, audioSeconds, type Transcriber, uploadName } from '../tran
 import type { Attachment } from './adapter-contract.js';
 import type { QueuedMessage } from './chat-turn.js';
 import type { Outbox } from './stream/types.js';
-import { say } from './text.js';
+import { MAX_INPUT_CHARS, say } from './text.js';
 
 /** How the bot hears voice notes ({@link BotOptions.voice}). */
 export interface VoiceOptions {
@@ -105,6 +105,11 @@ export async function hearVoice(ctx: HearingContext): Promise<QueuedMessage | un
   const text = [item.text.trim() ? item.text : '', ...heard.map((t) => `${SPOKEN}\n${t}`)]
     .filter((part) => part.length > 0)
     .join('\n\n');
+  // A long recording can say more than one message may hold: the same answer as typed text gets.
+  if (text.length > MAX_INPUT_CHARS) {
+    await tell(ctx, say.tooLong(text.length));
+    return undefined;
+  }
   return { ...item, text, files: [...item.files, ...kept], audio: [] };
 }
 

@@ -188,6 +188,15 @@ describe('voice notes', () => {
     ]);
   });
 
+  it('refuses a transcript longer than a message may be, as it refuses typed text', async () => {
+    const { h, fake } = await start();
+    fake.say('word '.repeat(7_000));
+    await h.message('', { attachments: [voiceNote()] });
+    await h.settle();
+    expect(h.texts().at(-1)).toMatch(/^That message is 35,\d{3} characters; the limit is 32,000\./);
+    expect(h.fakeAnthropic.requests).toHaveLength(0);
+  });
+
   it('says a failed download in one line', async () => {
     const { h, fake } = await start();
     const note = voiceNote();
