@@ -114,6 +114,24 @@ export interface Config {
   secrets: string[];
   /** MCP servers whose tools the agent gets (SWITCHBOARD_MCP_CONFIG), validated and expanded. */
   mcp?: McpConfig;
+  /** Voice notes transcribed (SWITCHBOARD_TRANSCRIBE_*); absent when no service is set. */
+  transcription?: TranscriptionConfig;
+}
+
+/** An OpenAI-compatible transcription endpoint and how voice notes are taken. */
+export interface TranscriptionConfig {
+  /** The endpoint's full URL (`SWITCHBOARD_TRANSCRIBE_URL`). */
+  url: string;
+  /** `SWITCHBOARD_TRANSCRIBE_MODEL`. */
+  model: string;
+  /** Sent as a Bearer token (`SWITCHBOARD_TRANSCRIBE_KEY`). */
+  apiKey?: string;
+  /** Longest voice note transcribed (`SWITCHBOARD_MAX_AUDIO_SECONDS`, default 600). */
+  maxSeconds: number;
+  /** Keep recordings in the workspace's uploads/ (`SWITCHBOARD_KEEP_AUDIO`, default true). */
+  keepAudio: boolean;
+  /** US dollars per minute of audio, for /cost (`SWITCHBOARD_TRANSCRIBE_PRICE`). */
+  pricePerMinute?: number;
 }
 
 /** Options for {@link loadConfig}. */
@@ -151,6 +169,16 @@ function crossChecks(e: ParsedEnv): Array<{ path: string[]; message: string }> {
     !e.SLACK_BOT_TOKEN && (!!e.SLACK_APP_TOKEN || !!e.SLACK_SIGNING_SECRET),
     'SLACK_BOT_TOKEN',
     'is not set, but other SLACK_ variables are: set the xoxb- bot token too',
+  );
+  need(
+    !!e.SWITCHBOARD_TRANSCRIBE_URL && !e.SWITCHBOARD_TRANSCRIBE_MODEL,
+    'SWITCHBOARD_TRANSCRIBE_MODEL',
+    'is needed with SWITCHBOARD_TRANSCRIBE_URL: the model to ask for, e.g. gpt-4o-mini-transcribe or whisper-1',
+  );
+  need(
+    !e.SWITCHBOARD_TRANSCRIBE_URL && (!!e.SWITCHBOARD_TRANSCRIBE_MODEL || !!e.SWITCHBOARD_TRANSCRIBE_KEY),
+    'SWITCHBOARD_TRANSCRIBE_URL',
+    'is not set, but other SWITCHBOARD_TRANSCRIBE_ variables are: set the endpoint, e.g. https://api.openai.com/v1/audio/transcriptions',
   );
   need(
     !!e.TELEGRAM_WEBHOOK_URL && !e.TELEGRAM_WEBHOOK_SECRET,
@@ -219,6 +247,7 @@ function toConfig(
     e.DISCORD_BOT_TOKEN,
     e.SWITCHBOARD_DATABASE_URL,
     databasePassword(e.SWITCHBOARD_DATABASE_URL),
+    e.SWITCHBOARD_TRANSCRIBE_KEY,
   ].filter((s): s is string => !!s);
   // Effort levels and thinking modes differ per model: one the model refuses stops start-up (exit 2).
   checkModelSettings(e.SWITCHBOARD_MODEL, {
@@ -281,6 +310,20 @@ function toConfig(
     console: argv.includes('--console') || (!telegram && !slack && !discord),
     secrets: mcp ? [...secrets, ...mcp.secrets] : secrets,
     ...(mcp ? { mcp } : {}),
+    ...(e.SWITCHBOARD_TRANSCRIBE_URL && e.SWITCHBOARD_TRANSCRIBE_MODEL
+      ? {
+          transcription: {
+            url: e.SWITCHBOARD_TRANSCRIBE_URL,
+            model: e.SWITCHBOARD_TRANSCRIBE_MODEL,
+            ...(e.SWITCHBOARD_TRANSCRIBE_KEY ? { apiKey: e.SWITCHBOARD_TRANSCRIBE_KEY } : {}),
+            maxSeconds: e.SWITCHBOARD_MAX_AUDIO_SECONDS,
+            keepAudio: e.SWITCHBOARD_KEEP_AUDIO,
+            ...(e.SWITCHBOARD_TRANSCRIBE_PRICE === undefined
+              ? {}
+              : { pricePerMinute: e.SWITCHBOARD_TRANSCRIBE_PRICE }),
+          },
+        }
+      : {}),
   };
 }
 

@@ -106,6 +106,13 @@ const postgresUrl = optionalString.refine((v) => v === undefined || /^postgres(q
   message: 'expected a postgres:// URL, e.g. postgres://user:password@db.internal:5432/switchboard',
 });
 
+/** A boolean that is true unless set to false. */
+const boolDefaultTrue = optionalString
+  .refine((v) => v === undefined || /^(true|false|1|0|yes|no)$/i.test(v), {
+    message: 'expected true or false',
+  })
+  .transform((v) => v === undefined || /^(true|1|yes)$/i.test(v));
+
 /** The raw environment, variable by variable. */
 export const envSchema = z.object({
   ANTHROPIC_API_KEY: z
@@ -178,6 +185,23 @@ export const envSchema = z.object({
     })
     .transform((v) => (v ?? 'auto') as CacheSetting),
   SWITCHBOARD_PRICES: priceOverrides,
+  SWITCHBOARD_TRANSCRIBE_URL: url(
+    'the full URL of an OpenAI-compatible transcription endpoint, e.g. http://localhost:8000/v1/audio/transcriptions',
+  ),
+  SWITCHBOARD_TRANSCRIBE_MODEL: optionalString,
+  SWITCHBOARD_TRANSCRIBE_KEY: optionalString,
+  SWITCHBOARD_MAX_AUDIO_SECONDS: optionalString
+    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 14_400), {
+      message:
+        'expected the longest voice note transcribed, in whole seconds between 1 and 14400 (default 600)',
+    })
+    .transform((v) => (v === undefined ? 600 : Number(v))),
+  SWITCHBOARD_KEEP_AUDIO: boolDefaultTrue,
+  SWITCHBOARD_TRANSCRIBE_PRICE: optionalString
+    .refine((v) => v === undefined || (/^\d+(\.\d+)?$/.test(v) && Number(v) <= 100), {
+      message: 'expected US dollars per minute of audio, e.g. 0.006 (leave it unset to show minutes only)',
+    })
+    .transform((v) => (v === undefined ? undefined : Number(v))),
   SWITCHBOARD_ALLOW_MENTIONS: optionalString
     .refine((v) => v === undefined || (MENTION_POLICIES as readonly string[]).includes(v), {
       message: `expected one of ${MENTION_POLICIES.join(', ')} (none: the model's mentions reach the chat as text)`,

@@ -9,10 +9,10 @@ import { join, resolve } from 'node:path';
 import type { DiscordAdapterOptions } from '../adapters/discord/index.js';
 import type { SlackAdapterOptions } from '../adapters/slack/index.js';
 import type { TelegramAdapterOptions } from '../adapters/telegram/index.js';
-import type { Config } from '../config/index.js';
+import type { Config, TranscriptionConfig } from '../config/index.js';
 import { openSharedState } from './app-stores.js';
 import { type ChatAdapter, chatPlatform } from './bot/adapter-contract.js';
-import { type Bot, type BotLimits, createBot } from './bot/index.js';
+import { type Bot, type BotLimits, createBot, type VoiceOptions } from './bot/index.js';
 import { type Clock, systemClock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
 import type { McpServers } from './mcp/index.js';
@@ -27,6 +27,7 @@ import { totalsOf } from './session/usage-ledger.js';
 import type { SessionStore } from './store/types.js';
 import { scrubbedEnv } from './tools/index.js';
 import type { ToolSource } from './tools/types.js';
+import { createTranscriber } from './transcribe/index.js';
 import type { TokenUsage } from './vocabulary.js';
 
 /** Things the caller may inject (tests pass a capturing logger, a console stream). */
@@ -156,6 +157,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       chatTakenOver: () => metrics.leaseTakeover(),
     },
     prices: config.prices,
+    ...(config.transcription ? { voice: voiceOptions(config.transcription, clock) } : {}),
     clock,
     logger,
   });
@@ -219,6 +221,21 @@ function unsavedChats(bot: Bot | undefined): string | undefined {
 }
 
 /** A turn's list-price cost in US dollars, or undefined when the model has no price. */
+/** Voice notes through the configured transcription endpoint. */
+function voiceOptions(t: TranscriptionConfig, clock: Clock): VoiceOptions {
+  return {
+    transcriber: createTranscriber({
+      url: t.url,
+      model: t.model,
+      ...(t.apiKey ? { apiKey: t.apiKey } : {}),
+      clock,
+    }),
+    maxSeconds: t.maxSeconds,
+    keepAudio: t.keepAudio,
+    ...(t.pricePerMinute === undefined ? {} : { pricePerMinute: t.pricePerMinute }),
+  };
+}
+
 function turnCost(model: string, usage: TokenUsage, prices: PriceTable): number | undefined {
   const price = priceFor(model, prices);
   return price ? costOf(totalsOf(usage), price) : undefined;

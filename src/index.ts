@@ -121,3 +121,11 @@ export {
   scrubbedEnv,
 } from './tools/index.js';
 export type { Tool, ToolContext, ToolResult, ToolSource } from './tools/types.js';
+// Speech to text for voice notes.
+export {
+  type AudioInput,
+  createTranscriber,
+  type Transcriber,
+  type TranscriberOptions,
+  type Transcript,
+} from './transcribe/index.js';

@@ -68,6 +68,14 @@ export interface UsageTotals {
  */
 export interface UsageLedger {
   days: Record<string, Record<string, ModelUsage>>;
+  /** Voice notes transcribed: per UTC day, per transcription model. Absent while there were none. */
+  transcription?: Record<string, Record<string, TranscriptionTotals>>;
+}
+
+/** Voice notes one transcription model heard: how many, and their length where it was known. */
+export interface TranscriptionTotals {
+  notes: number;
+  seconds: number;
 }
 
 /** One model's totals in a ledger, with the part of them sent in long prompts. */

@@ -5,7 +5,8 @@
  * stream in place, tool activity as dimmed lines where it happens, and
  * approvals answered by typing the number of a choice while one waits.
  * Ctrl-C stops the running reply; pressed again, it leaves. Lines starting
- * with `/` are commands. Piped input works too, line by line.
+ * with `/` are commands; a line that is the path of an audio file is a voice
+ * note. Piped input works too, line by line.
  *
  * @example
  * const adapter = createConsoleAdapter({ input: process.stdin, output: process.stdout });
@@ -23,6 +24,7 @@ import type {
 } from '../../src/bot/adapter-contract.js';
 import { showControls } from '../../src/bot/visible-text.js';
 import { formatBytes } from '../../src/bytes.js';
+import { audioAttachment } from './audio-path.js';
 import { HISTORY_SIZE, loadHistory, saveHistory } from './history.js';
 import { cleanLine, readLine } from './input.js';
 import { ReplyPrinter } from './reply-printer.js';
@@ -125,7 +127,15 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
   };
 
   const handleLine = async (sink: EventSink, raw: string) => {
-    const typed = readLine(cleanLine(raw), offer?.buttons.length ?? 0);
+    const line = cleanLine(raw);
+    // The path of an audio file (even an absolute one, which starts like a command) is a voice note.
+    const audio = offer || !line ? undefined : await audioAttachment(line, process.cwd());
+    if (audio) {
+      const messageId = `in${++seq}`;
+      await sink({ type: 'message', chat: CONSOLE_CHAT, user, text: '', messageId, attachments: [audio] });
+      return;
+    }
+    const typed = readLine(line, offer?.buttons.length ?? 0);
     const id = String(++seq);
     switch (typed.kind) {
       case 'empty':

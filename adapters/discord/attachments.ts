@@ -3,8 +3,9 @@
  * their attachment URL within the bot's file limit (the declared size is
  * checked first, the download is cut off at the limit too) and handed on as
  * bytes; a download that fails or is too large is handed on with its
- * problem, so the core names the file in its answer. Audio and video are
- * described by kind only.
+ * problem, so the core names the file in its answer. Audio (voice messages
+ * and audio files) gets the same download, called by the core only when it
+ * transcribes it; video is described by kind only.
  */
 import { type Attachment as DiscordAttachment, type Message, MessageReferenceType } from 'discord.js';
 import type { Attachment } from '../../src/bot/adapter-contract.js';
@@ -39,7 +40,23 @@ async function convertOne(a: DiscordAttachment, logger: Logger, limits: Download
   const kind = declaredKind(a.contentType);
   const mediaType = a.contentType?.split(';')[0]?.trim();
   const base: Attachment = { kind, name: a.name, size: a.size, ...(mediaType ? { mediaType } : {}) };
+  if (kind === 'audio') {
+    // Voice messages carry `duration_secs`; audio is fetched only if the core transcribes it.
+    const audio: Attachment = { ...base, ...(a.duration === null ? {} : { durationSeconds: a.duration }) };
+    return { ...audio, download: () => fetchOne(a, audio, logger, limits) };
+  }
   if (kind !== 'image' && kind !== 'document') return base;
+  return fetchOne(a, base, logger, limits);
+}
+
+/** `base` with the attachment's bytes, or with the problem that kept them. */
+async function fetchOne(
+  a: DiscordAttachment,
+  base: Attachment,
+  logger: Logger,
+  limits: DownloadLimits,
+): Promise<Attachment> {
+  const kind = base.kind;
   const declared = declaredTooLarge(a.size, limits.maxFileBytes);
   if (declared) return { ...base, ...declared };
   try {

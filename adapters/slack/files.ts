@@ -2,8 +2,9 @@
  * Files people share with the bot, in a thread or a DM. Images and documents
  * are downloaded (with the bot token, and only from Slack's own hosts or the
  * configured API host, so the token never goes elsewhere) within the bot's
- * file limit and handed to the core; audio and video are described by kind
- * so the core can say it cannot read them.
+ * file limit and handed to the core; audio clips and audio files get the
+ * same download, called by the core only when it transcribes them; video is
+ * described by kind so the core can say it cannot read it.
  */
 import type { Attachment } from '../../src/bot/adapter-contract.js';
 import { boundedDownload, declaredTooLarge, downloadProblem } from '../../src/download.js';
@@ -20,6 +21,10 @@ export interface SlackFile {
   size?: number;
   url_private?: string;
   url_private_download?: string;
+  /** `slack_audio` for an audio clip recorded in Slack (served as audio/webm, audio/mp4 or even video/mp4). */
+  subtype?: string;
+  /** A clip's length in milliseconds (files.info's File: `duration_ms`). */
+  duration_ms?: number;
 }
 
 /** Largest file downloaded when the adapter is given no limit (the bot's default, 20 MB). */
@@ -75,13 +80,28 @@ export class SlackFiles {
   async #one(shared: SlackFile): Promise<Attachment> {
     const file = await this.#complete(shared);
     const mediaType = file.mimetype;
+    // A clip is audio whatever type Slack serves it as (video/mp4 happens).
+    const clip = file.subtype === 'slack_audio';
     const base: Attachment = {
-      kind: declaredKind(mediaType),
+      kind: clip ? 'audio' : declaredKind(mediaType),
       ...(mediaType ? { mediaType } : {}),
       ...(file.name ? { name: file.name } : {}),
       ...(file.size === undefined ? {} : { size: file.size }),
     };
+    if (base.kind === 'audio') {
+      const audio = {
+        ...base,
+        ...(file.duration_ms === undefined ? {} : { durationSeconds: file.duration_ms / 1000 }),
+      };
+      return { ...audio, download: () => this.#fetch(file, audio) };
+    }
     if (base.kind !== 'image' && base.kind !== 'document') return base;
+    return this.#fetch(file, base);
+  }
+
+  /** `base` with the file's bytes, or with the problem that kept them. */
+  async #fetch(file: SlackFile, base: Attachment): Promise<Attachment> {
+    const mediaType = file.mimetype;
     const declared = declaredTooLarge(file.size, this.#maxBytes);
     if (declared) return { ...base, ...declared };
     const url = file.url_private_download ?? file.url_private;

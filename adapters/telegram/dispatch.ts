@@ -2,7 +2,8 @@
  * Hands translated updates to the core's sink. Photos (largest size) and
  * documents are downloaded first, via getFile and the file endpoint, within
  * the bot's file limit and the Bot API's own 20 MB, so the core can save
- * them and the model can see them;
+ * them and the model can see them; voice notes and audio files get the same
+ * download, called by the core only when it transcribes them;
  * every callback query is answered: by the core's responder, with an error
  * toast when the core fails, or empty after a deadline, so Telegram's
  * spinner never hangs.
@@ -117,9 +118,12 @@ export class TelegramDispatcher {
   async #withFile(event: ChatEvent, fileId: string): Promise<ChatEvent> {
     if (event.type !== 'message') return event;
     const attachments = await Promise.all(
-      (event.attachments ?? []).map((a) =>
-        a.kind === 'image' || a.kind === 'document' ? this.#download(fileId, a) : a,
-      ),
+      (event.attachments ?? []).map((a) => {
+        if (a.kind === 'image' || a.kind === 'document') return this.#download(fileId, a);
+        // Audio is fetched only if the core transcribes it, when its turn comes.
+        if (a.kind === 'audio') return { ...a, download: () => this.#download(fileId, a) };
+        return a;
+      }),
     );
     return { ...event, attachments };
   }
@@ -143,7 +147,13 @@ export class TelegramDispatcher {
         timeoutMs: this.deps.downloadTimeoutMs,
         clock: this.deps.clock,
       });
-      return { ...attachment, bytes, size: bytes.length, ...photoType(attachment, file.file_path) };
+      return {
+        ...attachment,
+        bytes,
+        size: bytes.length,
+        ...photoType(attachment, file.file_path),
+        ...audioName(attachment, file.file_path),
+      };
     } catch (err) {
       if (err instanceof GrammyError && /file is too big/i.test(err.description)) {
         return { ...attachment, problem: 'too-large', limitBytes: Math.min(limit, BOT_API_DOWNLOAD_LIMIT) };
@@ -164,6 +174,13 @@ function photoType(attachment: Attachment, path: string): { mediaType?: string }
   if (/\.png$/i.test(path)) return { mediaType: 'image/png' };
   if (/\.webp$/i.test(path)) return { mediaType: 'image/webp' };
   return { mediaType: 'image/jpeg' };
+}
+
+/** A voice note's name from its path on Telegram's server (`voice/file_12.oga`): voice notes carry none. */
+function audioName(attachment: Attachment, path: string): { name?: string } {
+  if (attachment.kind !== 'audio' || attachment.name) return {};
+  const name = path.split('/').at(-1);
+  return name ? { name } : {};
 }
 
 /** The update's kind (`message`, `callback_query`, …): the one field besides update_id it carries. */

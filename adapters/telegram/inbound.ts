@@ -15,7 +15,7 @@ import {
 } from '../../src/bot/adapter-contract.js';
 import { chatKey } from './chat-key.js';
 
-/** A translated update; `fileId` asks the caller to download the photo or document into its attachment. */
+/** A translated update; `fileId` asks the caller to download the photo, document or audio into its attachment. */
 export interface Translated {
   event: ChatEvent;
   fileId?: string;
@@ -141,7 +141,8 @@ export function parseCommand(text: string): { name: string; args: string; target
 
 /**
  * Attachments of a message, as kinds the core answers for. Photos and
- * documents are downloaded later (`fileId`); the rest are answered by kind.
+ * documents are downloaded later (`fileId`), voice notes and audio files
+ * when the core asks; the rest are answered by kind.
  */
 export function attachmentsOf(message: Message): { attachments: Attachment[]; fileId?: string } {
   if (message.photo && message.photo.length > 0) {
@@ -151,9 +152,19 @@ export function attachmentsOf(message: Message): { attachments: Attachment[]; fi
     return { attachments: [{ kind: 'image', ...size }], fileId: largest.file_id };
   }
   if (message.sticker) return { attachments: [{ kind: 'sticker' }] };
+  // Voice notes (Ogg/Opus) and audio files: fetched only when the core will transcribe them,
+  // and not at all past its length limit (the Bot API states `duration`).
   const voice = message.voice ?? message.audio;
-  if (voice)
-    return { attachments: [{ kind: 'audio', ...(voice.mime_type ? { mediaType: voice.mime_type } : {}) }] };
+  if (voice) {
+    const audio: Attachment = {
+      kind: 'audio',
+      durationSeconds: voice.duration,
+      ...(voice.mime_type ? { mediaType: voice.mime_type } : {}),
+      ...(message.audio?.file_name ? { name: message.audio.file_name } : {}),
+      ...(voice.file_size === undefined ? {} : { size: voice.file_size }),
+    };
+    return { attachments: [audio], fileId: voice.file_id };
+  }
   if (message.document) {
     const d = message.document;
     const document: Attachment = {

@@ -29,7 +29,8 @@ export type AttachmentProblem = 'too-large' | 'download-failed';
 /**
  * Something attached to an inbound message. Adapters download images and
  * documents (bounded by the bot's file limit, through `boundedDownload`) and
- * hand their content in `bytes`; audio, video, stickers and the like are
+ * hand their content in `bytes`; audio comes with a `download` the core
+ * calls when it will transcribe it; video, stickers and the like are
  * described by kind only and answered with one line. Every field but `kind`
  * comes from the platform and is untrusted: `name` is shown to the model as
  * text and never used as a path, `mediaType` is a hint the core checks
@@ -54,6 +55,16 @@ export interface Attachment {
   problem?: AttachmentProblem;
   /** With `problem: 'too-large'`: the limit it passed, in bytes. */
   limitBytes?: number;
+  /** Audio: its length in seconds, as the platform declared it (a voice note's duration). */
+  durationSeconds?: number;
+  /**
+   * Audio not downloaded yet: fetches it within the bot's file limit and
+   * resolves to this attachment with `bytes`, or with the `problem` that
+   * kept it (never rejects). The core calls it only when it will transcribe
+   * the recording and its declared length is within the limit, so audio
+   * nobody listens to is never fetched.
+   */
+  download?: () => Promise<Attachment>;
 }
 
 /**

@@ -2,28 +2,56 @@
  * What a message's attachments become before it is queued: the images and
  * documents that arrived whole go to the session as files (it saves them and
  * shows the model what it can read); a file too large or whose download
- * failed is left out with a line naming it and the limit; voice, video,
- * stickers and the like get the one line that says they cannot be read.
- * The message's text runs even when a file was left out, and the line says
- * so: a person who wrote a question expects an answer to it.
+ * failed is left out with a line naming it and the limit; audio waits for
+ * its turn to be transcribed when the bot has a transcription service (a
+ * voice note longer than the limit is answered now and never fetched);
+ * video, stickers and the like, and audio when nothing transcribes it, get
+ * the one line that says they cannot be read. The message's text runs even
+ * when a file was left out, and the line says so: a person who wrote a
+ * question expects an answer to it.
  */
 import type { IncomingFile } from '../session/index.js';
 import { shownName } from '../session/index.js';
 import type { Attachment } from './adapter-contract.js';
 import { say } from './text.js';
 
-/** The files for the session and the lines for the chat. */
+/** The files for the session, the audio to transcribe, and the lines for the chat. */
 export interface Intake {
   files: IncomingFile[];
+  /** Recordings to transcribe before the turn (with their bytes or a `download`). */
+  audio: Attachment[];
   answers: string[];
 }
 
+/** How the bot hears audio, as the intake needs it. */
+export interface AudioIntake {
+  /** A transcription service is set. */
+  on: boolean;
+  /** Longest recording taken, in seconds. */
+  maxSeconds: number;
+  /** The sender is an admin (who is told how to turn transcription on). */
+  admin: boolean;
+}
+
+const NO_AUDIO: AudioIntake = { on: false, maxSeconds: 0, admin: false };
+
 /** Sorts a message's attachments; `hasText`: the message has words of its own that will run. */
-export function takeAttachments(attachments: readonly Attachment[], hasText: boolean): Intake {
+export function takeAttachments(
+  attachments: readonly Attachment[],
+  hasText: boolean,
+  hearing: AudioIntake = NO_AUDIO,
+): Intake {
   const files: IncomingFile[] = [];
+  const audio: Attachment[] = [];
   const left: Attachment[] = [];
+  const tooLong: Attachment[] = [];
   const unreadable: Attachment[] = [];
   for (const a of attachments) {
+    if (a.kind === 'audio' && hearing.on && (a.bytes || a.download)) {
+      const over = a.durationSeconds !== undefined && a.durationSeconds > hearing.maxSeconds;
+      (over ? tooLong : audio).push(a);
+      continue;
+    }
     if (a.kind !== 'image' && a.kind !== 'document') {
       unreadable.push(a);
       continue;
@@ -46,6 +74,10 @@ export function takeAttachments(attachments: readonly Attachment[], hasText: boo
       ? say.fileTooLarge(name, a.limitBytes, runs)
       : say.fileFailed(name, runs);
   });
-  if (unreadable.length > 0) answers.push(say.unreadable(unreadable));
-  return { files, answers };
+  for (const a of tooLong) answers.push(say.voiceTooLong(a.durationSeconds ?? 0, hearing.maxSeconds, runs));
+  if (unreadable.length > 0) {
+    const hint = hearing.admin && !hearing.on && unreadable.some((a) => a.kind === 'audio');
+    answers.push(say.unreadable(unreadable) + (hint ? say.transcribeHint : ''));
+  }
+  return { files, audio, answers };
 }

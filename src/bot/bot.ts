@@ -103,6 +103,7 @@ export function createBot(options: BotOptions): Bot {
     prices: options.prices ?? DEFAULT_PRICES,
     clock,
     logger,
+    ...(options.voice ? { voice: options.voice } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(replicaOptions
       ? { gate: replicaGates(replicaOptions, (chat) => registry.forget(chat), announce) }

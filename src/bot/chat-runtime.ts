@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
+import type { InteractiveSession } from '../session/index.js';
 import type { BotStateStore } from '../store/types.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { shortId, stopButtons } from './buttons.js';
@@ -17,6 +18,7 @@ import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { say, withoutOperatorDetail } from './text.js';
+import { hearVoice, type VoiceOptions } from './voice.js';
 
 export type { QueuedMessage } from './chat-turn.js';
 
@@ -52,6 +54,8 @@ export interface RuntimeDeps {
   prices?: PriceTable;
   /** Everyone in this chat is an operator (the terminal): its notices and errors keep setting names. */
   operatorChat?: boolean;
+  /** Hears voice notes before their turn; without it none are queued. */
+  voice?: VoiceOptions;
 }
 
 /** The state of one chat key. */
@@ -125,7 +129,7 @@ export class ChatRuntime {
     if (turn && turn.messageId === messageId && turn.stopNote === undefined) {
       const item = this.#current;
       // The files are already in the session (saved, and in the interrupted turn's message): not again.
-      if (item) this.#queue.unshift({ ...item, text, files: [] });
+      if (item) this.#queue.unshift({ ...item, text, files: [], audio: [] });
       this.#abortRunning('✏️ message edited; answering the new version');
       return true;
     }
@@ -156,6 +160,7 @@ export class ChatRuntime {
     const turn = this.#running;
     if (!turn || turn.stopNote !== undefined) return turn !== undefined;
     turn.stopNote = note;
+    turn.cancel?.abort();
     this.#d.approvals.closeTurn(turn.turnId);
     turn.session?.abort();
     return true;
@@ -232,6 +237,8 @@ export class ChatRuntime {
       release = held.release;
       turn.session = session;
       if (turn.stopNote !== undefined) return;
+      const heard = await this.#hear(turn, item, session);
+      if (!heard) return;
       const sessionId = session.getSession().getSessionId();
       startedAt = new Date(clock.now()).toISOString();
       await stateStore.beginTurn({ chat: this.chat, sessionId, startedAt });
@@ -246,7 +253,7 @@ export class ChatRuntime {
           chat: this.chat,
           session,
           turn,
-          item,
+          item: heard,
           reply,
           outbox,
           approvals,
@@ -269,6 +276,25 @@ export class ChatRuntime {
     } finally {
       signal?.removeEventListener('abort', lost);
       release?.();
+    }
+  }
+
+  /** The message with its voice notes heard; undefined when nothing is left to run. */
+  async #hear(
+    turn: RunningTurn,
+    item: QueuedMessage,
+    session: InteractiveSession,
+  ): Promise<QueuedMessage | undefined> {
+    const voice = this.#d.voice;
+    if (!voice || !item.audio?.length) return item;
+    turn.cancel = new AbortController();
+    this.#d.outbox.startTyping(this.chat);
+    try {
+      const { outbox, logger } = this.#d;
+      const signal = turn.cancel.signal;
+      return await hearVoice({ chat: this.chat, item, voice, session, outbox, logger, signal });
+    } finally {
+      this.#d.outbox.stopTyping(this.chat);
     }
   }
 

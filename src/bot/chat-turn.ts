@@ -18,6 +18,7 @@ import type {
   TurnResult,
 } from '../session/types.js';
 import type { TokenUsage } from '../vocabulary.js';
+import type { Attachment } from './adapter-contract.js';
 import type { ApprovalRegistry, Requester } from './approvals.js';
 import { chatFileSender } from './file-delivery.js';
 import type { TurnOutcome } from './options.js';
@@ -32,6 +33,8 @@ export interface QueuedMessage {
   text: string;
   /** Images and documents sent with it: the session saves them and shows the model what it can read. */
   files: IncomingFile[];
+  /** Recordings to transcribe when the turn comes (see voice.ts); their transcripts join `text`. */
+  audio?: Attachment[];
   requester: Requester;
   /** Owner key for a session this message creates. */
   owner: string;
@@ -45,6 +48,8 @@ export interface RunningTurn {
   session?: InteractiveSession;
   /** Set by stop/edit/shutdown: the note the reply ends with. */
   stopNote?: string;
+  /** Aborted with the turn: stops the work before the reply (fetching and transcribing voice notes). */
+  cancel?: AbortController;
 }
 
 /** What {@link streamTurn} works with. */

@@ -25,6 +25,8 @@ export interface CommandContext {
   sessionStore: SessionStore;
   /** List prices for `/cost` and `/status`. */
   prices: PriceTable;
+  /** US dollars per minute of transcribed audio, when the operator gave one. */
+  voicePrice?: number;
   access: AccessPolicy;
   logger: Logger;
   answer: (text: string) => Promise<void>;

@@ -11,6 +11,7 @@ import {
   ledgerTotals,
   mergeLedger,
   promptTokens,
+  transcriptionTotals,
 } from '../session/usage-ledger.js';
 import type { UsageLedger } from '../vocabulary.js';
 import type { CommandContext } from './command-context.js';
@@ -36,12 +37,37 @@ export function describeUsage(ledger: UsageLedger, prices: PriceTable, day?: str
   );
 }
 
+/**
+ * Voice notes transcribed (in `ledger`, or on `day`): how many, their
+ * minutes, and their cost at `pricePerMinute` when the operator gave one;
+ * undefined when there were none.
+ */
+export function describeVoice(
+  ledger: UsageLedger,
+  pricePerMinute?: number,
+  day?: string,
+): string | undefined {
+  const t = transcriptionTotals(ledger, day);
+  if (t.notes === 0) return undefined;
+  const minutes = t.seconds / 60;
+  const length = `${minutes < 10 ? minutes.toFixed(1) : Math.round(minutes)} min`;
+  const priced = pricePerMinute === undefined ? '' : `: ${formatUsd(minutes * pricePerMinute)}`;
+  return `${count(t.notes)} voice ${t.notes === 1 ? 'note' : 'notes'} transcribed (${length})${priced}`;
+}
+
+/** The usage line, with the voice notes after it when there were any. */
+function describeAll(ledger: UsageLedger, ctx: CommandContext, day?: string): string {
+  const voice = describeVoice(ledger, ctx.voicePrice, day);
+  const tokens = describeUsage(ledger, ctx.prices, day);
+  return voice ? `${tokens}; ${voice}` : tokens;
+}
+
 /** Runs `/cost`. */
 export async function runCost(ctx: CommandContext): Promise<void> {
   const session = await ctx.registry.existing(ctx.chat);
   const lines = [
     session
-      ? `This session: ${describeUsage(session.getUsage(), ctx.prices)}`
+      ? `This session: ${describeAll(session.getUsage(), ctx)}`
       : 'No session yet in this chat: send a message to start one.',
   ];
   if (ctx.access.isAdmin(ctx.user)) lines.push(...(await botTotals(ctx)));
@@ -65,10 +91,13 @@ async function botTotals(ctx: CommandContext): Promise<string[]> {
     }
     if (outcome.record.usage) mergeLedger(all, outcome.record.usage);
   }
-  const days = Object.keys(all.days).sort().reverse().slice(0, DAYS_SHOWN);
+  const days = [...new Set([...Object.keys(all.days), ...Object.keys(all.transcription ?? {})])]
+    .sort()
+    .reverse()
+    .slice(0, DAYS_SHOWN);
   const lines = [days.length === 0 ? 'Bot, per day (UTC): nothing yet' : 'Bot, per day (UTC):'];
-  for (const day of days) lines.push(`${day}: ${describeUsage(all, ctx.prices, day)}`);
-  if (days.length > 0) lines.push(`All days: ${describeUsage(all, ctx.prices)}`);
+  for (const day of days) lines.push(`${day}: ${describeAll(all, ctx, day)}`);
+  if (days.length > 0) lines.push(`All days: ${describeAll(all, ctx)}`);
   if (unreadable > 0) {
     const records = plural(unreadable, 'session record');
     lines.push(`(${records} could not be read and ${unreadable === 1 ? 'is' : 'are'} not counted.)`);

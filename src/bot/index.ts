@@ -18,3 +18,4 @@ export type {
   TurnOutcome,
 } from './options.js';
 export { MAX_INPUT_CHARS } from './text.js';
+export { DEFAULT_MAX_AUDIO_SECONDS, type VoiceOptions } from './voice.js';

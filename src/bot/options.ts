@@ -15,6 +15,7 @@ import type { AccessOptions } from './access.js';
 import type { ChatAdapter, EventSink } from './adapter-contract.js';
 import type { SaveHealthView } from './save-health.js';
 import type { Outbox } from './stream/types.js';
+import type { VoiceOptions } from './voice.js';
 
 /** What the bot keeps between messages besides the sessions (those are the factory's). */
 export interface BotStores {
@@ -92,6 +93,8 @@ export interface BotOptions {
   observer?: BotObserver;
   /** List prices for `/cost` and `/status`; default the built-in table (`DEFAULT_PRICES`). */
   prices?: PriceTable;
+  /** Voice notes: transcribed through this service; without it each gets one line saying it cannot be heard. */
+  voice?: VoiceOptions;
   clock?: Clock;
   logger?: Logger;
 }

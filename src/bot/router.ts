@@ -25,6 +25,7 @@ import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { MAX_INPUT_CHARS, say, withoutOperatorDetail } from './text.js';
+import { DEFAULT_MAX_AUDIO_SECONDS, type VoiceOptions } from './voice.js';
 
 /** What the router hands events to. */
 export interface RouterDeps {
@@ -46,6 +47,8 @@ export interface RouterDeps {
   observer?: BotObserver;
   /** Failed and recovered saves, said in the chat. */
   saveHealth?: SaveHealth;
+  /** Hears voice notes; without it they get the one line that says they cannot be read. */
+  voice?: VoiceOptions;
 }
 
 /** Routes admitted events to the chats of this process. */
@@ -197,6 +200,7 @@ export class ChatRouter {
       registry,
       sessionStore,
       prices,
+      ...(this.#d.voice?.pricePerMinute === undefined ? {} : { voicePrice: this.#d.voice.pricePerMinute }),
       access,
       logger,
       // The net under every command's own wording: no setting names for people who cannot change them.
@@ -230,9 +234,19 @@ export class ChatRouter {
       );
     const text = event.text.trim();
     const tooLong = event.text.length > MAX_INPUT_CHARS;
-    const { files, answers } = takeAttachments(event.attachments ?? [], text.length > 0 && !tooLong);
+    const voice = this.#d.voice;
+    const hearing = {
+      on: voice !== undefined,
+      maxSeconds: voice?.maxSeconds ?? DEFAULT_MAX_AUDIO_SECONDS,
+      admin: this.#d.access.isAdmin(sender.key),
+    };
+    const { files, audio, answers } = takeAttachments(
+      event.attachments ?? [],
+      text.length > 0 && !tooLong,
+      hearing,
+    );
     for (const line of answers) reply(line);
-    if (!text && !files.length) return;
+    if (!text && !files.length && !audio.length) return;
     if (tooLong) {
       reply(say.tooLong(event.text.length));
       return;
@@ -242,6 +256,7 @@ export class ChatRouter {
       messageId: event.messageId,
       text: withReplyContext(event),
       files,
+      ...(audio.length ? { audio } : {}),
       requester: { key: sender.key, name: event.user.name },
       owner: sender.owner,
     });
@@ -266,6 +281,7 @@ export class ChatRouter {
         ...(d.saveHealth ? { saveHealth: d.saveHealth } : {}),
         prices: d.prices,
         operatorChat: d.access.isOperatorChat(chat),
+        ...(d.voice ? { voice: d.voice } : {}),
       });
       this.#runtimes.set(chat, r);
     }

@@ -19,6 +19,14 @@ function megabytes(bytes: number): string {
   return `${Number.isInteger(mb) ? mb : mb.toFixed(mb < 1 ? 2 : 1)} MB`;
 }
 
+/** A length of time as people say it: `45 seconds`, `10 minutes`, `1 minute 1 second`. */
+export function duration(seconds: number): string {
+  const whole = Math.round(seconds);
+  if (whole < 60) return plural(whole, 'second');
+  const rest = whole % 60;
+  return `${plural(Math.floor(whole / 60), 'minute')}${rest ? ` ${plural(rest, 'second')}` : ''}`;
+}
+
 /** `1 message`, `2 messages`: a count with its noun in agreement. */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${fmt(n)} ${n === 1 ? one : many}`;
@@ -102,6 +110,20 @@ export const say = {
   /** A file whose download failed (stalled, refused, cut). */
   fileFailed: (name: string, ran: boolean) =>
     `⚠️ I couldn't download ${name}, so I left it out${ran ? ' and answered your text without it' : ''}. Please send it again.`,
+  /** Added to the unreadable line for an admin when voice notes are not transcribed: how to turn it on. */
+  transcribeHint:
+    ' (Admin: set SWITCHBOARD_TRANSCRIBE_URL and SWITCHBOARD_TRANSCRIBE_MODEL to have voice notes transcribed.)',
+  /** What the bot heard in a voice note, shown before the reply. Plain text: the quote is the person's words. */
+  heard: (transcript: string) => `🎙 "${transcript}"`,
+  /** A voice note longer than the limit; it was not downloaded. */
+  voiceTooLong: (seconds: number, maxSeconds: number, ran: boolean) =>
+    `⚠️ That voice note is ${duration(seconds)} long; I transcribe up to ${duration(maxSeconds)}, so I left it out${ran ? ' and answered your text without it' : ''}. Please send a shorter one, or type it.`,
+  /** The transcription heard no words. */
+  voiceEmpty: (ran: boolean) =>
+    `🎙 I couldn't hear any words in that voice note${ran ? ', so I answered your text alone' : ''}. Please send it again, or type it.`,
+  /** The transcription failed; `reason` is the transcription client's one line. */
+  voiceFailed: (reason: string, ran: boolean) =>
+    `⚠️ I couldn't transcribe that voice note: ${reason.replace(/[.\s]+$/, '')}${ran ? '. I answered your text without it' : ''}. Please send it again, or type it.`,
   /** One line, whatever the error's message looks like. */
   turnError: (message: string) => {
     const line = message.replace(/\s+/g, ' ').trim() || 'Something went wrong.';

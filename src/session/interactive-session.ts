@@ -307,6 +307,16 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     return this.#usage.ledger();
   }
 
+  /**
+   * Adds a voice note transcribed for this session to its usage ledger (the
+   * bot transcribes before the turn; `seconds` is 0 when the length is
+   * unknown) and saves the record.
+   */
+  recordTranscription(model: string, seconds: number): void {
+    this.#usage.recordTranscription(model, seconds);
+    this.#saveMeta();
+  }
+
   /** The model this session sends its requests to. */
   getModel(): string {
     return this.#model;

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import { type CacheSetting, chooseCacheLifetime } from '../provider/cache.js';
 import type { Provider, ProviderEvent, ProviderRequest } from '../provider/types.js';
 import type { HistoryMessage, UsageLedger } from '../vocabulary.js';
-import { copyLedger, emptyLedger, recordUsage } from './usage-ledger.js';
+import { copyLedger, emptyLedger, ledgerEmpty, recordTranscription, recordUsage } from './usage-ledger.js';
 
 /** How many of the newest prompts the lifetime choice needs (it looks at the latest gaps). */
 const PROMPTS_CONSIDERED = 4;
@@ -39,7 +39,12 @@ export class SessionMeter {
 
   /** The record's `usage` field: the ledger, or nothing while nothing was used. */
   recordField(): { usage?: UsageLedger } {
-    return Object.keys(this.#ledger.days).length === 0 ? {} : { usage: this.ledger() };
+    return ledgerEmpty(this.#ledger) ? {} : { usage: this.ledger() };
+  }
+
+  /** Adds a voice note transcribed for this session (its length in seconds, 0 when unknown). */
+  recordTranscription(model: string, seconds: number): void {
+    recordTranscription(this.#ledger, model, seconds, this.#clock.now());
   }
 
   /** `inner`, with this session's cache lifetime on every request and its usage metered. */

@@ -4,7 +4,7 @@
  * per session, per day, or over the whole bot.
  */
 import { LONG_PROMPT_TOKENS } from '../provider/pricing.js';
-import type { ModelUsage, TokenUsage, UsageLedger, UsageTotals } from '../vocabulary.js';
+import type { ModelUsage, TokenUsage, TranscriptionTotals, UsageLedger, UsageTotals } from '../vocabulary.js';
 
 /** A ledger with nothing in it. */
 export function emptyLedger(): UsageLedger {
@@ -68,6 +68,35 @@ export function recordUsage(ledger: UsageLedger, model: string, usage: TokenUsag
   }
 }
 
+/** Records one voice note transcribed by `model` at `atMs`; `seconds` when its length is known (else 0). */
+export function recordTranscription(ledger: UsageLedger, model: string, seconds: number, atMs: number): void {
+  const day = new Date(atMs).toISOString().slice(0, 10);
+  addTranscription(ledger, day, model, { notes: 1, seconds });
+}
+
+function addTranscription(ledger: UsageLedger, day: string, model: string, add: TranscriptionTotals): void {
+  ledger.transcription ??= {};
+  const models = ledger.transcription[day] ?? {};
+  ledger.transcription[day] = models;
+  const bucket = models[model] ?? { notes: 0, seconds: 0 };
+  models[model] = bucket;
+  bucket.notes += add.notes;
+  bucket.seconds += add.seconds;
+}
+
+/** Voice notes in `ledger` (or on `day`) added up across transcription models. */
+export function transcriptionTotals(ledger: UsageLedger, day?: string): TranscriptionTotals {
+  const total = { notes: 0, seconds: 0 };
+  for (const [date, models] of Object.entries(ledger.transcription ?? {})) {
+    if (day !== undefined && date !== day) continue;
+    for (const t of Object.values(models)) {
+      total.notes += t.notes;
+      total.seconds += t.seconds;
+    }
+  }
+  return total;
+}
+
 /** Everything in `ledger` (or on `day`) added up across models. */
 export function ledgerTotals(ledger: UsageLedger, day?: string): UsageTotals {
   const total = zeroTotals();
@@ -93,6 +122,13 @@ export function mergeLedger(into: UsageLedger, from: UsageLedger): void {
       }
     }
   }
+  for (const [date, models] of Object.entries(from.transcription ?? {}))
+    for (const [model, totals] of Object.entries(models)) addTranscription(into, date, model, totals);
+}
+
+/** True when nothing was ever recorded in `ledger`. */
+export function ledgerEmpty(ledger: UsageLedger): boolean {
+  return Object.keys(ledger.days).length === 0 && Object.keys(ledger.transcription ?? {}).length === 0;
 }
 
 /** A deep copy, so a caller cannot change the session's own ledger. */

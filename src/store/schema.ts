@@ -93,6 +93,12 @@ const usageLedgerSchema = z.looseObject({
     z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
     z.record(z.string(), usageTotalsSchema.extend({ long: usageTotalsSchema.optional() })),
   ),
+  transcription: z
+    .record(
+      z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+      z.record(z.string(), z.looseObject({ notes: z.number(), seconds: z.number() })),
+    )
+    .optional(),
 });
 
 /** A session record (everything but the messages). Unknown extra keys are kept. */

@@ -68,6 +68,17 @@ const SAMPLES: Record<string, unknown[][]> = {
   denied: [['Alice']],
   waitForReply: [['compact']],
   unknownCommand: [['frobnicate']],
+  heard: [['Please list the files.'], ['']],
+  voiceTooLong: [
+    [601, 600, true],
+    [61, 60, false],
+    [45, 30, false],
+  ],
+  voiceEmpty: [[true], [false]],
+  voiceFailed: [
+    ['the transcription service did not answer within 120 s', true],
+    ['the transcription service failed (HTTP 503): Overloaded.', false],
+  ],
 };
 
 /** Every phrase the catalogue can produce with the samples. */

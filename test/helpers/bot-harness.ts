@@ -23,6 +23,7 @@ import type {
 } from '../../src/bot/adapter-contract.js';
 import { createBot } from '../../src/bot/index.js';
 import type { Bot, BotLimits, ClusterOptions } from '../../src/bot/options.js';
+import type { VoiceOptions } from '../../src/bot/voice.js';
 import { VirtualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { AnthropicProvider } from '../../src/provider/index.js';
@@ -70,6 +71,8 @@ export interface HarnessOptions
   extraAdapters?: ChatAdapter[];
   /** Call bot.start(); default true. */
   start?: boolean;
+  /** Voice notes: the bot's voice options, or a function of the harness clock that makes them. */
+  voice?: VoiceOptions | ((clock: VirtualClock) => VoiceOptions);
 }
 
 /** What {@link startBotHarness} returns. */
@@ -192,6 +195,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     idleReleaseMs,
     queueLimit,
     prices,
+    voice,
     ...sessionOptions
   } = options;
   const bot = createBot({
@@ -209,6 +213,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     limits: defined({ approvalTimeoutMs, idleReleaseMs, queueLimit }),
     ...(cluster ? { cluster } : {}),
     ...(prices ? { prices } : {}),
+    ...(voice ? { voice: typeof voice === 'function' ? voice(clock) : voice } : {}),
     clock,
     logger,
   });

@@ -18,6 +18,7 @@ import { createSessionFactory } from '../../../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../../../src/store/index.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
 import { pngBase64 } from '../../fakes/images.js';
+import { watchScreen } from '../../helpers/console-screen.js';
 
 let anthropic: FakeAnthropic | undefined;
 let bot: Bot | undefined;
@@ -37,23 +38,7 @@ it('prints the path and caption of a file the agent sends in plan mode, where a 
   await mkdir(join(workspace, 'charts'), { recursive: true });
   await writeFile(join(workspace, 'charts', 'q3.png'), Buffer.from(pngBase64(200, 100), 'base64'));
   const input = new PassThrough();
-  const output = new PassThrough();
-  let screen = '';
-  const seen: Array<() => void> = [];
-  output.on('data', (chunk: Buffer) => {
-    screen += chunk.toString('utf8');
-    for (const check of [...seen]) check();
-  });
-  const until = (pattern: RegExp) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (!pattern.test(screen)) return;
-        seen.splice(seen.indexOf(check), 1);
-        resolve();
-      };
-      seen.push(check);
-      check();
-    });
+  const { output, until, text } = watchScreen();
   bot = createBot({
     adapters: [createConsoleAdapter({ input, output, userName: 'op' })],
     sessions: createSessionFactory({
@@ -83,10 +68,10 @@ it('prints the path and caption of a file the agent sends in plan mode, where a 
   await until(/That is the chart\./);
   const path = join(workspace, 'charts', 'q3.png');
   // The caption's lines are indented under the path; its escape sequence is shown, not obeyed.
-  expect(screen).toContain(`📎 ${path} (69 bytes, image/png)\n  Q3 revenue\n  by ⟨ESC⟩[31mregion`);
+  expect(text()).toContain(`📎 ${path} (69 bytes, image/png)\n  Q3 revenue\n  by ⟨ESC⟩[31mregion`);
   // The file line comes after the text written before it and before the text after it.
-  expect(screen.indexOf('Here it is.')).toBeLessThan(screen.indexOf('📎'));
-  expect(screen.indexOf('📎')).toBeLessThan(screen.indexOf('That is the chart.'));
+  expect(text().indexOf('Here it is.')).toBeLessThan(text().indexOf('📎'));
+  expect(text().indexOf('📎')).toBeLessThan(text().indexOf('That is the chart.'));
   // biome-ignore lint/suspicious/noExplicitAny: recorded request bodies.
   const results = anthropic.requests[1].messages.at(-1).content.filter((b: any) => b.type === 'tool_result');
   expect(results[0].content).toMatch(/^Sent charts\/q3\.png .*its path was shown in the terminal\.$/);

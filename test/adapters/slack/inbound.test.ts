@@ -243,9 +243,11 @@ describe('Slack inbound', () => {
     expect(event.attachments).toEqual([
       { kind: 'image', mediaType: 'image/png', name: 'shot.png', size: png.length, bytes: png },
       { kind: 'document', mediaType: 'application/pdf', name: 'notes.pdf', size: pdf.length, bytes: pdf },
-      { kind: 'audio', mediaType: 'audio/mp4', name: 'memo.m4a', size: 4 },
+      // Audio is not fetched until the core transcribes it.
+      { kind: 'audio', mediaType: 'audio/mp4', name: 'memo.m4a', size: 4, download: expect.any(Function) },
       { kind: 'image', mediaType: 'image/png', name: 'x.png', size: png.length, problem: 'download-failed' },
     ]);
+    expect(fake.state.fileDownloads).not.toContain(voice.id);
   });
 
   it('a Slack Connect share that carries only the file id is completed with files.info, then downloaded', async () => {

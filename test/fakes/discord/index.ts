@@ -40,7 +40,9 @@ export class FakeDiscord extends FakeDiscordState {
     this.#server = createServer((req, res) => {
       if (req.url?.startsWith('/api/')) void handleRest(this, req, res);
       else if (req.url?.startsWith('/attachments/')) {
-        const file = this.files.get(req.url.split('/')[2] ?? '');
+        const id = req.url.split('/')[2] ?? '';
+        const file = this.files.get(id);
+        if (file) this.downloads.set(id, (this.downloads.get(id) ?? 0) + 1);
         if (!file) res.writeHead(404).end();
         // A stalled download: the headers and a first chunk, then nothing until the fake closes.
         else if (file.stall)
@@ -124,8 +126,19 @@ export class FakeDiscord extends FakeDiscordState {
     author: FakeUser;
     content: string;
     /** `stall`: the attachment URL answers its headers and first byte, then nothing. */
-    files?: { filename: string; contentType: string; data: Buffer; stall?: boolean }[];
+    files?: { filename: string; contentType: string; data: Buffer; stall?: boolean; durationSecs?: number }[];
+    /**
+     * A voice message: flag IS_VOICE_MESSAGE (1 << 13), one audio/ogg file with
+     * `duration_secs` and `waveform`, and no text (Discord's message resource docs).
+     */
+    voice?: boolean;
   }): FakeMessage {
+    if (input.voice) {
+      const [file, ...more] = input.files ?? [];
+      if (!file || more.length > 0 || file.contentType !== 'audio/ogg' || file.durationSecs === undefined)
+        throw new Error('a voice message carries exactly one audio/ogg file with its duration');
+      if (input.content !== '') throw new Error('a voice message has no text content');
+    }
     const attachments = (input.files ?? []).map((f) => {
       const id = snowflake();
       const url = `${this.apiUrl.replace(/\/api$/, '')}/attachments/${id}/${encodeURIComponent(f.filename)}`;
@@ -137,12 +150,14 @@ export class FakeDiscord extends FakeDiscordState {
         url,
         proxy_url: url,
         content_type: f.contentType,
+        ...(f.durationSecs === undefined ? {} : { duration_secs: f.durationSecs, waveform: 'AAAAAA==' }),
       };
     });
     return this.storeMessage({
       channelId: input.channelId,
       author: input.author,
       content: input.content,
+      ...(input.voice ? { flags: 1 << 13 } : {}),
       ...(attachments.length ? { attachments } : {}),
     });
   }

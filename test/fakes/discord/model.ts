@@ -38,6 +38,10 @@ export interface FakeAttachment {
   url: string;
   proxy_url: string;
   content_type: string;
+  /** Voice messages: the recording's length (Attachment object, `duration_secs`). */
+  duration_secs?: number;
+  /** Voice messages: a base64 sampled waveform. */
+  waveform?: string;
 }
 
 /** A message and its current state (what a user sees now). */

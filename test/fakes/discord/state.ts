@@ -77,6 +77,8 @@ export class FakeDiscordState {
   readonly calls: RestCall[] = [];
   /** Uploaded files by attachment id, served under /attachments/. */
   readonly files = new Map<string, { contentType: string; data: Buffer; stall?: boolean }>();
+  /** How many times each attachment id was downloaded. */
+  readonly downloads = new Map<string, number>();
   readonly faults: FakeFault[] = [];
   readonly gateway: FakeGateway;
   rateLimit: { count: number; windowMs: number };

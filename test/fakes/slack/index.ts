@@ -154,11 +154,16 @@ export class FakeSlack {
     return this.botMessages(channel, threadTs).map(visibleText);
   }
 
-  /** Stores a file and returns its Slack file object (for `userMessage({ files })`). */
-  addFile(name: string, mimetype: string, data: Buffer): Args {
+  /**
+   * Stores a file and returns its Slack file object (for `userMessage({ files })`).
+   * `extra`: more fields of the file object, such as an audio clip's
+   * `subtype: 'slack_audio'` and `duration_ms` (files.info's File type).
+   */
+  addFile(name: string, mimetype: string, data: Buffer, extra?: Args): Args {
     const id = `F${String(this.state.files.size + 1).padStart(6, '0')}`;
-    this.state.files.set(id, { name, mimetype, data });
+    this.state.files.set(id, { name, mimetype, data, ...(extra ? { extra } : {}) });
     return {
+      ...extra,
       id,
       name,
       mimetype,

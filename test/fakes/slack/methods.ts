@@ -116,6 +116,7 @@ export const METHODS: Record<string, (args: Args, ctx: MethodContext) => MethodR
     const url = `${ctx.baseUrl}/files/${a.file}`;
     return ok({
       file: {
+        ...file.extra,
         id: a.file,
         name: file.name,
         mimetype: file.mimetype,

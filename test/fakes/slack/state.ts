@@ -88,7 +88,11 @@ export class FakeSlackState {
   readonly responses: Array<{ id: string; body: Record<string, unknown> }> = [];
   readonly users = new Map<string, string>();
   /** Uploaded files by id, served at `/files/<id>` to the bot token only. */
-  readonly files = new Map<string, { name: string; mimetype: string; data: Buffer }>();
+  /** Shared files; `extra` holds more fields of the file object (a clip's subtype and duration_ms). */
+  readonly files = new Map<
+    string,
+    { name: string; mimetype: string; data: Buffer; extra?: Record<string, unknown> }
+  >();
   /** Ids of the files downloaded with the bot token, in order. */
   readonly fileDownloads: string[] = [];
   /** Files between files.getUploadURLExternal and files.completeUploadExternal, by id. */

@@ -166,6 +166,28 @@ export function documentUpdate(
   });
 }
 
+/**
+ * A voice note (the Bot API's Voice: Ogg/Opus, `duration` in seconds, no
+ * file name), or with `audio` an audio file (Audio: `file_name`, `duration`);
+ * `fileId` from `fake.addFile`.
+ */
+export function voiceUpdate(
+  w: Where,
+  fileId: string,
+  voice: { duration: number; size?: number; caption?: string; audio?: { name: string; mimeType: string } },
+): Omit<Update, 'update_id'> {
+  const file = {
+    file_id: fileId,
+    file_unique_id: `u${fileId}`,
+    duration: voice.duration,
+    ...(voice.size === undefined ? {} : { file_size: voice.size }),
+  };
+  const media = voice.audio
+    ? { audio: { ...file, file_name: voice.audio.name, mime_type: voice.audio.mimeType } }
+    : { voice: { ...file, mime_type: 'audio/ogg' } };
+  return incoming(w, { ...media, ...(voice.caption ? { caption: voice.caption } : {}) });
+}
+
 /** Other media: sticker, voice, document, video. */
 export function mediaUpdate(
   w: Where,
