@@ -21,7 +21,9 @@ import { plural } from './text.js';
  * settings).
  */
 export function toolServerLines(report: ToolsReport, operator: boolean): string[] {
-  return report.servers.map((server) => `MCP server ${server.name}: ${stateOf(server, operator, ' (see /tools)')}`);
+  return report.servers.map(
+    (server) => `MCP server ${server.name}: ${stateOf(server, operator, ' (see /tools)')}`,
+  );
 }
 
 /** `/tools`: the built-in tools, then each MCP server's, by the names the agent calls them, and what was left out. */
