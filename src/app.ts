@@ -151,6 +151,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       chatTakenOver: () => metrics.leaseTakeover(),
     },
     prices: config.prices,
+    schedules: { ...config.schedules, ...shared.schedules },
     clock,
     logger,
   });

@@ -37,7 +37,8 @@ export type ErrorCode =
   | 'DOWNLOAD_TOO_LARGE'
   | 'DOWNLOAD_FAILED'
   | 'PLATFORM_TIMEOUT'
-  | 'FILE_TOO_LARGE';
+  | 'FILE_TOO_LARGE'
+  | 'INVALID_SCHEDULE';
 
 /** Options for {@link SwitchboardError}. */
 export interface SwitchboardErrorOptions {

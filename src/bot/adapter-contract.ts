@@ -370,5 +370,28 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
     help: 'how freely tools may run (bypassPermissions: admins only)',
     argument: { name: 'mode', description: 'Permission mode', required: true, choices: PERMISSION_MODES },
   },
+  {
+    name: 'schedule',
+    usage: '/schedule <when> <prompt>',
+    help: 'run a prompt later or again and again (in 10m, every 2h, daily 09:00, weekdays 09:00, "cron")',
+    argument: {
+      name: 'when_and_prompt',
+      description: 'When, then the prompt: daily 09:00 check the build',
+      required: true,
+    },
+  },
+  { name: 'schedules', usage: '/schedules', help: "this chat's schedules" },
+  {
+    name: 'unschedule',
+    usage: '/unschedule <id>',
+    help: 'remove a schedule (its maker or an admin)',
+    argument: { name: 'id', description: 'Schedule id from /schedules', required: true },
+  },
+  {
+    name: 'timezone',
+    usage: '/timezone [IANA name]',
+    help: "show or set this chat's time zone for schedules",
+    argument: { name: 'zone', description: 'IANA time zone, e.g. Europe/Berlin', required: false },
+  },
   { name: 'help', usage: '/help', help: 'this list' },
 ];

@@ -34,7 +34,15 @@ export interface QueuedMessage {
   requester: Requester;
   /** Owner key for a session this message creates. */
   owner: string;
+  /**
+   * Set for a run nobody asked for just now (a schedule): `deny` answers its
+   * approval prompts with no at once, `ask` posts them like any other.
+   */
+  unattended?: UnattendedApprovals;
 }
+
+/** How approvals are answered in a run nobody started by writing (`SWITCHBOARD_UNATTENDED_APPROVALS`). */
+export type UnattendedApprovals = 'ask' | 'deny';
 
 /** The turn a chat is running. */
 export interface RunningTurn {
@@ -111,6 +119,11 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
   };
   const onNotice = (text: string) => ctx.tell(`ℹ️ ${text}`);
   const onPermission = (request: PermissionRequest) => {
+    if (item.unattended === 'deny') {
+      session.resolvePermission(request.id, 'deny');
+      ctx.tell(say.unattendedDenied(request.toolName));
+      return;
+    }
     void ask(ctx, request);
   };
   let saveError: Error | undefined;

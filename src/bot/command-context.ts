@@ -5,6 +5,7 @@
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
+import type { Scheduler } from '../schedule/scheduler.js';
 import type { InteractiveSession } from '../session/index.js';
 import type { SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
@@ -26,6 +27,8 @@ export interface CommandContext {
   /** List prices for `/cost` and `/status`. */
   prices: PriceTable;
   access: AccessPolicy;
+  /** Schedules and per-chat settings, when the bot has them. */
+  scheduler?: Scheduler;
   logger: Logger;
   answer: (text: string) => Promise<void>;
   /**

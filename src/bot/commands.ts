@@ -12,6 +12,7 @@ import { PERMISSION_MODES, type PermissionMode } from '../vocabulary.js';
 import { COMMAND_CATALOGUE, type CommandInfo } from './adapter-contract.js';
 import { type CommandContext, whenIdle } from './command-context.js';
 import { describeUsage, runCost } from './cost-command.js';
+import { runSchedule, runSchedules, runTimezone, runUnschedule } from './schedule-commands.js';
 import { listSessions, resumeSession } from './session-commands.js';
 import { say } from './text.js';
 import { runTools, toolServerLines } from './tools-command.js';
@@ -43,6 +44,10 @@ const RUNNERS: Record<string, CommandRunner> = {
   resume: { takesArgs: true, run: resumeSession },
   fork: { takesArgs: false, run: runFork },
   mode: { takesArgs: true, run: runMode },
+  schedule: { takesArgs: true, run: runSchedule },
+  schedules: { takesArgs: false, run: runSchedules },
+  unschedule: { takesArgs: true, run: runUnschedule },
+  timezone: { takesArgs: true, run: runTimezone },
   help: { takesArgs: false, run: runHelp },
 };
 

@@ -8,6 +8,8 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
+import type { Scheduler } from '../schedule/scheduler.js';
+import type { Schedule } from '../schedule/types.js';
 import type { InteractiveSession } from '../session/index.js';
 import type { BotStateStore, SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
@@ -19,6 +21,7 @@ import type { Background } from './background.js';
 import { decodeButton } from './buttons.js';
 import type { ChatGateFactory } from './chat-lease.js';
 import { ChatRuntime } from './chat-runtime.js';
+import type { UnattendedApprovals } from './chat-turn.js';
 import { runCommand } from './commands.js';
 import type { BotObserver } from './options.js';
 import type { SaveHealth } from './save-health.js';
@@ -46,6 +49,10 @@ export interface RouterDeps {
   observer?: BotObserver;
   /** Failed and recovered saves, said in the chat. */
   saveHealth?: SaveHealth;
+  /** Schedules and per-chat settings (/schedule, /timezone, /busy); absent: those commands say so. */
+  scheduler?: Scheduler;
+  /** How approvals are answered in scheduled runs; default `ask`. */
+  unattendedApprovals?: UnattendedApprovals;
 }
 
 /** Routes admitted events to the chats of this process. */
@@ -114,6 +121,31 @@ export class ChatRouter {
       this.#d.outbox.send(event.chat, text, { plain: true, ...(replyTo ? { replyTo } : {}) }),
       'answer',
     );
+  }
+
+  /**
+   * Runs a schedule's turn in its chat: one line introduces it, and the turn
+   * answers under that line as the schedule's maker, behind whatever the
+   * chat is doing now.
+   */
+  async runScheduled(schedule: Schedule): Promise<void> {
+    const { outbox, logger } = this.#d;
+    const [lineId] = await outbox.send(schedule.chat, say.scheduledRun(schedule.prompt), { plain: true });
+    const chat = this.#runtime(schedule.chat);
+    const queued = chat.enqueue({
+      kind: 'message',
+      messageId: lineId ?? `schedule:${schedule.id}`,
+      text: schedule.prompt,
+      files: [],
+      requester: { key: schedule.maker, name: schedule.makerName },
+      owner: schedule.owner,
+      unattended: this.#d.unattendedApprovals ?? 'ask',
+    });
+    if (!queued) {
+      logger.warn({ chat: schedule.chat, schedule: schedule.id }, 'scheduled run dropped: queue full');
+      this.notify(schedule.chat, say.queueFull(this.#d.queueLimit));
+    }
+    this.#prune(chat);
   }
 
   /** Messages queued and replies running, over every chat of this process. */
@@ -187,8 +219,9 @@ export class ChatRouter {
   }
 
   #command(event: Extract<ChatEvent, { type: 'command' }>, chat: ChatRuntime, sender: Sender): void {
-    const { registry, sessionStore, access, logger, background, prices } = this.#d;
+    const { registry, sessionStore, access, logger, background, prices, scheduler } = this.#d;
     const ctx = {
+      ...(scheduler ? { scheduler } : {}),
       chat: event.chat,
       user: sender.key,
       userName: event.user.name,

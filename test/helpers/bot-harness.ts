@@ -22,11 +22,12 @@ import type {
   ChatUser,
 } from '../../src/bot/adapter-contract.js';
 import { createBot } from '../../src/bot/index.js';
-import type { Bot, BotLimits, ClusterOptions } from '../../src/bot/options.js';
+import type { Bot, BotLimits, ClusterOptions, ScheduleOptions } from '../../src/bot/options.js';
 import { VirtualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { AnthropicProvider } from '../../src/provider/index.js';
 import type { PriceTable } from '../../src/provider/pricing.js';
+import { createFileScheduleStore } from '../../src/schedule/file-store.js';
 import { createSessionFactory, type SessionFactoryOptions } from '../../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../../src/store/index.js';
 import type { BotStateStore, SessionStore } from '../../src/store/types.js';
@@ -70,6 +71,10 @@ export interface HarnessOptions
   extraAdapters?: ChatAdapter[];
   /** Call bot.start(); default true. */
   start?: boolean;
+  /** Schedule settings over the default (a file store in the data directory, timers on the virtual clock). */
+  schedules?: Partial<ScheduleOptions>;
+  /** Where the virtual clock starts (ms since the epoch); default 2026-01-01T00:00:00Z. */
+  startAt?: number;
 }
 
 /** What {@link startBotHarness} returns. */
@@ -156,7 +161,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
   const fakeAnthropic = options.fakeAnthropic ?? (await startFakeAnthropic());
   // "Alice said: hi" rather than the fake's "You said: [Alice] hi": no Markdown to escape in assertions.
   if (ownsFake) fakeAnthropic.setDefault((body) => ({ text: echo(body) }));
-  const clock = new VirtualClock(Date.parse('2026-01-01T00:00:00Z'));
+  const clock = new VirtualClock(options.startAt ?? Date.parse('2026-01-01T00:00:00Z'));
   const adapters: Record<string, RecordingAdapter> = {};
   for (const platform of ['test', ...(options.platforms ?? [])]) {
     adapters[platform] = new RecordingAdapter({
@@ -180,6 +185,8 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     capabilities: _c,
     start: _s,
     platforms: _p,
+    schedules,
+    startAt: _at,
     extraAdapters = [],
     sessionStore: _ss,
     stateStore: _st,
@@ -209,6 +216,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     limits: defined({ approvalTimeoutMs, idleReleaseMs, queueLimit }),
     ...(cluster ? { cluster } : {}),
     ...(prices ? { prices } : {}),
+    schedules: { store: createFileScheduleStore(dirs.data, { logger, clock }), ...schedules },
     clock,
     logger,
   });
