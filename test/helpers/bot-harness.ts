@@ -75,6 +75,8 @@ export interface HarnessOptions
   schedules?: Partial<ScheduleOptions>;
   /** Where the virtual clock starts (ms since the epoch); default 2026-01-01T00:00:00Z. */
   startAt?: number;
+  /** The virtual clock to use (a schedule trigger built before the harness needs it). */
+  clock?: VirtualClock;
 }
 
 /** What {@link startBotHarness} returns. */
@@ -161,7 +163,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
   const fakeAnthropic = options.fakeAnthropic ?? (await startFakeAnthropic());
   // "Alice said: hi" rather than the fake's "You said: [Alice] hi": no Markdown to escape in assertions.
   if (ownsFake) fakeAnthropic.setDefault((body) => ({ text: echo(body) }));
-  const clock = new VirtualClock(options.startAt ?? Date.parse('2026-01-01T00:00:00Z'));
+  const clock = options.clock ?? new VirtualClock(options.startAt ?? Date.parse('2026-01-01T00:00:00Z'));
   const adapters: Record<string, RecordingAdapter> = {};
   for (const platform of ['test', ...(options.platforms ?? [])]) {
     adapters[platform] = new RecordingAdapter({
@@ -187,6 +189,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     platforms: _p,
     schedules,
     startAt: _at,
+    clock: _clock,
     extraAdapters = [],
     sessionStore: _ss,
     stateStore: _st,
