@@ -7,6 +7,7 @@
  * scheduler waits.
  */
 
+import { BUSY_MODES } from '../schedule/types.js';
 import { type MentionPolicy, PERMISSION_MODES } from '../vocabulary.js';
 
 export type { MentionPolicy } from '../vocabulary.js';
@@ -392,6 +393,12 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
     usage: '/timezone [IANA name]',
     help: "show or set this chat's time zone for schedules",
     argument: { name: 'zone', description: 'IANA time zone, e.g. Europe/Berlin', required: false },
+  },
+  {
+    name: 'busy',
+    usage: `/busy [${BUSY_MODES.join('|')}]`,
+    help: 'what a message sent while a reply runs does: join it, wait, or stop it',
+    argument: { name: 'mode', description: 'Busy mode', required: false, choices: BUSY_MODES },
   },
   { name: 'help', usage: '/help', help: 'this list' },
 ];

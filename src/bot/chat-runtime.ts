@@ -57,6 +57,10 @@ export class ChatRuntime {
   readonly chat: string;
   readonly #d: RuntimeDeps;
   #queue: QueueItem[] = [];
+  /** Messages handed to the running turn that have not joined it yet. */
+  readonly #steering = new Set<{ item: QueuedMessage; dropped: boolean }>();
+  /** Where the next message that failed to join the turn goes: after the ones before it, ahead of the rest. */
+  #frontInserts = 0;
   #running: RunningTurn | undefined;
   #task: QueuedTask | undefined;
   #pump: Promise<void> | undefined;
@@ -103,7 +107,9 @@ export class ChatRuntime {
    * how many were dropped and whether something was running.
    */
   stop(note: string = say.stoppedNote): { dropped: number; running: boolean } {
-    const dropped = this.#queue.filter((i) => i.kind === 'message').length;
+    for (const entry of this.#steering) entry.dropped = true;
+    const dropped = this.#queue.filter((i) => i.kind === 'message').length + this.#steering.size;
+    this.#steering.clear();
     this.#queue = this.#queue.filter((i) => i.kind !== 'message');
     let running = this.#abortRunning(note);
     if (this.#task?.abort) {
@@ -112,6 +118,39 @@ export class ChatRuntime {
     }
     this.#d.logger.info({ chat: this.chat, dropped, running }, 'chat stopped');
     return { dropped, running };
+  }
+
+  /**
+   * A message written while a turn runs, in `steer` mode: it joins the
+   * running turn at its next model request, and `joined` is called. When the
+   * turn ends first (it was writing its final answer), the message is queued
+   * at the front, as in `queue` mode. False when the queue is full.
+   */
+  steer(item: QueuedMessage, joined: () => void): boolean {
+    const turn = this.#running;
+    const session = turn?.session;
+    // Files are saved by a turn's own prompt; a message with files waits for its turn.
+    if (!turn || !session || turn.stopNote !== undefined || item.files.length) return this.enqueue(item);
+    if (this.#queue.length + this.#steering.size >= this.#d.queueLimit) return false;
+    const entry = { item, dropped: false };
+    this.#steering.add(entry);
+    void session.steer({ text: item.text, author: item.requester.name }).then((ok) => {
+      if (entry.dropped) return;
+      this.#steering.delete(entry);
+      if (ok) return joined();
+      this.#queue.splice(this.#frontInserts++, 0, item);
+      this.#kick();
+    });
+    return true;
+  }
+
+  /** A message written while a turn runs, in `interrupt` mode: the running reply stops and this one runs next. */
+  interrupt(item: QueuedMessage): boolean {
+    if (!this.#running) return this.enqueue(item);
+    this.#queue.unshift(item);
+    this.#abortRunning(say.interruptedNote);
+    this.#kick();
+    return true;
   }
 
   /**
@@ -195,6 +234,7 @@ export class ChatRuntime {
   async #runTurn(item: QueuedMessage): Promise<void> {
     const turn: RunningTurn = { turnId: shortId(), messageId: item.messageId, requester: item.requester };
     this.#running = turn;
+    this.#frontInserts = 0;
     this.#current = item;
     try {
       await this.#gate.run(

@@ -12,7 +12,7 @@ import { PERMISSION_MODES, type PermissionMode } from '../vocabulary.js';
 import { COMMAND_CATALOGUE, type CommandInfo } from './adapter-contract.js';
 import { type CommandContext, whenIdle } from './command-context.js';
 import { describeUsage, runCost } from './cost-command.js';
-import { runSchedule, runSchedules, runTimezone, runUnschedule } from './schedule-commands.js';
+import { runBusy, runSchedule, runSchedules, runTimezone, runUnschedule } from './schedule-commands.js';
 import { listSessions, resumeSession } from './session-commands.js';
 import { say } from './text.js';
 import { runTools, toolServerLines } from './tools-command.js';
@@ -48,6 +48,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   schedules: { takesArgs: false, run: runSchedules },
   unschedule: { takesArgs: true, run: runUnschedule },
   timezone: { takesArgs: true, run: runTimezone },
+  busy: { takesArgs: true, run: runBusy },
   help: { takesArgs: false, run: runHelp },
 };
 

@@ -6,10 +6,11 @@
  * Presses and stops act at once; nothing here waits for a whole turn.
  */
 import type { Clock } from '../clock.js';
+import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
 import type { Scheduler } from '../schedule/scheduler.js';
-import type { Schedule } from '../schedule/types.js';
+import type { BusyMode, Schedule } from '../schedule/types.js';
 import type { InteractiveSession } from '../session/index.js';
 import type { BotStateStore, SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
@@ -18,6 +19,7 @@ import type { Sender } from './admission.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { takeAttachments } from './attachment-intake.js';
 import type { Background } from './background.js';
+import { acceptWhileBusy } from './busy.js';
 import { decodeButton } from './buttons.js';
 import type { ChatGateFactory } from './chat-lease.js';
 import { ChatRuntime } from './chat-runtime.js';
@@ -53,6 +55,8 @@ export interface RouterDeps {
   scheduler?: Scheduler;
   /** How approvals are answered in scheduled runs; default `ask`. */
   unattendedApprovals?: UnattendedApprovals;
+  /** Busy mode of chats when there is no scheduler to keep per-chat settings; default `steer`. */
+  busy?: BusyMode;
 }
 
 /** Routes admitted events to the chats of this process. */
@@ -252,7 +256,7 @@ export class ChatRouter {
     background.track(done, 'command');
   }
 
-  #acceptMessage(event: MessageEvent, chat: ChatRuntime, sender: Sender): void {
+  async #acceptMessage(event: MessageEvent, chat: ChatRuntime, sender: Sender): Promise<void> {
     // Answers about the message (a file left out, too long, a full queue) are sent plain: they may quote a file name.
     const reply = (text: string) =>
       this.#d.background.track(
@@ -268,15 +272,27 @@ export class ChatRouter {
       reply(say.tooLong(event.text.length));
       return;
     }
-    const queued = chat.enqueue({
-      kind: 'message',
+    const item = {
+      kind: 'message' as const,
       messageId: event.messageId,
       text: withReplyContext(event),
       files,
       requester: { key: sender.key, name: event.user.name },
       owner: sender.owner,
-    });
+    };
+    const queued = acceptWhileBusy(chat, item, await this.#busyMode(chat), () => reply(say.steered));
     if (!queued) reply(say.queueFull(this.#d.queueLimit));
+  }
+
+  /** How the chat takes a message while a reply runs; asked only then. */
+  async #busyMode(chat: ChatRuntime): Promise<BusyMode> {
+    const { scheduler, busy, logger } = this.#d;
+    if (chat.runningTurnId === undefined) return 'queue';
+    if (!scheduler) return busy ?? 'steer';
+    return scheduler.busyMode(chat.chat).catch((err: unknown) => {
+      logger.warn({ chat: chat.chat, err: describeError(err) }, 'could not read the chat settings; queued');
+      return 'queue' as const;
+    });
   }
 
   #runtime(chat: string): ChatRuntime {

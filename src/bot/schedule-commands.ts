@@ -1,10 +1,12 @@
 /**
- * /schedule, /schedules, /unschedule and /timezone: schedules of the chat
- * and the time zone their calendar forms are read in. They act at once, even
- * while a reply runs: they touch only the schedule store.
+ * /schedule, /schedules, /unschedule, /timezone and /busy: schedules of the
+ * chat, the time zone their calendar forms are read in, and what a message
+ * written while a reply runs does. They act at once, even while a reply
+ * runs: they touch only the schedule store.
  */
 import { describeError, isErrorCode } from '../errors.js';
 import type { Scheduler } from '../schedule/scheduler.js';
+import { BUSY_MODES } from '../schedule/types.js';
 import { WHEN_FORMS } from '../schedule/when.js';
 import type { CommandContext } from './command-context.js';
 import { say } from './text.js';
@@ -67,5 +69,26 @@ export function runTimezone(ctx: CommandContext, args: string): Promise<void> {
       return `This chat's time zone is ${await scheduler.timezone(ctx.chat)}. Usage: /timezone <IANA name>, e.g. /timezone Europe/Berlin`;
     await scheduler.setTimezone(ctx.chat, args);
     return `Time zone is now ${args}; new schedules here use it.`;
+  });
+}
+
+const BUSY_HELP: Record<(typeof BUSY_MODES)[number], string> = {
+  steer: 'messages sent while a reply runs join it at its next step',
+  queue: 'messages sent while a reply runs wait for their own reply',
+  interrupt: 'a message sent while a reply runs stops it and is answered instead',
+};
+
+/** `/busy [steer|queue|interrupt]`: shows or sets the chat's busy mode. */
+export function runBusy(ctx: CommandContext, args: string): Promise<void> {
+  return withScheduler(ctx, async (scheduler) => {
+    const usage = `Usage: /busy <${BUSY_MODES.join('|')}>`;
+    if (!args) {
+      const mode = await scheduler.busyMode(ctx.chat);
+      return `Busy mode here is ${mode}: ${BUSY_HELP[mode]}. ${usage}`;
+    }
+    const mode = BUSY_MODES.find((m) => m === args.toLowerCase());
+    if (!mode) return `"${args.slice(0, 40)}" is not a busy mode. ${usage}`;
+    await scheduler.setBusyMode(ctx.chat, mode);
+    return `Busy mode is now ${mode}: ${BUSY_HELP[mode]}.`;
   });
 }

@@ -107,6 +107,7 @@ export const say = {
   unattendedDenied: (tool: string) =>
     `🚫 ${tool} was denied: nobody approves tools in a scheduled run here (SWITCHBOARD_UNATTENDED_APPROVALS=deny).`,
   steered: '↪ Added to the current reply.',
+  interruptedNote: '⏹ stopped for a newer message',
   noSchedules: 'Schedules are not set up in this bot.',
 } as const;
 

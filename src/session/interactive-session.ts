@@ -34,6 +34,7 @@ import {
   type SubmitOptions,
   validThreshold,
 } from './session-options.js';
+import { SteeringInbox } from './steering.js';
 import { loadSessionPrompt } from './system-prompt.js';
 import { toolDefinitions } from './tool-runner.js';
 import { DEFAULT_MAX_ITERATIONS, runTurnInSandbox, type TurnState } from './turn.js';
@@ -70,6 +71,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   readonly #usage: SessionMeter;
   readonly #meter: ContextMeter;
   readonly #grants: SessionGrants;
+  readonly #steering = new SteeringInbox();
   #id: string;
   #name: string | undefined;
   #owner: string | undefined;
@@ -189,7 +191,10 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       });
     }
     if (signal.aborted) throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
-    const outcome = await runTurnInSandbox(this.#turnState(options), this.#sandbox, prompt, signal);
+    this.#steering.open();
+    const outcome = await runTurnInSandbox(this.#turnState(options), this.#sandbox, prompt, signal).finally(
+      () => this.#steering.close(),
+    );
     await this.#persistence.saveTurn(this.#history, this.#meta());
     if (outcome.error && outcome.error.code !== 'ABORTED') {
       this.emit('error', outcome.error);
@@ -248,6 +253,17 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#queue.clear();
     this.#gate.denyAll();
     this.#queue.abortCurrent();
+  }
+
+  /**
+   * Adds a message to the running turn: it joins at the turn's next model
+   * request (after pending tool results). Resolves true once it has, false
+   * when no turn runs or the turn ended without another request; then the
+   * caller submits it as usual.
+   */
+  steer(input: { text: string; author?: string }): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    return this.#steering.push(input);
   }
 
   /** Answers a `permission_request`; false when the id is unknown or already answered. */
@@ -394,6 +410,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       },
       compactor: { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) },
       maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+      steering: this.#steering,
     };
   }
 }

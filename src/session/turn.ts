@@ -15,6 +15,7 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ContextMeter } from './context-meter.js';
 import { createMessage, toProviderMessages } from './history.js';
 import { repairHistory } from './repair.js';
+import type { SteeringInbox } from './steering.js';
 import { callProvider, type StreamCallResult } from './stream-call.js';
 import { runToolCalls, type ToolHost } from './tool-runner.js';
 import type {
@@ -56,6 +57,8 @@ export interface TurnState {
   /** Compacts the history now (the turn already holds the session). */
   compactor: { compact(signal: AbortSignal): Promise<CompactEvent> };
   maxIterations: number;
+  /** Messages written while the turn runs, joined at its next request. */
+  steering?: SteeringInbox;
 }
 
 /** How a turn ended: a result, and the error when it failed. */
@@ -170,6 +173,7 @@ export async function runTurn(
   };
 
   for (let iteration = 0; ; iteration++) {
+    state.steering?.drainInto(history, clock);
     if (iteration >= state.maxIterations) {
       addNotice(
         `Stopped after ${state.maxIterations} model calls in one turn (the tool loop limit). Send a message to let the agent continue.`,
