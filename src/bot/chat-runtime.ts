@@ -78,8 +78,9 @@ export class ChatRuntime {
     return this.#pump !== undefined;
   }
 
+  /** Messages waiting: queued, or handed to the running turn and not joined yet. */
   get queueLength(): number {
-    return this.#queue.length;
+    return this.#queue.length + this.#steering.size;
   }
 
   /** The running turn's id, for its Stop button. */
@@ -148,6 +149,7 @@ export class ChatRuntime {
   interrupt(item: QueuedMessage): boolean {
     if (!this.#running) return this.enqueue(item);
     this.#queue.unshift(item);
+    this.#frontInserts = 1;
     this.#abortRunning(say.interruptedNote);
     this.#kick();
     return true;
@@ -163,6 +165,8 @@ export class ChatRuntime {
       const item = this.#current;
       // The files are already in the session (saved, and in the interrupted turn's message): not again.
       if (item) this.#queue.unshift({ ...item, text, files: [] });
+      // Messages that were to join the turn come after the edited one.
+      this.#frontInserts = item ? 1 : 0;
       this.#abortRunning('✏️ message edited; answering the new version');
       return true;
     }
