@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
+import type { Scheduler } from '../schedule/scheduler.js';
 import type { BotStateStore } from '../store/types.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { shortId, stopButtons } from './buttons.js';
@@ -50,6 +51,8 @@ export interface RuntimeDeps {
   saveHealth?: SaveHealth;
   /** List prices, for the cost in a reply's footer. */
   prices?: PriceTable;
+  /** The bot's schedules, for the Schedule tool. */
+  scheduler?: Scheduler;
 }
 
 /** The state of one chat key. */
@@ -297,6 +300,7 @@ export class ChatRuntime {
           tell: (text) => this.#tell(text),
           ...(this.#d.saveHealth ? { saveHealth: this.#d.saveHealth, now: () => clock.now() } : {}),
           ...(this.#d.prices ? { prices: this.#d.prices } : {}),
+          ...(this.#d.scheduler ? { scheduler: this.#d.scheduler } : {}),
         });
         this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...ended });
       } finally {

@@ -8,6 +8,7 @@
 import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { formatUsd, ledgerCost, type PriceTable } from '../provider/pricing.js';
+import type { Scheduler } from '../schedule/scheduler.js';
 import type { IncomingFile, InteractiveSession } from '../session/index.js';
 import type {
   PermissionRequest,
@@ -16,7 +17,7 @@ import type {
   ToolStartEvent,
   TurnResult,
 } from '../session/types.js';
-import type { TokenUsage } from '../vocabulary.js';
+import type { ChatSchedules, TokenUsage } from '../vocabulary.js';
 import type { ApprovalRegistry, Requester } from './approvals.js';
 import { chatFileSender } from './file-delivery.js';
 import type { TurnOutcome } from './options.js';
@@ -74,6 +75,8 @@ export interface TurnContext {
   saveHealth?: SaveHealth;
   /** Now, for the time a chat's saves started failing. */
   now?: () => number;
+  /** The bot's schedules, for the Schedule tool (made as the turn's requester). */
+  scheduler?: Scheduler;
 }
 
 const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
@@ -152,8 +155,11 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
         author: item.requester.name,
         ...(item.files.length ? { files: item.files } : {}),
       },
-      // Files the agent sends go out after the text before them, through the outbox.
-      { sendFile: chatFileSender({ chat: ctx.chat, outbox, reply, logger, isCurrent: ctx.isCurrent }) },
+      {
+        // Files the agent sends go out after the text before them, through the outbox.
+        sendFile: chatFileSender({ chat: ctx.chat, outbox, reply, logger, isCurrent: ctx.isCurrent }),
+        ...(ctx.scheduler ? { schedules: chatSchedules(ctx.scheduler, ctx.chat, item) } : {}),
+      },
     );
     result = await completed;
   } catch (err) {
@@ -243,4 +249,14 @@ async function ask(ctx: TurnContext, request: PermissionRequest): Promise<void> 
       return accepted;
     },
   });
+}
+
+/** The Schedule tool's way into the bot's schedules: made in this chat, as the person the turn answers. */
+function chatSchedules(scheduler: Scheduler, chat: string, item: QueuedMessage): ChatSchedules {
+  return {
+    async create(when, prompt) {
+      const maker = { chat, maker: item.requester.key, makerName: item.requester.name, owner: item.owner };
+      return scheduler.confirmation(await scheduler.create(maker, `${when} ${prompt}`));
+    },
+  };
 }

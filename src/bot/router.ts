@@ -312,6 +312,7 @@ export class ChatRouter {
         ...(d.observer ? { observer: d.observer } : {}),
         ...(d.saveHealth ? { saveHealth: d.saveHealth } : {}),
         prices: d.prices,
+        ...(d.scheduler ? { scheduler: d.scheduler } : {}),
       });
       this.#runtimes.set(chat, r);
     }

@@ -35,8 +35,7 @@ export function runSchedule(ctx: CommandContext, args: string): Promise<void> {
       { chat: ctx.chat, maker: ctx.user, makerName: ctx.userName, owner: ctx.owner },
       args,
     );
-    const zone = await scheduler.timezone(ctx.chat);
-    return `Scheduled ${schedule.id} (${schedule.label}); next run ${scheduler.describe(schedule.nextRunAt, zone)}. /unschedule ${schedule.id} removes it.`;
+    return scheduler.confirmation(schedule);
   });
 }
 

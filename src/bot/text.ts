@@ -105,7 +105,7 @@ export const say = {
   /** The line that introduces a scheduled run. */
   scheduledRun: (prompt: string) => `⏰ Scheduled: ${prompt}`,
   unattendedDenied: (tool: string) =>
-    `🚫 ${tool} was denied: nobody approves tools in a scheduled run here (SWITCHBOARD_UNATTENDED_APPROVALS=deny).`,
+    `🚫 ${tool} was denied: scheduled runs in this bot do not ask for approvals.`,
   steered: '↪ Added to the current reply.',
   interruptedNote: '⏹ stopped for a newer message',
   noSchedules: 'Schedules are not set up in this bot.',

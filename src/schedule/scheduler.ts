@@ -147,6 +147,12 @@ export class Scheduler {
     return `Removed schedule ${schedule.id} (${schedule.label}: ${schedule.prompt.slice(0, 80)}).`;
   }
 
+  /** The line that confirms a new schedule: its id and next run. */
+  async confirmation(schedule: Schedule): Promise<string> {
+    const zone = await this.timezone(schedule.chat);
+    return `Scheduled ${schedule.id} (${schedule.label}); next run ${describeTime(schedule.nextRunAt, zone)}. /unschedule ${schedule.id} removes it.`;
+  }
+
   /** A run's time as the chat reads it. */
   describe(at: number, timezone: string): string {
     return describeTime(at, timezone);

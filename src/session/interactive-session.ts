@@ -381,7 +381,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     };
   }
 
-  #turnState({ sendFile }: SubmitOptions = {}): TurnState {
+  #turnState({ sendFile, schedules }: SubmitOptions = {}): TurnState {
     const options = this.#options;
     const tools = [...this.#tools, ...(options.toolSource?.tools() ?? [])]; // fixed for the whole turn
     return {
@@ -406,6 +406,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         cwd: options.cwd,
         env: scrubbedEnv(options.toolEnv ?? process.env),
         ...(sendFile ? { sendFile } : {}),
+        ...(schedules ? { schedules } : {}),
         permissionTimeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
       },
       compactor: { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) },

@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import type { SandboxTurn } from '../sandbox/turn.js';
 import { decidePermission } from '../tools/permissions.js';
 import type { Tool } from '../tools/types.js';
-import type { FileSender, ToolDefinition, ToolResultImage } from '../vocabulary.js';
+import type { ChatSchedules, FileSender, ToolDefinition, ToolResultImage } from '../vocabulary.js';
 import type { TypedEmitter } from './emitter.js';
 import type { SessionGrants } from './grants.js';
 import { INTERRUPTED_TOOL_RESULT } from './history.js';
@@ -33,6 +33,8 @@ export interface ToolHost {
   sandbox?: SandboxTurn;
   /** The chat's file delivery for this turn, when the turn has a chat (SendFile). */
   sendFile?: FileSender;
+  /** The chat's schedules for this turn, when the turn has a chat (Schedule). */
+  schedules?: ChatSchedules;
   permissionTimeoutMs: number;
 }
 
@@ -185,6 +187,7 @@ export async function runToolCalls(
           clock: host.clock,
           ...(host.sandbox ? { sandbox: host.sandbox } : {}),
           ...(host.sendFile ? { sendFile: host.sendFile } : {}),
+          ...(host.schedules ? { schedules: host.schedules } : {}),
         }),
         signal,
       );

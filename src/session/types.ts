@@ -10,6 +10,7 @@ import type { ContextWindowState, TokenUsage, ToolClass } from '../vocabulary.js
 // The shared vocabulary lives on the ground floor; the session re-exports it
 // so its public surface stays in one import.
 export {
+  type ChatSchedules,
   type ContentBlock,
   type ContextWindowState,
   type FileDelivery,

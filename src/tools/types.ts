@@ -5,6 +5,7 @@
 import type { Clock } from '../clock.js';
 import type { SandboxTurn } from '../sandbox/turn.js';
 import type {
+  ChatSchedules,
   FileSender,
   ToolClass,
   ToolDefinition,
@@ -28,6 +29,8 @@ export interface ToolContext {
   sandbox?: SandboxTurn;
   /** Sends a file into the chat the turn answers (SendFile); absent outside a chat. */
   sendFile?: FileSender;
+  /** Makes schedules in the chat the turn answers (Schedule); absent outside a chat. */
+  schedules?: ChatSchedules;
 }
 
 /** A tool's outcome; `isError` results are returned to the model, not thrown. */

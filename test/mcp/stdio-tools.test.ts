@@ -13,7 +13,7 @@ import { approvalPrompt, button, closingMcpWorlds, notesEntry, toolNames, turnCa
 
 const startMcpWorld = closingMcpWorlds();
 
-const BUILT_IN = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'SendFile'];
+const BUILT_IN = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'SendFile', 'Schedule'];
 const NOTES_TOOLS = [
   'mcp__notes__add_note',
   'mcp__notes__attachments',

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { say } from '../../src/bot/text.js';
+import type { StoredMessage } from '../fakes/recording-adapter.js';
 import { type BotHarness, startBotHarness, USERS } from '../helpers/bot-harness.js';
 
 const harnesses: BotHarness[] = [];
@@ -131,5 +132,41 @@ describe('schedules on the file store', () => {
       await h.settle();
     }
     expect(await h.ask('schedules')).toContain('next 2026-03-30 09:00 Europe/Berlin');
+  });
+
+  it('the model makes a schedule with the Schedule tool, after the person approves it', async () => {
+    const h = await harness();
+    h.fakeAnthropic.enqueue(
+      {
+        toolUse: [
+          { name: 'Schedule', input: { when: 'weekdays 09:00', prompt: 'remind Alice of the stand-up' } },
+        ],
+      },
+      { text: 'Done: every weekday at nine.' },
+    );
+    await h.message('remind me every weekday at nine about the stand-up');
+    let prompt: StoredMessage | undefined;
+    await h.until(() => {
+      prompt = h.adapter.chatMessages(h.chat).find((m) => m.text.startsWith('🔐'));
+      return prompt !== undefined && prompt.buttons.length > 0;
+    }, 'approval prompt');
+    const allow = prompt?.buttons.flat().find((b) => b.payload.startsWith('a:'))?.payload as string;
+    expect(await h.press(allow)).toEqual(['Allowed.']);
+    await h.settle();
+    const result = JSON.stringify(h.fakeAnthropic.requests[1].messages);
+    expect(result).toMatch(/Scheduled [0-9a-f]{6} \(weekdays 09:00\); next run 2026-01-01 09:00 UTC/);
+    expect(await h.ask('schedules')).toMatch(/\(weekdays 09:00\) by Alice: remind Alice of the stand-up$/);
+  });
+
+  it('with SWITCHBOARD_UNATTENDED_APPROVALS=deny a scheduled run is denied tools at once, with a line', async () => {
+    const h = await harness({ schedules: { unattendedApprovals: 'deny' } });
+    await h.ask('schedule', 'in 5s run the tests');
+    h.fakeAnthropic.enqueue(
+      { toolUse: [{ name: 'Bash', input: { command: 'npm test' } }] },
+      { text: 'I could not run them.' },
+    );
+    await h.until(() => h.texts().includes('I could not run them.'), 'run ended');
+    expect(h.texts()).toContain(say.unattendedDenied('Bash'));
+    expect(h.texts().some((t) => t.startsWith('🔐'))).toBe(false);
   });
 });
