@@ -16,9 +16,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: parsed request bodies.
-const blocks = (request: any) =>
-  request.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : []));
+/** Every content block of a parsed request body's messages. */
+const blocks = (request: { messages: Array<{ content: unknown }> }): Array<{ text?: string }> =>
+  request.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
 
 /** A turn whose first model reply asks to read notes.txt and is held open until `release` is called. */
 async function toolTurnHeld(harness: BotHarness): Promise<() => void> {
