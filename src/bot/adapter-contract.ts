@@ -395,6 +395,12 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
     argument: { name: 'zone', description: 'IANA time zone, e.g. Europe/Berlin', required: false },
   },
   {
+    name: 'btw',
+    usage: '/btw <question>',
+    help: 'ask something on the side, answered at once and kept out of the conversation',
+    argument: { name: 'question', description: 'The side question', required: true },
+  },
+  {
     name: 'busy',
     usage: `/busy [${BUSY_MODES.join('|')}]`,
     help: 'what a message sent while a reply runs does: join it, wait, or stop it',

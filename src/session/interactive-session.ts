@@ -34,6 +34,7 @@ import {
   type SubmitOptions,
   validThreshold,
 } from './session-options.js';
+import { answerAside } from './side-question.js';
 import { SteeringInbox } from './steering.js';
 import { loadSessionPrompt } from './system-prompt.js';
 import { toolDefinitions } from './tool-runner.js';
@@ -264,6 +265,16 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   steer(input: { text: string; author?: string }): Promise<boolean> {
     if (this.#closed) return Promise.resolve(false);
     return this.#steering.push(input);
+  }
+
+  /**
+   * Answers a side question from the conversation so far, at once, even
+   * while a turn runs; neither the question nor the answer enters the
+   * history. Its usage is billed to the session.
+   */
+  async askAside(question: { text: string; author?: string }, signal?: AbortSignal): Promise<string> {
+    await this.ready;
+    return answerAside(this.#turnState(), question, signal ?? new AbortController().signal);
   }
 
   /** Answers a `permission_request`; false when the id is unknown or already answered. */
