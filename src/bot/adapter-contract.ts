@@ -401,6 +401,12 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
     argument: { name: 'question', description: 'The side question', required: true },
   },
   {
+    name: 'bg',
+    usage: '/bg <prompt>',
+    help: 'run a prompt in a new session in the background; its result is posted here when done',
+    argument: { name: 'prompt', description: 'What to do in the background', required: true },
+  },
+  {
     name: 'busy',
     usage: `/busy [${BUSY_MODES.join('|')}]`,
     help: 'what a message sent while a reply runs does: join it, wait, or stop it',

@@ -16,6 +16,7 @@ import type { ChatEvent } from './adapter-contract.js';
 import { accessGate, admit, type Sender } from './admission.js';
 import { ApprovalRegistry } from './approvals.js';
 import { Background } from './background.js';
+import { BackgroundRuns } from './bg-runs.js';
 import { intake } from './intake.js';
 import type { Bot, BotOptions } from './options.js';
 import { ReplicaRouter, replicaGates } from './replicas.js';
@@ -129,6 +130,7 @@ export function createBot(options: BotOptions): Bot {
     logger,
     ...(options.observer ? { observer: options.observer } : {}),
     ...(scheduler ? { scheduler } : {}),
+    backgroundRuns: new BackgroundRuns({ registry, outbox, background, logger }),
     ...(scheduleOptions?.unattendedApprovals
       ? { unattendedApprovals: scheduleOptions.unattendedApprovals }
       : {}),

@@ -9,6 +9,7 @@ import type { Scheduler } from '../schedule/scheduler.js';
 import type { InteractiveSession } from '../session/index.js';
 import type { SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
+import type { BackgroundRuns } from './bg-runs.js';
 import type { ChatRuntime } from './chat-runtime.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import { say } from './text.js';
@@ -29,6 +30,8 @@ export interface CommandContext {
   access: AccessPolicy;
   /** Schedules and per-chat settings, when the bot has them. */
   scheduler?: Scheduler;
+  /** Background runs (`/bg`). */
+  backgroundRuns?: BackgroundRuns;
   logger: Logger;
   answer: (text: string) => Promise<void>;
   /**

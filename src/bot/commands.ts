@@ -10,7 +10,7 @@ import type { InteractiveSession } from '../session/index.js';
 import { validateSessionName } from '../store/index.js';
 import { PERMISSION_MODES, type PermissionMode } from '../vocabulary.js';
 import { COMMAND_CATALOGUE, type CommandInfo } from './adapter-contract.js';
-import { runBtw } from './aside-commands.js';
+import { runBg, runBtw } from './aside-commands.js';
 import { type CommandContext, whenIdle } from './command-context.js';
 import { describeUsage, runCost } from './cost-command.js';
 import { runBusy, runSchedule, runSchedules, runTimezone, runUnschedule } from './schedule-commands.js';
@@ -51,6 +51,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   timezone: { takesArgs: true, run: runTimezone },
   busy: { takesArgs: true, run: runBusy },
   btw: { takesArgs: true, run: runBtw },
+  bg: { takesArgs: true, run: runBg },
   help: { takesArgs: false, run: runHelp },
 };
 

@@ -19,6 +19,7 @@ import type { Sender } from './admission.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { takeAttachments } from './attachment-intake.js';
 import type { Background } from './background.js';
+import type { BackgroundRuns } from './bg-runs.js';
 import { acceptWhileBusy } from './busy.js';
 import { decodeButton } from './buttons.js';
 import type { ChatGateFactory } from './chat-lease.js';
@@ -57,6 +58,8 @@ export interface RouterDeps {
   unattendedApprovals?: UnattendedApprovals;
   /** Busy mode of chats when there is no scheduler to keep per-chat settings; default `steer`. */
   busy?: BusyMode;
+  /** Background runs (`/bg`), stopped with the chats at shutdown. */
+  backgroundRuns?: BackgroundRuns;
 }
 
 /** Routes admitted events to the chats of this process. */
@@ -166,6 +169,7 @@ export class ChatRouter {
   /** Stops every chat's running turn and queue with `note` (shutdown). */
   stopAll(note: string): void {
     for (const r of this.#runtimes.values()) r.stop(note);
+    this.#d.backgroundRuns?.stopAll();
   }
 
   /** Resolves when no chat has a running or queued turn, and no background work is pending. */
@@ -223,9 +227,10 @@ export class ChatRouter {
   }
 
   #command(event: Extract<ChatEvent, { type: 'command' }>, chat: ChatRuntime, sender: Sender): void {
-    const { registry, sessionStore, access, logger, background, prices, scheduler } = this.#d;
+    const { registry, sessionStore, access, logger, background, prices, scheduler, backgroundRuns } = this.#d;
     const ctx = {
       ...(scheduler ? { scheduler } : {}),
+      ...(backgroundRuns ? { backgroundRuns } : {}),
       chat: event.chat,
       user: sender.key,
       userName: event.user.name,
