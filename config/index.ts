@@ -13,6 +13,7 @@ import type { CacheSetting } from '../src/provider/cache.js';
 import { checkModelSettings } from '../src/provider/model-settings.js';
 import { type PriceTable, parsePriceOverrides, priceTable } from '../src/provider/pricing.js';
 import type { SandboxMode, SandboxNetwork } from '../src/sandbox/settings.js';
+import type { BusyMode } from '../src/schedule/types.js';
 import type {
   Effort,
   MentionPolicy,
@@ -88,6 +89,8 @@ export interface Config {
   idleReleaseMs: number;
   /** A model stream silent this long is cancelled with a message to the chat. */
   streamIdleTimeoutMs: number;
+  /** Schedules and per-chat defaults: `SWITCHBOARD_TIMEZONE`, `_SCHEDULE_GRACE`, `_UNATTENDED_APPROVALS`, `_BUSY`. */
+  schedules: { timezone: string; graceMs: number; unattendedApprovals: 'ask' | 'deny'; busy: BusyMode };
   logLevel: string;
   /** `auto`: readable lines on a terminal, JSON otherwise. */
   logFormat: 'auto' | 'pretty' | 'json';
@@ -288,6 +291,12 @@ function toConfig(
     approvalTimeoutMs: e.SWITCHBOARD_APPROVAL_TIMEOUT,
     idleReleaseMs: e.SWITCHBOARD_IDLE_RELEASE,
     streamIdleTimeoutMs: e.SWITCHBOARD_STREAM_TIMEOUT,
+    schedules: {
+      timezone: e.SWITCHBOARD_TIMEZONE,
+      graceMs: e.SWITCHBOARD_SCHEDULE_GRACE,
+      unattendedApprovals: e.SWITCHBOARD_UNATTENDED_APPROVALS,
+      busy: e.SWITCHBOARD_BUSY,
+    },
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
     logFormat: e.SWITCHBOARD_LOG_FORMAT,
     ...(e.SWITCHBOARD_LOG_FILE ? { logFile: abs(e.SWITCHBOARD_LOG_FILE) } : {}),

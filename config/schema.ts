@@ -11,6 +11,8 @@ import {
   type SandboxMode,
   type SandboxNetwork,
 } from '../src/sandbox/settings.js';
+import { BUSY_MODES, type BusyMode } from '../src/schedule/types.js';
+import { isTimeZone } from '../src/schedule/when.js';
 import {
   EFFORTS,
   MENTION_POLICIES,
@@ -170,6 +172,20 @@ export const envSchema = z.object({
   SWITCHBOARD_APPROVAL_TIMEOUT: seconds(600, 86_400),
   SWITCHBOARD_IDLE_RELEASE: seconds(600, 86_400),
   SWITCHBOARD_STREAM_TIMEOUT: seconds(120, 3_600),
+  SWITCHBOARD_TIMEZONE: optionalString
+    .refine((v) => v === undefined || isTimeZone(v), {
+      message: 'expected an IANA time zone such as UTC, Europe/Berlin or America/New_York',
+    })
+    .transform((v) => v ?? 'UTC'),
+  SWITCHBOARD_SCHEDULE_GRACE: seconds(3_600, 7 * 86_400),
+  SWITCHBOARD_UNATTENDED_APPROVALS: optionalString
+    .refine((v) => v === undefined || v === 'ask' || v === 'deny', { message: 'expected ask or deny' })
+    .transform((v) => (v ?? 'ask') as 'ask' | 'deny'),
+  SWITCHBOARD_BUSY: optionalString
+    .refine((v) => v === undefined || (BUSY_MODES as readonly string[]).includes(v), {
+      message: `expected one of ${BUSY_MODES.join(', ')}`,
+    })
+    .transform((v) => (v ?? 'steer') as BusyMode),
   SWITCHBOARD_DATABASE_URL: postgresUrl,
   SWITCHBOARD_DATABASE_SCHEMA: optionalString.refine(
     (v) => v === undefined || /^[a-z_][a-z0-9_]{0,47}$/.test(v),

@@ -7,8 +7,10 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import type { ClusterOptions } from './bot/index.js';
+import type { ScheduleOptions } from './bot/options.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import { createFileScheduleStore } from './schedule/file-store.js';
 import { createBotStateStore, createUserSessionStore } from './store/index.js';
 import type { BotStateStore, SessionStore } from './store/types.js';
 
@@ -18,6 +20,8 @@ export interface SharedState {
   stateStore: BotStateStore;
   /** Only with PostgreSQL: one process on files shares nothing. */
   cluster?: Pick<ClusterOptions, 'lease' | 'bus'>;
+  /** Where schedules live and, with replicas, what fires each run once among them. */
+  schedules: Pick<ScheduleOptions, 'store' | 'trigger'>;
   /** Resolves to a reason when the stores cannot be reached, else undefined (for /readyz). */
   check(): Promise<string | undefined>;
   /** Bus and leases first (they use the pool), then the stores. */
@@ -29,6 +33,7 @@ export async function openSharedState(config: Config, logger: Logger, clock: Clo
     return {
       sessionStore: createUserSessionStore(join(config.dataDir, 'sessions'), { logger }),
       stateStore: createBotStateStore(config.dataDir, { logger }),
+      schedules: { store: createFileScheduleStore(config.dataDir, { logger, clock }) },
       check: () => directoryWritable(config.dataDir),
       async close() {},
     };
@@ -52,10 +57,21 @@ export async function openSharedState(config: Config, logger: Logger, clock: Clo
   const cluster = { pool: stores.pool, schema: stores.schema, logger: pgLogger };
   const lease = createPostgresChatLease({ ...cluster, clock });
   const bus = createPostgresControlBus({ ...cluster, clock });
+  const { createPostgresScheduleStore } = await import('./schedule/postgres-store.js');
+  const { PgBossTrigger } = await import('./schedule/pgboss-trigger.js');
   return {
     sessionStore: stores.sessionStore,
     stateStore: stores.stateStore,
     cluster: { lease, bus },
+    schedules: {
+      store: createPostgresScheduleStore({ ...cluster, ready: () => stores.migrate() }),
+      trigger: new PgBossTrigger({
+        pool: stores.pool,
+        schema: `${stores.schema}_jobs`,
+        clock,
+        logger: pgLogger,
+      }),
+    },
     async check() {
       try {
         await stores.pool.query('SELECT 1');

@@ -158,6 +158,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     },
     prices: config.prices,
     ...(config.transcription ? { voice: voiceOptions(config.transcription, clock) } : {}),
+    schedules: { ...config.schedules, ...shared.schedules },
     clock,
     logger,
   });

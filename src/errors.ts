@@ -38,7 +38,8 @@ export type ErrorCode =
   | 'DOWNLOAD_FAILED'
   | 'PLATFORM_TIMEOUT'
   | 'FILE_TOO_LARGE'
-  | 'TRANSCRIPTION_FAILED';
+  | 'TRANSCRIPTION_FAILED'
+  | 'INVALID_SCHEDULE';
 
 /** Options for {@link SwitchboardError}. */
 export interface SwitchboardErrorOptions {

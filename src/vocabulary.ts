@@ -249,6 +249,15 @@ export interface OutgoingFile {
 export type FileDelivery = { ok: true; shownAs: 'image' | 'document' | 'path' } | { error: string };
 
 /**
+ * What the host of a turn offers for scheduling in its chat (the Schedule
+ * tool), as the person the turn answers. A session run without a chat has none.
+ */
+export interface ChatSchedules {
+  /** Makes a schedule (`when` as in /schedule); resolves to the line confirming it, rejects with why not. */
+  create(when: string, prompt: string): Promise<string>;
+}
+
+/**
  * What the host of a turn offers for sending files into its chat. The bot
  * core passes one per turn; a session run without a chat has none.
  */

@@ -7,6 +7,7 @@
  * scheduler waits.
  */
 
+import { BUSY_MODES } from '../schedule/types.js';
 import { type MentionPolicy, PERMISSION_MODES } from '../vocabulary.js';
 
 export type { MentionPolicy } from '../vocabulary.js';
@@ -380,6 +381,47 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
     usage: `/mode <${PERMISSION_MODES.join('|')}>`,
     help: 'how freely tools may run (bypassPermissions: admins only)',
     argument: { name: 'mode', description: 'Permission mode', required: true, choices: PERMISSION_MODES },
+  },
+  {
+    name: 'schedule',
+    usage: '/schedule <when> <prompt>',
+    help: 'run a prompt later or again and again (in 10m, every 2h, daily 09:00, weekdays 09:00, "cron")',
+    argument: {
+      name: 'when_and_prompt',
+      description: 'When, then the prompt: daily 09:00 check the build',
+      required: true,
+    },
+  },
+  { name: 'schedules', usage: '/schedules', help: "this chat's schedules" },
+  {
+    name: 'unschedule',
+    usage: '/unschedule <id>',
+    help: 'remove a schedule (its maker or an admin)',
+    argument: { name: 'id', description: 'Schedule id from /schedules', required: true },
+  },
+  {
+    name: 'timezone',
+    usage: '/timezone [IANA name]',
+    help: "show or set this chat's time zone for schedules",
+    argument: { name: 'zone', description: 'IANA time zone, e.g. Europe/Berlin', required: false },
+  },
+  {
+    name: 'btw',
+    usage: '/btw <question>',
+    help: 'ask something on the side, answered at once and kept out of the conversation',
+    argument: { name: 'question', description: 'The side question', required: true },
+  },
+  {
+    name: 'bg',
+    usage: '/bg <prompt>',
+    help: 'run a prompt in a new session in the background; its result is posted here when done',
+    argument: { name: 'prompt', description: 'What to do in the background', required: true },
+  },
+  {
+    name: 'busy',
+    usage: `/busy [${BUSY_MODES.join('|')}]`,
+    help: 'what a message sent while a reply runs does: join it, wait, or stop it',
+    argument: { name: 'mode', description: 'Busy mode', required: false, choices: BUSY_MODES },
   },
   { name: 'help', usage: '/help', help: 'this list' },
 ];

@@ -8,12 +8,15 @@ import { systemClock } from '../clock.js';
 import { describeError } from '../errors.js';
 import { silentLogger } from '../logger.js';
 import { DEFAULT_PRICES } from '../provider/pricing.js';
+import { LocalTrigger } from '../schedule/local-trigger.js';
+import { Scheduler } from '../schedule/scheduler.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
 import { AccessPolicy } from './access.js';
 import type { ChatEvent } from './adapter-contract.js';
 import { accessGate, admit, type Sender } from './admission.js';
 import { ApprovalRegistry } from './approvals.js';
 import { Background } from './background.js';
+import { BackgroundRuns } from './bg-runs.js';
 import { intake } from './intake.js';
 import type { Bot, BotOptions } from './options.js';
 import { ReplicaRouter, replicaGates } from './replicas.js';
@@ -90,6 +93,28 @@ export function createBot(options: BotOptions): Bot {
     logger,
   };
   const saveHealth = new SaveHealth();
+  // Assigned right below: a schedule's run goes to the router, which holds the scheduler for its commands.
+  let fireScheduled: (schedule: Parameters<ChatRouter['runScheduled']>[0]) => Promise<void> = async () => {};
+  const scheduleOptions = options.schedules;
+  const scheduler =
+    scheduleOptions &&
+    new Scheduler({
+      store: scheduleOptions.store,
+      trigger:
+        scheduleOptions.trigger ??
+        new LocalTrigger({
+          store: scheduleOptions.store,
+          clock,
+          logger: logger.child({ component: 'schedules' }),
+        }),
+      ...(scheduleOptions.timezone ? { timezone: scheduleOptions.timezone } : {}),
+      ...(scheduleOptions.graceMs === undefined ? {} : { graceMs: scheduleOptions.graceMs }),
+      ...(scheduleOptions.busy ? { busy: scheduleOptions.busy } : {}),
+      fire: (schedule) => fireScheduled(schedule),
+      tell: notify,
+      clock,
+      logger,
+    });
   const router = new ChatRouter({
     registry,
     saveHealth,
@@ -105,10 +130,16 @@ export function createBot(options: BotOptions): Bot {
     logger,
     ...(options.voice ? { voice: options.voice } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
+    ...(scheduler ? { scheduler } : {}),
+    backgroundRuns: new BackgroundRuns({ registry, outbox, background, logger }),
+    ...(scheduleOptions?.unattendedApprovals
+      ? { unattendedApprovals: scheduleOptions.unattendedApprovals }
+      : {}),
     ...(replicaOptions
       ? { gate: replicaGates(replicaOptions, (chat) => registry.forget(chat), announce) }
       : {}),
   });
+  fireScheduled = (schedule) => router.runScheduled(schedule);
   const replicas = replicaOptions && new ReplicaRouter(router, replicaOptions);
   const routing: { route(event: ChatEvent, sender: Sender): Promise<void> } = replicas ?? router;
   const admission = { access, stateStore, logger, answer: (e: ChatEvent, t: string) => router.answer(e, t) };
@@ -156,11 +187,14 @@ export function createBot(options: BotOptions): Bot {
         adapters.map((a) => a.start((event) => bot.dispatch(event), accessGate(access, a.platform, logger))),
       );
       leftover.forEach(announce);
+      // After the adapters: a run missed while the bot was down can post its line now.
+      await scheduler?.start();
     },
     async stop() {
       if (state === 'stopping' || state === 'stopped') return;
       state = 'stopping';
       replicas?.close();
+      await scheduler?.stop();
       router.stopAll(say.shuttingDown);
       await router.idle();
       approvals.closeAll(say.shuttingDown);
@@ -170,6 +204,7 @@ export function createBot(options: BotOptions): Bot {
       await registry.closeAll();
       await sessions.sessionStore.flush();
       await stateStore.flush();
+      await scheduleOptions?.store.flush();
       state = 'stopped';
       logger.info('bot stopped');
     },

@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
+import type { Scheduler } from '../schedule/scheduler.js';
 import type { InteractiveSession } from '../session/index.js';
 import type { BotStateStore } from '../store/types.js';
 import type { ApprovalRegistry } from './approvals.js';
@@ -56,6 +57,8 @@ export interface RuntimeDeps {
   operatorChat?: boolean;
   /** Hears voice notes before their turn; without it none are queued. */
   voice?: VoiceOptions;
+  /** The bot's schedules, for the Schedule tool. */
+  scheduler?: Scheduler;
 }
 
 /** The state of one chat key. */
@@ -63,6 +66,10 @@ export class ChatRuntime {
   readonly chat: string;
   readonly #d: RuntimeDeps;
   #queue: QueueItem[] = [];
+  /** Messages handed to the running turn that have not joined it yet. */
+  readonly #steering = new Set<{ item: QueuedMessage; dropped: boolean }>();
+  /** Where the next message that failed to join the turn goes: after the ones before it, ahead of the rest. */
+  #frontInserts = 0;
   #running: RunningTurn | undefined;
   #task: QueuedTask | undefined;
   #pump: Promise<void> | undefined;
@@ -80,8 +87,9 @@ export class ChatRuntime {
     return this.#pump !== undefined;
   }
 
+  /** Messages waiting: queued, or handed to the running turn and not joined yet. */
   get queueLength(): number {
-    return this.#queue.length;
+    return this.#queue.length + this.#steering.size;
   }
 
   /** The running turn's id, for its Stop button. */
@@ -109,7 +117,9 @@ export class ChatRuntime {
    * how many were dropped and whether something was running.
    */
   stop(note: string = say.stoppedNote): { dropped: number; running: boolean } {
-    const dropped = this.#queue.filter((i) => i.kind === 'message').length;
+    for (const entry of this.#steering) entry.dropped = true;
+    const dropped = this.#queue.filter((i) => i.kind === 'message').length + this.#steering.size;
+    this.#steering.clear();
     this.#queue = this.#queue.filter((i) => i.kind !== 'message');
     let running = this.#abortRunning(note);
     if (this.#task?.abort) {
@@ -118,6 +128,40 @@ export class ChatRuntime {
     }
     this.#d.logger.info({ chat: this.chat, dropped, running }, 'chat stopped');
     return { dropped, running };
+  }
+
+  /**
+   * A message written while a turn runs, in `steer` mode: it joins the
+   * running turn at its next model request, and `joined` is called. When the
+   * turn ends first (it was writing its final answer), the message is queued
+   * at the front, as in `queue` mode. False when the queue is full.
+   */
+  steer(item: QueuedMessage, joined: () => void): boolean {
+    const turn = this.#running;
+    const session = turn?.session;
+    // Files are saved by a turn's own prompt; a message with files waits for its turn.
+    if (!turn || !session || turn.stopNote !== undefined || item.files.length) return this.enqueue(item);
+    if (this.#queue.length + this.#steering.size >= this.#d.queueLimit) return false;
+    const entry = { item, dropped: false };
+    this.#steering.add(entry);
+    void session.steer({ text: item.text, author: item.requester.name }).then((ok) => {
+      if (entry.dropped) return;
+      this.#steering.delete(entry);
+      if (ok) return joined();
+      this.#queue.splice(this.#frontInserts++, 0, item);
+      this.#kick();
+    });
+    return true;
+  }
+
+  /** A message written while a turn runs, in `interrupt` mode: the running reply stops and this one runs next. */
+  interrupt(item: QueuedMessage): boolean {
+    if (!this.#running) return this.enqueue(item);
+    this.#queue.unshift(item);
+    this.#frontInserts = 1;
+    this.#abortRunning(say.interruptedNote);
+    this.#kick();
+    return true;
   }
 
   /**
@@ -130,6 +174,8 @@ export class ChatRuntime {
       const item = this.#current;
       // The files are already in the session (saved, and in the interrupted turn's message): not again.
       if (item) this.#queue.unshift({ ...item, text, files: [], audio: [] });
+      // Messages that were to join the turn come after the edited one.
+      this.#frontInserts = item ? 1 : 0;
       this.#abortRunning('✏️ message edited; answering the new version');
       return true;
     }
@@ -202,6 +248,7 @@ export class ChatRuntime {
   async #runTurn(item: QueuedMessage): Promise<void> {
     const turn: RunningTurn = { turnId: shortId(), messageId: item.messageId, requester: item.requester };
     this.#running = turn;
+    this.#frontInserts = 0;
     this.#current = item;
     try {
       await this.#gate.run(
@@ -262,6 +309,7 @@ export class ChatRuntime {
           tell: (text) => this.#tell(text),
           ...(this.#d.saveHealth ? { saveHealth: this.#d.saveHealth, now: () => clock.now() } : {}),
           ...(this.#d.prices ? { prices: this.#d.prices } : {}),
+          ...(this.#d.scheduler ? { scheduler: this.#d.scheduler } : {}),
         });
         this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...ended });
       } finally {

@@ -8,6 +8,7 @@
 import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { formatUsd, ledgerCost, type PriceTable } from '../provider/pricing.js';
+import type { Scheduler } from '../schedule/scheduler.js';
 import type { IncomingFile, InteractiveSession } from '../session/index.js';
 import type {
   PermissionRequest,
@@ -17,7 +18,7 @@ import type {
   ToolStartEvent,
   TurnResult,
 } from '../session/types.js';
-import type { TokenUsage } from '../vocabulary.js';
+import type { ChatSchedules, TokenUsage } from '../vocabulary.js';
 import type { Attachment } from './adapter-contract.js';
 import type { ApprovalRegistry, Requester } from './approvals.js';
 import { chatFileSender } from './file-delivery.js';
@@ -38,7 +39,15 @@ export interface QueuedMessage {
   requester: Requester;
   /** Owner key for a session this message creates. */
   owner: string;
+  /**
+   * Set for a run nobody asked for just now (a schedule): `deny` answers its
+   * approval prompts with no at once, `ask` posts them like any other.
+   */
+  unattended?: UnattendedApprovals;
 }
+
+/** How approvals are answered in a run nobody started by writing (`SWITCHBOARD_UNATTENDED_APPROVALS`). */
+export type UnattendedApprovals = 'ask' | 'deny';
 
 /** The turn a chat is running. */
 export interface RunningTurn {
@@ -72,6 +81,8 @@ export interface TurnContext {
   saveHealth?: SaveHealth;
   /** Now, for the time a chat's saves started failing. */
   now?: () => number;
+  /** The bot's schedules, for the Schedule tool (made as the turn's requester). */
+  scheduler?: Scheduler;
 }
 
 const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
@@ -121,6 +132,11 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
   };
   const onNotice = (text: string) => ctx.tell(`ℹ️ ${text}`);
   const onPermission = (request: PermissionRequest) => {
+    if (item.unattended === 'deny') {
+      session.resolvePermission(request.id, 'deny');
+      ctx.tell(say.unattendedDenied(request.toolName));
+      return;
+    }
     void ask(ctx, request);
   };
   let saveError: Error | undefined;
@@ -150,8 +166,11 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
         author: item.requester.name,
         ...(item.files.length ? { files: item.files } : {}),
       },
-      // Files the agent sends go out after the text before them, through the outbox.
-      { sendFile: chatFileSender({ chat: ctx.chat, outbox, reply, logger, isCurrent: ctx.isCurrent }) },
+      {
+        // Files the agent sends go out after the text before them, through the outbox.
+        sendFile: chatFileSender({ chat: ctx.chat, outbox, reply, logger, isCurrent: ctx.isCurrent }),
+        ...(ctx.scheduler ? { schedules: chatSchedules(ctx.scheduler, ctx.chat, item) } : {}),
+      },
     );
     result = await completed;
   } catch (err) {
@@ -241,4 +260,14 @@ async function ask(ctx: TurnContext, request: PermissionRequest): Promise<void> 
       return accepted;
     },
   });
+}
+
+/** The Schedule tool's way into the bot's schedules: made in this chat, as the person the turn answers. */
+function chatSchedules(scheduler: Scheduler, chat: string, item: QueuedMessage): ChatSchedules {
+  return {
+    async create(when, prompt) {
+      const maker = { chat, maker: item.requester.key, makerName: item.requester.name, owner: item.owner };
+      return scheduler.confirmation(await scheduler.create(maker, `${when} ${prompt}`));
+    },
+  };
 }

@@ -5,9 +5,11 @@
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
+import type { Scheduler } from '../schedule/scheduler.js';
 import type { InteractiveSession } from '../session/index.js';
 import type { SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
+import type { BackgroundRuns } from './bg-runs.js';
 import type { ChatRuntime } from './chat-runtime.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import { say } from './text.js';
@@ -28,6 +30,10 @@ export interface CommandContext {
   /** US dollars per minute of transcribed audio, when the operator gave one. */
   voicePrice?: number;
   access: AccessPolicy;
+  /** Schedules and per-chat settings, when the bot has them. */
+  scheduler?: Scheduler;
+  /** Background runs (`/bg`). */
+  backgroundRuns?: BackgroundRuns;
   logger: Logger;
   answer: (text: string) => Promise<void>;
   /**

@@ -10,8 +10,10 @@ import type { InteractiveSession } from '../session/index.js';
 import { validateSessionName } from '../store/index.js';
 import { PERMISSION_MODES, type PermissionMode } from '../vocabulary.js';
 import { COMMAND_CATALOGUE, type CommandInfo } from './adapter-contract.js';
+import { runBg, runBtw } from './aside-commands.js';
 import { type CommandContext, whenIdle } from './command-context.js';
 import { describeUsage, runCost } from './cost-command.js';
+import { runBusy, runSchedule, runSchedules, runTimezone, runUnschedule } from './schedule-commands.js';
 import { listSessions, resumeSession } from './session-commands.js';
 import { say } from './text.js';
 import { runTools, toolServerLines } from './tools-command.js';
@@ -41,6 +43,13 @@ const RUNNERS: Record<string, CommandRunner> = {
   resume: { takesArgs: true, run: resumeSession },
   fork: { takesArgs: false, run: runFork },
   mode: { takesArgs: true, run: runMode },
+  schedule: { takesArgs: true, run: runSchedule },
+  schedules: { takesArgs: false, run: runSchedules },
+  unschedule: { takesArgs: true, run: runUnschedule },
+  timezone: { takesArgs: true, run: runTimezone },
+  busy: { takesArgs: true, run: runBusy },
+  btw: { takesArgs: true, run: runBtw },
+  bg: { takesArgs: true, run: runBg },
   help: { takesArgs: false, run: runHelp },
 };
 

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import type { ChatLease, ControlBus } from '../cluster/types.js';
 import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
+import type { BusyMode, ScheduleStore, ScheduleTrigger } from '../schedule/types.js';
 import type { SessionFactory } from '../session/factory.js';
 import type { BotStateStore } from '../store/types.js';
 import type { TokenUsage } from '../vocabulary.js';
@@ -76,6 +77,25 @@ export interface BotStats {
   pendingApprovals: number;
 }
 
+/**
+ * Work that starts without a message: schedules, and each chat's settings
+ * for them and for messages that arrive while a reply runs.
+ */
+export interface ScheduleOptions {
+  /** Where schedules and chat settings live (`createFileScheduleStore` or the PostgreSQL one). */
+  store: ScheduleStore;
+  /** What wakes due runs; default timers in this process (one process on files). */
+  trigger?: ScheduleTrigger;
+  /** Default time zone of chats (`SWITCHBOARD_TIMEZONE`); default UTC. */
+  timezone?: string;
+  /** How late a run missed while the bot was down may still run; default one hour. */
+  graceMs?: number;
+  /** Approvals in scheduled runs: `ask` (posted, like any) or `deny`; default `ask`. */
+  unattendedApprovals?: 'ask' | 'deny';
+  /** Default busy mode of chats (`SWITCHBOARD_BUSY`); default `steer`. */
+  busy?: BusyMode;
+}
+
 /** Everything {@link createBot} needs; `adapters`, `sessions` and `stores` are required. */
 export interface BotOptions {
   adapters: ChatAdapter[];
@@ -95,6 +115,8 @@ export interface BotOptions {
   prices?: PriceTable;
   /** Voice notes: transcribed through this service; without it each gets one line saying it cannot be heard. */
   voice?: VoiceOptions;
+  /** Schedules and per-chat settings; without them /schedule and its kin say they are not set up. */
+  schedules?: ScheduleOptions;
   clock?: Clock;
   logger?: Logger;
 }

@@ -6,8 +6,11 @@
  * Presses and stops act at once; nothing here waits for a whole turn.
  */
 import type { Clock } from '../clock.js';
+import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
+import type { Scheduler } from '../schedule/scheduler.js';
+import type { BusyMode, Schedule } from '../schedule/types.js';
 import type { InteractiveSession } from '../session/index.js';
 import type { BotStateStore, SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
@@ -16,9 +19,12 @@ import type { Sender } from './admission.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { takeAttachments } from './attachment-intake.js';
 import type { Background } from './background.js';
+import type { BackgroundRuns } from './bg-runs.js';
+import { acceptWhileBusy } from './busy.js';
 import { decodeButton } from './buttons.js';
 import type { ChatGateFactory } from './chat-lease.js';
 import { ChatRuntime } from './chat-runtime.js';
+import type { UnattendedApprovals } from './chat-turn.js';
 import { runCommand } from './commands.js';
 import type { BotObserver } from './options.js';
 import type { SaveHealth } from './save-health.js';
@@ -49,6 +55,14 @@ export interface RouterDeps {
   saveHealth?: SaveHealth;
   /** Hears voice notes; without it they get the one line that says they cannot be read. */
   voice?: VoiceOptions;
+  /** Schedules and per-chat settings (/schedule, /timezone, /busy); absent: those commands say so. */
+  scheduler?: Scheduler;
+  /** How approvals are answered in scheduled runs; default `ask`. */
+  unattendedApprovals?: UnattendedApprovals;
+  /** Busy mode of chats when there is no scheduler to keep per-chat settings; default `steer`. */
+  busy?: BusyMode;
+  /** Background runs (`/bg`), stopped with the chats at shutdown. */
+  backgroundRuns?: BackgroundRuns;
 }
 
 /** Routes admitted events to the chats of this process. */
@@ -119,6 +133,31 @@ export class ChatRouter {
     );
   }
 
+  /**
+   * Runs a schedule's turn in its chat: one line introduces it, and the turn
+   * answers under that line as the schedule's maker, behind whatever the
+   * chat is doing now.
+   */
+  async runScheduled(schedule: Schedule): Promise<void> {
+    const { outbox, logger } = this.#d;
+    const [lineId] = await outbox.send(schedule.chat, say.scheduledRun(schedule.prompt), { plain: true });
+    const chat = this.#runtime(schedule.chat);
+    const queued = chat.enqueue({
+      kind: 'message',
+      messageId: lineId ?? `schedule:${schedule.id}`,
+      text: schedule.prompt,
+      files: [],
+      requester: { key: schedule.maker, name: schedule.makerName },
+      owner: schedule.owner,
+      unattended: this.#d.unattendedApprovals ?? 'ask',
+    });
+    if (!queued) {
+      logger.warn({ chat: schedule.chat, schedule: schedule.id }, 'scheduled run dropped: queue full');
+      this.notify(schedule.chat, say.queueFull(this.#d.queueLimit));
+    }
+    this.#prune(chat);
+  }
+
   /** Messages queued and replies running, over every chat of this process. */
   activity(): { queued: number; running: number } {
     let queued = 0;
@@ -133,6 +172,7 @@ export class ChatRouter {
   /** Stops every chat's running turn and queue with `note` (shutdown). */
   stopAll(note: string): void {
     for (const r of this.#runtimes.values()) r.stop(note);
+    this.#d.backgroundRuns?.stopAll();
   }
 
   /** Resolves when no chat has a running or queued turn, and no background work is pending. */
@@ -190,8 +230,10 @@ export class ChatRouter {
   }
 
   #command(event: Extract<ChatEvent, { type: 'command' }>, chat: ChatRuntime, sender: Sender): void {
-    const { registry, sessionStore, access, logger, background, prices } = this.#d;
+    const { registry, sessionStore, access, logger, background, prices, scheduler, backgroundRuns } = this.#d;
     const ctx = {
+      ...(scheduler ? { scheduler } : {}),
+      ...(backgroundRuns ? { backgroundRuns } : {}),
       chat: event.chat,
       user: sender.key,
       userName: event.user.name,
@@ -225,7 +267,7 @@ export class ChatRouter {
     background.track(done, 'command');
   }
 
-  #acceptMessage(event: MessageEvent, chat: ChatRuntime, sender: Sender): void {
+  async #acceptMessage(event: MessageEvent, chat: ChatRuntime, sender: Sender): Promise<void> {
     // Answers about the message (a file left out, too long, a full queue) are sent plain: they may quote a file name.
     const reply = (text: string) =>
       this.#d.background.track(
@@ -251,16 +293,28 @@ export class ChatRouter {
       reply(say.tooLong(event.text.length));
       return;
     }
-    const queued = chat.enqueue({
-      kind: 'message',
+    const item = {
+      kind: 'message' as const,
       messageId: event.messageId,
       text: withReplyContext(event),
       files,
       ...(audio.length ? { audio } : {}),
       requester: { key: sender.key, name: event.user.name },
       owner: sender.owner,
-    });
+    };
+    const queued = acceptWhileBusy(chat, item, await this.#busyMode(chat), () => reply(say.steered));
     if (!queued) reply(say.queueFull(this.#d.queueLimit));
+  }
+
+  /** How the chat takes a message while a reply runs; asked only then. */
+  async #busyMode(chat: ChatRuntime): Promise<BusyMode> {
+    const { scheduler, busy, logger } = this.#d;
+    if (chat.runningTurnId === undefined) return 'queue';
+    if (!scheduler) return busy ?? 'steer';
+    return scheduler.busyMode(chat.chat).catch((err: unknown) => {
+      logger.warn({ chat: chat.chat, err: describeError(err) }, 'could not read the chat settings; queued');
+      return 'queue' as const;
+    });
   }
 
   #runtime(chat: string): ChatRuntime {
@@ -282,6 +336,7 @@ export class ChatRouter {
         prices: d.prices,
         operatorChat: d.access.isOperatorChat(chat),
         ...(d.voice ? { voice: d.voice } : {}),
+        ...(d.scheduler ? { scheduler: d.scheduler } : {}),
       });
       this.#runtimes.set(chat, r);
     }

@@ -109,6 +109,14 @@ export class SessionRegistry {
     return entry.session;
   }
 
+  /**
+   * A fresh session bound to no chat (`/bg`): kept in memory like the others
+   * (closed when idle or at shutdown) and resumable by its id.
+   */
+  async detached(chat: string, owner: string): Promise<InteractiveSession> {
+    return (await this.#adopt(await this.#openSession({ key: chat, owner }))).session;
+  }
+
   /** Opens a stored session (valid outcome checked by the caller) and binds the chat to it (`/resume`). */
   async resume(chat: string, id: string, owner: string | undefined): Promise<InteractiveSession> {
     const entry = await this.#open(chat, id, owner);

@@ -216,6 +216,13 @@ export const say = {
     '⚠️ Another replica was still answering in this chat for too long; send your message again.',
   leaseLost:
     '⚠️ stopped: this bot process stalled past its lease on the chat; send your message again to continue',
+  /** The line that introduces a scheduled run. */
+  scheduledRun: (prompt: string) => `⏰ Scheduled: ${prompt}`,
+  unattendedDenied: (tool: string) =>
+    `🚫 ${tool} was denied: scheduled runs in this bot do not ask for approvals.`,
+  steered: '↪ Added to the current reply.',
+  interruptedNote: '⏹ stopped for a newer message',
+  noSchedules: 'Schedules are not set up in this bot.',
 } as const;
 
 const KIND_NAMES: Record<Attachment['kind'], string> = {

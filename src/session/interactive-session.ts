@@ -35,6 +35,8 @@ import {
   type SubmitOptions,
   validThreshold,
 } from './session-options.js';
+import { answerAside } from './side-question.js';
+import { SteeringInbox } from './steering.js';
 import { loadSessionPrompt } from './system-prompt.js';
 import { toolDefinitions } from './tool-runner.js';
 import { DEFAULT_MAX_ITERATIONS, runTurnInSandbox, type TurnState } from './turn.js';
@@ -72,6 +74,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   readonly #usage: SessionMeter;
   readonly #meter: ContextMeter;
   readonly #grants: SessionGrants;
+  readonly #steering = new SteeringInbox();
   #id: string;
   #name: string | undefined;
   #owner: string | undefined;
@@ -203,7 +206,10 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     }
     if (signal.aborted) throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
     this.#advanceFrame();
-    const outcome = await runTurnInSandbox(this.#turnState(options), this.#sandbox, prompt, signal);
+    this.#steering.open();
+    const outcome = await runTurnInSandbox(this.#turnState(options), this.#sandbox, prompt, signal).finally(
+      () => this.#steering.close(),
+    );
     await this.#persistence.saveTurn(this.#history, this.#meta());
     if (outcome.error && outcome.error.code !== 'ABORTED') {
       this.emit('error', outcome.error);
@@ -264,6 +270,27 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#queue.clear();
     this.#gate.denyAll();
     this.#queue.abortCurrent();
+  }
+
+  /**
+   * Adds a message to the running turn: it joins at the turn's next model
+   * request (after pending tool results). Resolves true once it has, false
+   * when no turn runs or the turn ended without another request; then the
+   * caller submits it as usual.
+   */
+  steer(input: { text: string; author?: string }): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    return this.#steering.push(input);
+  }
+
+  /**
+   * Answers a side question from the conversation so far, at once, even
+   * while a turn runs; neither the question nor the answer enters the
+   * history. Its usage is billed to the session.
+   */
+  async askAside(question: { text: string; author?: string }, signal?: AbortSignal): Promise<string> {
+    await this.ready;
+    return answerAside(this.#turnState(), question, signal ?? new AbortController().signal);
   }
 
   /** Answers a `permission_request`; false when the id is unknown or already answered. */
@@ -417,7 +444,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     if (change) this.#history.push(change);
   }
 
-  #turnState({ sendFile }: SubmitOptions = {}): TurnState {
+  #turnState({ sendFile, schedules }: SubmitOptions = {}): TurnState {
     const options = this.#options;
     const frame = this.#frame ?? this.#currentFrame();
     // What the model was told it has; a tool it knows of that is gone now is refused with a reason.
@@ -446,10 +473,12 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         cwd: options.cwd,
         env: scrubbedEnv(options.toolEnv ?? process.env),
         ...(sendFile ? { sendFile } : {}),
+        ...(schedules ? { schedules } : {}),
         permissionTimeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
       },
       compactor: { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) },
       maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+      steering: this.#steering,
     };
   }
 }

@@ -8,6 +8,7 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SessionStore } from '../store/types.js';
 import type { Tool, ToolSource } from '../tools/types.js';
 import {
+  type ChatSchedules,
   type FileSender,
   PERMISSION_MODES,
   type PermissionMode,
@@ -81,6 +82,8 @@ export interface InteractiveSessionOptions {
 export interface SubmitOptions {
   /** Delivers the files the agent sends (SendFile) into the caller's chat; without it SendFile says there is no chat. */
   sendFile?: FileSender;
+  /** Makes schedules in the caller's chat (Schedule); without it Schedule says there is no chat. */
+  schedules?: ChatSchedules;
 }
 
 /** The handle `getSession()` returns. */

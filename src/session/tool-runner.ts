@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import type { SandboxTurn } from '../sandbox/turn.js';
 import { decidePermission } from '../tools/permissions.js';
 import type { Tool } from '../tools/types.js';
-import type { FileSender, ToolDefinition, ToolResultImage } from '../vocabulary.js';
+import type { ChatSchedules, FileSender, ToolDefinition, ToolResultImage } from '../vocabulary.js';
 import type { TypedEmitter } from './emitter.js';
 import type { SessionGrants } from './grants.js';
 import { INTERRUPTED_TOOL_RESULT } from './history.js';
@@ -40,6 +40,8 @@ export interface ToolHost {
   sandbox?: SandboxTurn;
   /** The chat's file delivery for this turn, when the turn has a chat (SendFile). */
   sendFile?: FileSender;
+  /** The chat's schedules for this turn, when the turn has a chat (Schedule). */
+  schedules?: ChatSchedules;
   permissionTimeoutMs: number;
 }
 
@@ -197,6 +199,7 @@ export async function runToolCalls(
           ...(host.sendFile ? { sendFile: host.sendFile } : {}),
           reportProgress: (text) =>
             host.emitter.emit('tool_progress', { id: call.id, name: call.name, text }),
+          ...(host.schedules ? { schedules: host.schedules } : {}),
         }),
         signal,
       );

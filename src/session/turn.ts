@@ -16,6 +16,7 @@ import { SourceList } from './citations.js';
 import type { ContextMeter } from './context-meter.js';
 import { CONTINUE_NOTICE, createMessage, toProviderMessages } from './history.js';
 import { repairHistory } from './repair.js';
+import type { SteeringInbox } from './steering.js';
 import { callProvider, type StreamCallResult } from './stream-call.js';
 import { runToolCalls, type ToolHost } from './tool-runner.js';
 import { addUsage } from './turn-usage.js';
@@ -58,6 +59,8 @@ export interface TurnState {
   /** Compacts the history now (the turn already holds the session). */
   compactor: { compact(signal: AbortSignal): Promise<CompactEvent> };
   maxIterations: number;
+  /** Messages written while the turn runs, joined at its next request. */
+  steering?: SteeringInbox;
 }
 
 /** How a turn ended: a result, and the error when it failed. */
@@ -155,6 +158,7 @@ export async function runTurn(
   };
 
   for (let iteration = 0; ; iteration++) {
+    state.steering?.drainInto(history, clock);
     if (iteration >= state.maxIterations) {
       addNotice(
         `Stopped after ${state.maxIterations} model calls in one turn (the tool loop limit). Send a message to let the agent continue.`,

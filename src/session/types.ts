@@ -11,6 +11,7 @@ import type { ContextWindowState, TokenUsage, ToolClass } from '../vocabulary.js
 // so its public surface stays in one import.
 export {
   type ApiBlock,
+  type ChatSchedules,
   type ContentBlock,
   type ContextWindowState,
   type ConversationFrame,

@@ -1,12 +1,14 @@
 /**
- * The built-in tools (Read, Write, Edit, Glob, Grep, Bash, SendFile), the permission
+ * The built-in tools (Read, Write, Edit, Glob, Grep, Bash, SendFile, Schedule), the permission
  * policy, workspace confinement and the scrubbed child environment.
  */
+
 import { BASH_DEFAULT_MAX_OUTPUT_CHARS, BASH_DEFAULT_TIMEOUT_MS, createBashTool } from './bash.js';
 import { createEditTool } from './edit.js';
 import { createGlobTool } from './glob.js';
 import { createGrepTool } from './grep.js';
 import { createReadTool } from './read.js';
+import { createScheduleTool } from './schedule.js';
 import { createSendFileTool } from './send-file.js';
 import type { Tool } from './types.js';
 import { createWriteTool } from './write.js';
@@ -43,6 +45,8 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): Tool[] {
     createBashTool({ timeoutMs: options.bashTimeoutMs ?? BASH_DEFAULT_TIMEOUT_MS, maxOutputChars }),
     // Sends through the chat the turn answers (ToolContext.sendFile); says so when there is none.
     createSendFileTool(),
+    // Schedules in the chat the turn answers (ToolContext.schedules); says so when there is none.
+    createScheduleTool(),
   ];
 }
 

@@ -5,6 +5,7 @@
 import type { Clock } from '../clock.js';
 import type { SandboxTurn } from '../sandbox/turn.js';
 import type {
+  ChatSchedules,
   FileSender,
   ToolClass,
   ToolDefinition,
@@ -33,6 +34,8 @@ export interface ToolContext {
    * the reply's status line; absent outside a chat.
    */
   reportProgress?: (text: string) => void;
+  /** Makes schedules in the chat the turn answers (Schedule); absent outside a chat. */
+  schedules?: ChatSchedules;
 }
 
 /** A tool's outcome; `isError` results are returned to the model, not thrown. */

@@ -20,6 +20,8 @@ const SAMPLES: Record<string, unknown[][]> = {
   notAllowed: [['slack:U1']],
   tooLong: COUNTS.map((n) => [n + 32_001]),
   queueFull: COUNTS.map((n) => [n]),
+  scheduledRun: [['check the build'], ['*bold* <b>x</b> `code`']],
+  unattendedDenied: [['Bash'], ['mcp__github__create_issue']],
   unreadable: [
     [[{ kind: 'audio' }] as Attachment[]],
     [[{ kind: 'video' }, { kind: 'image' }, { kind: 'other' }] as Attachment[]],

@@ -22,12 +22,13 @@ import type {
   ChatUser,
 } from '../../src/bot/adapter-contract.js';
 import { createBot } from '../../src/bot/index.js';
-import type { Bot, BotLimits, ClusterOptions } from '../../src/bot/options.js';
+import type { Bot, BotLimits, ClusterOptions, ScheduleOptions } from '../../src/bot/options.js';
 import type { VoiceOptions } from '../../src/bot/voice.js';
 import { VirtualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { AnthropicProvider } from '../../src/provider/index.js';
 import type { PriceTable } from '../../src/provider/pricing.js';
+import { createFileScheduleStore } from '../../src/schedule/file-store.js';
 import { createSessionFactory, type SessionFactoryOptions } from '../../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../../src/store/index.js';
 import type { BotStateStore, SessionStore } from '../../src/store/types.js';
@@ -73,6 +74,12 @@ export interface HarnessOptions
   start?: boolean;
   /** Voice notes: the bot's voice options, or a function of the harness clock that makes them. */
   voice?: VoiceOptions | ((clock: VirtualClock) => VoiceOptions);
+  /** Schedule settings over the default (a file store in the data directory, timers on the virtual clock). */
+  schedules?: Partial<ScheduleOptions>;
+  /** Where the virtual clock starts (ms since the epoch); default 2026-01-01T00:00:00Z. */
+  startAt?: number;
+  /** The virtual clock to use (a schedule trigger built before the harness needs it). */
+  clock?: VirtualClock;
 }
 
 /** What {@link startBotHarness} returns. */
@@ -159,7 +166,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
   const fakeAnthropic = options.fakeAnthropic ?? (await startFakeAnthropic());
   // "Alice said: hi" rather than the fake's "You said: [Alice] hi": no Markdown to escape in assertions.
   if (ownsFake) fakeAnthropic.setDefault((body) => ({ text: echo(body) }));
-  const clock = new VirtualClock(Date.parse('2026-01-01T00:00:00Z'));
+  const clock = options.clock ?? new VirtualClock(options.startAt ?? Date.parse('2026-01-01T00:00:00Z'));
   const adapters: Record<string, RecordingAdapter> = {};
   for (const platform of ['test', ...(options.platforms ?? [])]) {
     adapters[platform] = new RecordingAdapter({
@@ -183,6 +190,9 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     capabilities: _c,
     start: _s,
     platforms: _p,
+    schedules,
+    startAt: _at,
+    clock: _clock,
     extraAdapters = [],
     sessionStore: _ss,
     stateStore: _st,
@@ -214,6 +224,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     ...(cluster ? { cluster } : {}),
     ...(prices ? { prices } : {}),
     ...(voice ? { voice: typeof voice === 'function' ? voice(clock) : voice } : {}),
+    schedules: { store: createFileScheduleStore(dirs.data, { logger, clock }), ...schedules },
     clock,
     logger,
   });

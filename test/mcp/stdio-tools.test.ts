@@ -13,7 +13,7 @@ import { approvalPrompt, button, closingMcpWorlds, notesEntry, toolNames, turnCa
 
 const startMcpWorld = closingMcpWorlds();
 
-const BUILT_IN = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'SendFile'];
+const BUILT_IN = ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'SendFile', 'Schedule'];
 const NOTES_TOOLS = [
   // The fixture's name too long for the API, cut to fit and made unique by a hash of the whole.
   'mcp__notes__a_name_that_is_far_too_long_for_the_messages__7858ae',

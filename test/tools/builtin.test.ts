@@ -5,7 +5,7 @@ describe('createBuiltinTools', () => {
   const tools = createBuiltinTools();
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
 
-  it('gives the seven tools with their classes', () => {
+  it('gives the eight tools with their classes', () => {
     expect(tools.map((t) => [t.name, t.toolClass])).toEqual([
       ['Read', 'inspect'],
       ['Write', 'modify'],
@@ -14,6 +14,7 @@ describe('createBuiltinTools', () => {
       ['Grep', 'inspect'],
       ['Bash', 'execute'],
       ['SendFile', 'inspect'],
+      ['Schedule', 'modify'],
     ]);
   });
 
@@ -27,6 +28,7 @@ describe('createBuiltinTools', () => {
       Grep: ['pattern'],
       Bash: ['command'],
       SendFile: ['file_path'],
+      Schedule: ['when', 'prompt'],
     });
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');

@@ -81,6 +81,23 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX ON ${t('control_messages')} (created_at);`,
   },
+  {
+    // The runs themselves are pg-boss jobs in a schema pg-boss owns (`<schema>_jobs`).
+    version: 3,
+    name: 'schedules and chat settings',
+    sql: (t) => `
+      CREATE TABLE ${t('schedules')} (
+        id text PRIMARY KEY,
+        chat text NOT NULL,
+        next_run_at bigint NOT NULL,
+        body jsonb NOT NULL
+      );
+      CREATE INDEX ON ${t('schedules')} (chat);
+      CREATE TABLE ${t('chat_settings')} (
+        chat text PRIMARY KEY,
+        settings jsonb NOT NULL
+      );`,
+  },
 ];
 
 /** Advisory lock class for migrations (two-key form; the second key is the schema's hash). */

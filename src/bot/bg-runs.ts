@@ -1,0 +1,102 @@
+/**
+ * Background work (`/bg <prompt>`): a new session of its own runs the
+ * prompt without blocking the chat, and its result comes back as one
+ * marked reply under the line that started it, naming the session so
+ * `/resume` can continue it. Nobody watches a background run, so a tool
+ * that would ask for approval is denied, and the result says so.
+ */
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { InteractiveSession } from '../session/index.js';
+import type { PermissionRequest } from '../session/types.js';
+import type { Background } from './background.js';
+import type { SessionRegistry } from './sessions-registry.js';
+import type { Outbox } from './stream/types.js';
+
+/** Who starts a background run, and where. */
+export interface BackgroundRequest {
+  chat: string;
+  userName: string;
+  owner: string;
+  prompt: string;
+}
+
+/** What background runs use. */
+export interface BackgroundRunsDeps {
+  registry: SessionRegistry;
+  outbox: Outbox;
+  background: Background;
+  logger: Logger;
+}
+
+/** Longest result posted back; the rest stays in the session for /resume. */
+const RESULT_MAX_CHARS = 3_500;
+
+/** The background runs of this process. */
+export class BackgroundRuns {
+  readonly #d: BackgroundRunsDeps;
+  readonly #running = new Set<InteractiveSession>();
+
+  constructor(deps: BackgroundRunsDeps) {
+    this.#d = deps;
+  }
+
+  /** Runs in progress. */
+  get size(): number {
+    return this.#running.size;
+  }
+
+  /** Starts `request`; resolves once it runs (not when it ends) with the session's id. */
+  async start(request: BackgroundRequest): Promise<string> {
+    const { registry, outbox, background } = this.#d;
+    const [markerId] = await outbox.send(request.chat, `🧵 Background: ${request.prompt}`, { plain: true });
+    const session = await registry.detached(request.chat, request.owner);
+    const id = session.getSession().getSessionId();
+    this.#running.add(session);
+    background.track(
+      this.#run(session, request).then((text) =>
+        outbox.send(request.chat, text, { ...(markerId ? { replyTo: markerId } : {}) }),
+      ),
+      'background run',
+    );
+    return id;
+  }
+
+  /** Stops every background run (shutdown); each still reports how far it got. */
+  stopAll(): void {
+    for (const session of this.#running) session.abort();
+  }
+
+  async #run(session: InteractiveSession, request: BackgroundRequest): Promise<string> {
+    const id = session.getSession().getSessionId();
+    const denied: string[] = [];
+    const deny = (r: PermissionRequest) => {
+      denied.push(r.toolName);
+      session.resolvePermission(r.id, 'deny');
+    };
+    session.on('permission_request', deny);
+    const head = `🧵 Background result (session ${id}; /resume ${id} continues it)`;
+    try {
+      const { completed } = await session.submit({ text: request.prompt, author: request.userName });
+      const result = await completed;
+      const cut =
+        result.response.length > RESULT_MAX_CHARS
+          ? `${result.response.slice(0, RESULT_MAX_CHARS)}…`
+          : result.response;
+      const refusals = denied.length
+        ? `\n\n(Denied without asking, as nobody watches a background run: ${[...new Set(denied)].join(', ')}.)`
+        : '';
+      const state = result.state === 'interrupted' ? ' - stopped before the end' : '';
+      return `${head}${state}:\n\n${cut || '(no text)'}${refusals}`;
+    } catch (err) {
+      this.#d.logger.warn(
+        { chat: request.chat, sessionId: id, err: describeError(err) },
+        'background run failed',
+      );
+      return `${head} failed: ${describeError(err)}`;
+    } finally {
+      session.off('permission_request', deny);
+      this.#running.delete(session);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * /bg: a prompt run in a new session beside the chat, without waiting for
+ * the running reply, reporting back with a marked reply when it ends. Real
+ * bot core, sessions and provider against the fake Messages API.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type BotHarness, startBotHarness } from '../helpers/bot-harness.js';
+
+let h: BotHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('/bg', () => {
+  it('runs in a session of its own while the chat is busy, and reports back under its line', async () => {
+    h = await startBotHarness();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    h.fakeAnthropic.enqueue({ text: 'The main reply.', release: held }, { text: 'Research done: 42.' });
+    await h.message('main question');
+    await h.until(() => h?.fakeAnthropic.log.length === 1, 'main request');
+    const started = await h.ask('bg', 'research the answer');
+    const id = /^Started session (\S+) in the background/.exec(started)?.[1] as string;
+    expect(id).toBeTruthy();
+    await h.until(() => h?.texts().some((t) => t.startsWith('🧵 Background result')) ?? false, 'result');
+    // The main reply is still running: the background run did not wait for it.
+    expect(h.fakeAnthropic.log[0]?.finished).toBe(false);
+    expect(h.bot.stats().running).toBe(1);
+    const result = h.texts().find((t) => t.startsWith('🧵 Background result')) as string;
+    expect(result).toContain(`session ${id}; /resume ${id} continues it`);
+    expect(result).toContain('Research done: 42.');
+    expect(h.texts()).toContain('🧵 Background: research the answer');
+    // A new session: its request holds only its own prompt.
+    const bgRequest = h.fakeAnthropic.requests[1];
+    expect(JSON.stringify(bgRequest.messages)).not.toContain('main question');
+    release();
+    await h.settle();
+    await h.message('and?');
+    await h.settle();
+    expect(JSON.stringify(h.fakeAnthropic.requests.at(-1).messages)).not.toContain('research the answer');
+    // Resumable by its id.
+    expect(await h.ask('resume', id)).toContain(id);
+  });
+
+  it('denies tools that would ask, and says so in the result', async () => {
+    h = await startBotHarness();
+    h.fakeAnthropic.enqueue(
+      { toolUse: [{ name: 'Bash', input: { command: 'rm -rf build' } }] },
+      { text: 'Could not clean.' },
+    );
+    await h.ask('bg', 'clean the build');
+    await h.until(() => h?.texts().some((t) => t.startsWith('🧵 Background result')) ?? false, 'result');
+    const result = h.texts().find((t) => t.startsWith('🧵 Background result')) as string;
+    expect(result).toContain('Could not clean.');
+    expect(result).toContain('Denied without asking, as nobody watches a background run: Bash.');
+    expect(h.texts().some((t) => t.startsWith('🔐'))).toBe(false);
+  });
+});
