@@ -61,7 +61,10 @@ export async function hearVoice(ctx: HearingContext): Promise<QueuedMessage | un
   const heard: string[] = [];
   const kept: IncomingFile[] = [];
   for (const pending of item.audio ?? []) {
-    const audio = pending.bytes || !pending.download ? pending : await pending.download();
+    const audio =
+      pending.bytes || !pending.download
+        ? pending
+        : await pending.download().catch((): Attachment => ({ ...pending, problem: 'download-failed' }));
     if (signal.aborted) return undefined;
     if (!audio.bytes || audio.problem) {
       await tell(ctx, fetchProblem(audio, ran));
