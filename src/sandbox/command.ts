@@ -19,6 +19,13 @@ import { type SandboxSpawn, type Spawned, spawnSandboxed } from './spawn.js';
  */
 export const EXEC_EXIT_GRACE_MS = 250;
 
+/**
+ * How long a killed command may take to end before the bot stops waiting:
+ * bubblewrap itself is killed and the output dropped, so nothing inside can
+ * hold a result past its timeout.
+ */
+export const EXEC_KILL_GRACE_MS = 2_000;
+
 /** How a command ended, besides its own exit code. */
 export interface ExecOutcome {
   /** Exit code; 128+n when a signal n ended the command inside the sandbox, as bash reports it. */
@@ -78,11 +85,17 @@ export function runCommand(
     let ended: ExecOutcome['ended'];
     let detachedHolder = false;
     let graceTimer: ReturnType<Clock['setTimeout']> | undefined;
+    let forceTimer: ReturnType<Clock['setTimeout']> | undefined;
     // The sandbox: its PID namespace dies with its init. Off: the command's process group.
     const killAll = () => spawned.kill();
     const stop = (why: 'timeout' | 'aborted') => {
       ended ??= why;
       killAll();
+      forceTimer ??= clock.setTimeout(() => {
+        child.kill('SIGKILL');
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, EXEC_KILL_GRACE_MS);
     };
     const timer = clock.setTimeout(() => stop('timeout'), options.timeoutMs);
     const onAbort = () => stop('aborted');
@@ -114,6 +127,7 @@ export function runCommand(
       settled = true;
       clock.clearTimeout(timer);
       if (graceTimer !== undefined) clock.clearTimeout(graceTimer);
+      if (forceTimer !== undefined) clock.clearTimeout(forceTimer);
       options.signal.removeEventListener('abort', onAbort);
       options.onEnd?.();
       return true;

@@ -167,10 +167,12 @@ export class Sandbox {
       const launch = { command: bash[0] as string, args: bash.slice(1), env, cwd: workspace, detached: true };
       return runCommand(launch, options);
     }
+    // The arguments first: a layout that cannot be covered throws before a cgroup is made.
+    const args = [...bwrapArgs(this.#layout(workspace)), ...bash];
     const cgroup = this.#cgroup();
     const launch = {
       command: this.#bwrap,
-      args: [...bwrapArgs(this.#layout(workspace)), ...bash],
+      args,
       env: {},
       cwd: workspace,
       cgroup,

@@ -1,8 +1,9 @@
 /**
  * The escapes an adversarial review used against the sandbox, run as one
  * Bash call each, with the bot's side (the Sandbox) running as root and as
- * an unprivileged user: escape-probe.ts is started as a child process with
- * spawn's `uid`/`gid` (nobody) when the runner is root, as CI's is. What
+ * an unprivileged user: escape-probe.ts, bundled with esbuild into a file
+ * anyone can read (the checkout may not be), is started as a child process
+ * with spawn's `uid`/`gid` (nobody) when the runner is root, as CI's is. What
  * each call printed must hold nothing of the host, and the host must be
  * unchanged.
  */
@@ -12,6 +13,7 @@ import { mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARCHES } from '../../src/sandbox/seccomp.js';
 
@@ -20,7 +22,6 @@ const NOBODY = 65534;
 const MARK = `sb-planted-${process.pid}`;
 const SECRET = `planted-env-secret-${process.pid}`;
 const DATA_SECRET = `planted-session-${process.pid}`;
-const TSX = fileURLToPath(import.meta.resolve('tsx'));
 const PROBE = fileURLToPath(new URL('./escape-probe.ts', import.meta.url));
 /** A project laid out under /usr (the `/usr/src/app` container layout); made only when root. */
 const USR_APP = `/usr/local/share/switchboard-test-${process.pid}`;
@@ -73,6 +74,25 @@ interface Probe {
   helperReadEnv: { data?: string; error?: string };
 }
 
+/** escape-probe.ts and the sources it imports, as one plain ES module in a world-readable folder. */
+async function bundleProbe(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'sb-probe-'));
+  chmodSync(dir, 0o755);
+  const file = join(dir, 'probe.mjs');
+  await build({
+    entryPoints: [PROBE],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: file,
+    logLevel: 'error',
+  });
+  chmodSync(file, 0o644);
+  return file;
+}
+
+let bundled: Promise<string> | undefined;
+
 function runProbe(workspace: string, uid: number | undefined): Promise<Probe> {
   const spec = {
     workspace,
@@ -89,22 +109,26 @@ function runProbe(workspace: string, uid: number | undefined): Promise<Probe> {
       ]),
     ),
   };
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', TSX, PROBE, JSON.stringify(spec)],
-      {
-        cwd: tmpdir(),
-        ...(uid === undefined ? {} : { uid, gid: uid }),
-        env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: tmpdir(), TMPDIR: tmpdir() },
-        maxBuffer: 16 * 1024 * 1024,
-      },
-      (err, stdout, stderr) => {
-        if (err) reject(new Error(`${err.message}\n${stderr}`));
-        else resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string));
-      },
-    );
-  });
+  bundled ??= bundleProbe();
+  return bundled.then(
+    (probe) =>
+      new Promise((resolve, reject) => {
+        execFile(
+          process.execPath,
+          [probe, JSON.stringify(spec)],
+          {
+            cwd: tmpdir(),
+            ...(uid === undefined ? {} : { uid, gid: uid }),
+            env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: tmpdir(), TMPDIR: tmpdir() },
+            maxBuffer: 16 * 1024 * 1024,
+          },
+          (err, stdout, stderr) => {
+            if (err) reject(new Error(`${err.message}\n${stderr}`));
+            else resolve(JSON.parse(stdout.trim().split('\n').at(-1) as string));
+          },
+        );
+      }),
+  );
 }
 
 /** Root's bot and an unprivileged one when the runner is root (CI); the runner's own user otherwise. */
@@ -143,8 +167,10 @@ describe.each(RUNS)('the sandbox, $name', ({ uid }) => {
     probe = await runProbe(workspace, uid);
   }, 120_000);
 
-  afterAll(() => {
+  afterAll(async () => {
     rmSync(workspace, { recursive: true, force: true });
+    if (bundled) rmSync(join(await bundled, '..'), { recursive: true, force: true });
+    bundled = undefined;
     if (ROOT) rmSync(USR_APP, { recursive: true, force: true });
     for (const planted of [`/etc/${MARK}`, `/usr/local/${MARK}`, `/usr/local/sbin/${MARK}`])
       rmSync(planted, { force: true });
