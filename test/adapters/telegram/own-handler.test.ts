@@ -26,6 +26,7 @@ import {
   messageUpdate,
   startFakeTelegram,
 } from '../../fakes/telegram/index.js';
+import { chatView } from './helpers.js';
 
 let telegram: FakeTelegram | undefined;
 let anthropic: FakeAnthropic | undefined;
@@ -107,15 +108,10 @@ async function userProject(fakes: { telegram: FakeTelegram; anthropic: FakeAnthr
   return { stop };
 }
 
-const texts = () => (telegram as FakeTelegram).botMessages(11).map((m) => m.text);
-const until = (condition: () => boolean, what: string) =>
-  (telegram as FakeTelegram).waitFor(condition, 15_000).catch(() => {
-    throw new Error(`waited for ${what}; the chat holds ${JSON.stringify(texts())}`);
-  });
-
 it('the README’s own handler: an approval pressed mid-turn is handled by the sequential poller; a restart keeps the session', async () => {
   telegram = await startFakeTelegram();
   anthropic = await startFakeAnthropic();
+  const { texts, until } = chatView(telegram, 11);
   root = await mkdtemp(join(tmpdir(), 'sb-own-handler-'));
   await mkdir(join(root, 'workspace'));
   const fakes = { telegram, anthropic };
