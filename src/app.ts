@@ -134,6 +134,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   }
   for (const adapter of adapters) instrumentAdapter(adapter, metrics);
   warnWhenNobodyIsAllowed(config, logger);
+  warnWhenInstructionsAreShared(config, logger);
   const allowedUsers = config.console ? [...config.allowedUsers, CONSOLE_OPERATOR] : config.allowedUsers;
   const admins = config.console ? [...config.admins, CONSOLE_OPERATOR] : config.admins;
 
@@ -265,6 +266,27 @@ function warnWhenNobodyIsAllowed(config: Config, logger: Logger): void {
   logger.warn(
     'Nobody is allowed to use this bot: SWITCHBOARD_ALLOWED_USERS is empty, so everyone who writes is told ' +
       'their id and nothing runs. Add ids to SWITCHBOARD_ALLOWED_USERS (e.g. telegram:123456,slack:U0123ABCD).',
+  );
+}
+
+/**
+ * Design decision (trusted project access and one shared workspace): the
+ * project's AGENTS.md / CLAUDE.md are loaded from the workspace, and with
+ * one workspace for every chat that is the point (every chat works on the
+ * same project, under the same instructions). It also means a file one
+ * chat's approved command writes there becomes every chat's instructions.
+ * Loading them per chat only would quietly drop the project's own files in
+ * the shared set-up people choose trusted access for, so the bot keeps
+ * loading them and says so once, at start, with the way out.
+ */
+function warnWhenInstructionsAreShared(config: Config, logger: Logger): void {
+  if (config.projectAccess !== 'trusted' || config.workspacePerChat) return;
+  logger.warn(
+    { workspace: config.workspace },
+    'Trusted project access with one shared workspace: AGENTS.md and CLAUDE.md there are every chat’s ' +
+      'instructions, so a file one chat writes (an approved command, a Write) changes what the agent is told ' +
+      'in every other chat. Set SWITCHBOARD_WORKSPACE_PER_CHAT=true to give each chat its own, or keep ' +
+      'SWITCHBOARD_PROJECT_ACCESS=restricted where people should not steer each other.',
   );
 }
 

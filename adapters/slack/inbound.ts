@@ -56,6 +56,37 @@ export function decodeSlackText(text: string, botUserId: string): string {
     .trim();
 }
 
+/** A person mentioned by id, a channel link, a user group, or a broadcast (`<!here>`), each with its optional label. */
+const REFERENCE =
+  /<@([UW][A-Z0-9]+)(?:\|([^>]*))?>|<#(C[A-Z0-9]+)(?:\|([^>]*))?>|<!subteam\^[A-Z0-9]+(?:\|([^>]*))?>|<!(here|channel|everyone)(?:\|[^>]*)?>/g;
+
+/**
+ * A person's text as the model should read it: Slack's references said as
+ * people see them (`<@W111>` as `@Ann`, `<#C0…|general>` as `#general`,
+ * `<!here>` as `@here`), then the rest of the markup as in
+ * {@link decodeSlackText}. The model never sees an id in angle brackets,
+ * so it never repeats one as raw markup that notifies nobody.
+ */
+export async function readableSlackText(
+  text: string,
+  botUserId: string,
+  nameOf: (id: string) => Promise<string>,
+): Promise<string> {
+  const people = new Map<string, string>();
+  for (const m of text.matchAll(REFERENCE)) {
+    const id = m[1];
+    if (id && id !== botUserId && !m[2] && !people.has(id)) people.set(id, await nameOf(id));
+  }
+  const said = text.replace(REFERENCE, (whole, user, userLabel, channel, channelLabel, group, broadcast) => {
+    if (user === botUserId) return whole;
+    if (user) return `@${userLabel || people.get(user) || user}`;
+    if (channel) return `#${channelLabel || channel}`;
+    if (broadcast) return `@${broadcast}`;
+    return group ? `${String(group).startsWith('@') ? '' : '@'}${group}` : '@group';
+  });
+  return decodeSlackText(said, botUserId);
+}
+
 /** True when `text` mentions the user (`<@U123>` or `<@U123|name>`, not `<@U1234>`). */
 export function mentions(text: string, userId: string): boolean {
   return new RegExp(`<@${userId}(\\|[^>]*)?>`).test(text);
@@ -134,7 +165,7 @@ export class SlackInbound {
       tracker.touch(channel, threadTs, user);
       tracker.setRecipient(channel, threadTs, { userId: user, teamId: event.team ?? bot.teamId });
       const name = await this.deps.users.name(user);
-      const text = decodeSlackText(event.text ?? '', bot.userId);
+      const text = await readableSlackText(event.text ?? '', bot.userId, (id) => this.deps.users.name(id));
       const command = parseTextCommand(text);
       const base = { chat, user: { id: user, name }, ...(eventId ? { deliveryId: eventId } : {}) };
       if (command) {
@@ -207,7 +238,7 @@ export class SlackInbound {
         type: 'edit',
         chat,
         user: { id: user, name },
-        text: decodeSlackText(msg.text ?? '', bot.userId),
+        text: await readableSlackText(msg.text ?? '', bot.userId, (id) => this.deps.users.name(id)),
         messageId: msg.ts,
         ...(eventId ? { deliveryId: eventId } : {}),
       });

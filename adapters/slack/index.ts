@@ -134,7 +134,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   const editClient = new webApi.WebClient(botToken, { ...base, retryConfig: { retries: 0 } });
   const tracker = new ThreadTracker();
   const users = new UserNames(sendClient, logger);
-  const outbound = new SlackOutbound({ send: sendClient, edit: editClient }, tracker);
+  const outbound = new SlackOutbound({ send: sendClient, edit: editClient }, tracker, (id) => users.name(id));
   const streams = new SlackStreams(editClient, outbound, tracker, logger, options.nativeStreaming ?? true);
   let identity: BotIdentity | undefined;
   let transport: Transport | undefined;

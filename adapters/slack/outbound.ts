@@ -33,6 +33,36 @@ export async function callSlack(
   }
 }
 
+/**
+ * A user mention the core escaped (the mention policy did not let it
+ * notify), as mrkdwn (`&lt;@W111&gt;`) or Markdown (`\<@W111\>`) writes it,
+ * with its optional label.
+ */
+const ESCAPED_MENTION =
+  /&lt;@([UW][A-Z0-9]+)(?:\|([^&<>\n]*))?&gt;|\\<@([UW][A-Z0-9]+)(?:\\\|([^<>\n]*?))?\\>/g;
+
+/**
+ * `text` with each escaped user mention said as the person's name
+ * (`@Ann`): it notifies nobody either way, and a name reads better than
+ * the raw markup Slack would show.
+ */
+export async function nameEscapedMentions(
+  text: string,
+  nameOf: (id: string) => Promise<string>,
+): Promise<string> {
+  const found = [...text.matchAll(ESCAPED_MENTION)];
+  if (found.length === 0) return text;
+  const names = new Map<string, string>();
+  for (const m of found) {
+    const id = m[1] ?? m[3] ?? '';
+    if (!(m[2] ?? m[4]) && !names.has(id)) names.set(id, await nameOf(id));
+  }
+  return text.replace(ESCAPED_MENTION, (_m, id1, label1, id3, label3) => {
+    const label = label1 ?? label3;
+    return `@${label || names.get(id1 ?? id3) || id1 || id3}`;
+  });
+}
+
 /** The outbound half of the adapter. */
 export class SlackOutbound {
   readonly #messages = new BoundedMap<Remembered>(5_000);
@@ -40,10 +70,19 @@ export class SlackOutbound {
   constructor(
     private readonly clients: { send: WebClient; edit: WebClient },
     private readonly tracker: ThreadTracker,
+    /** A person's display name, for escaped mentions shown as names. */
+    private readonly nameOf: (id: string) => Promise<string> = async (id) => id,
   ) {}
 
-  async send(chat: string, message: OutboundMessage): Promise<SentMessage> {
+  /** The message with escaped user mentions named. */
+  async #named(message: OutboundMessage): Promise<OutboundMessage> {
+    const text = await nameEscapedMentions(message.text, this.nameOf);
+    return text === message.text ? message : { ...message, text };
+  }
+
+  async send(chat: string, outbound: OutboundMessage): Promise<SentMessage> {
     const { channel, threadTs } = parseSlackChatKey(chat);
+    const message = await this.#named(outbound);
     const content = messageContent(message);
     const res = await callSlack(this.clients.send, 'chat.postMessage', {
       channel,
@@ -59,8 +98,9 @@ export class SlackOutbound {
     return { messageId: ts };
   }
 
-  async edit(chat: string, messageId: string, message: OutboundMessage): Promise<void> {
+  async edit(chat: string, messageId: string, outbound: OutboundMessage): Promise<void> {
     const { channel } = parseSlackChatKey(chat);
+    const message = await this.#named(outbound);
     const before = this.#messages.get(`${channel}:${messageId}`);
     // Slack keeps a message's blocks when an update leaves them out, so the
     // buttons are restated (or explicitly cleared) on every edit.

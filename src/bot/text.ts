@@ -194,7 +194,7 @@ export const say = {
     state: Pick<ContextWindowState, 'usedTokens' | 'maxTokens' | 'usedPercentage'>,
     cost?: string,
   ) =>
-    `◔ ${state.usedPercentage < 10 ? state.usedPercentage.toFixed(1) : Math.round(state.usedPercentage)}% of the context used (${fmt(state.usedTokens)} of ${plural(state.maxTokens, 'token')})${cost ? ` · ${cost} so far` : ''}`,
+    `◔ ${state.usedPercentage >= 10 ? `${Math.round(state.usedPercentage)}%` : say.percent(state.usedPercentage)} of the context used (${fmt(state.usedTokens)} of ${plural(state.maxTokens, 'token')})${cost ? ` · ${cost} so far` : ''}`,
   approvalOnlyFor: (name: string) => `Only ${name} or an admin can answer this.`,
   expired: 'This request has expired; please ask again.',
   // Names are people's own text inside a Markdown message: quoted literally.

@@ -81,4 +81,32 @@ describe('the ready bot process', () => {
     await allowed.stop();
     expect(lines.join('')).not.toContain('Nobody is allowed');
   });
+
+  it('warns at start when trusted project access shares one workspace, and not with one per chat', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ destination: { write: (line: string) => void lines.push(line) } });
+    const config = loadConfig({
+      env: {
+        ANTHROPIC_API_KEY: KEY,
+        ANTHROPIC_BASE_URL: anthropic.url,
+        SWITCHBOARD_DATA_DIR: join(dir, 'data-trusted'),
+        SWITCHBOARD_WORKSPACE: join(dir, 'workspace-trusted'),
+        SWITCHBOARD_PROJECT_ACCESS: 'trusted',
+      },
+      cwd: dir,
+    });
+    const shared = await startSwitchboard({ ...config, console: false }, { logger });
+    await shared.stop();
+    const warnings = lines
+      .map((l) => JSON.parse(l) as { level: number; msg: string })
+      .filter((l) => l.level === 40);
+    expect(warnings.map((w) => w.msg).join('\n')).toMatch(
+      /Trusted project access with one shared workspace: .* Set SWITCHBOARD_WORKSPACE_PER_CHAT=true/,
+    );
+
+    lines.length = 0;
+    const perChat = await startSwitchboard({ ...config, console: false, workspacePerChat: true }, { logger });
+    await perChat.stop();
+    expect(lines.join('')).not.toContain('shared workspace');
+  });
 });

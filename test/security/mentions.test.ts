@@ -17,8 +17,10 @@ describe('the model cannot ping or spoof', () => {
       'Hey <!channel> and <!here>, [x](!channel), [y](@U123), [z](!subteam^S1), <@U999> <#C1>',
       'slack-mrkdwn',
     );
-    // Slack reads a ping only inside `<…>`: no `<` survives except around a web link.
-    expect(out).not.toMatch(/<[!@#]/);
+    // Slack reads a ping only inside `<…>`: no `<` survives except around a web link and a
+    // channel link, which notifies nobody and shows as the channel's name.
+    expect(out).not.toMatch(/<[!@]|<#(?!C1>)/);
+    expect(out).toContain('<#C1>');
     expect(out).toContain('&lt;!channel&gt;');
     expect(out).toContain('x (!channel)');
     expect(out).toContain('y (@U123)');
@@ -112,7 +114,8 @@ describe('the model cannot ping or spoof', () => {
           expect(final).not.toMatch(
             /<!(here|channel|everyone)|(^|[^\w@.])@(everyone|here|channel)\b|\]\(\s*<?!/i,
           );
-          if (policy === 'none') expect(final).not.toMatch(/<[@#][A-Z0-9]|\btg:\/\/|\]\(\s*<?[@#]/i);
+          if (policy === 'none')
+            expect(final).not.toMatch(/<@[A-Z0-9]|<#(?!C)[A-Z0-9]|\btg:\/\/|\]\(\s*<?[@#]/i);
         },
       ),
       { numRuns: 300 },

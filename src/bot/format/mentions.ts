@@ -12,11 +12,17 @@ import type { MentionPolicy } from '../adapter-contract.js';
 const ZWSP = '\u200b';
 
 /**
- * Tokens that notify one person: Slack user mentions and channel links
- * (`<@U…>`, `<@W…>`, `<#C…>`, each with an optional `|label`), Discord user
- * mentions (`<@123>`, `<@!123>`).
+ * A Slack channel link (`<#C…>`, with an optional `|label`): it notifies
+ * nobody, so every policy keeps it as written and Slack shows it as the
+ * channel's name, where escaped it would show as raw markup.
  */
-const USER_TOKENS = String.raw`<@[UW][A-Z0-9]+(?:\|[^<>|\n]*)?>|<#C[A-Z0-9]+(?:\|[^<>|\n]*)?>|<@!?\d+>`;
+const CHANNEL_LINK = String.raw`<#C[A-Z0-9]+(?:\|[^<>|\n]*)?>`;
+
+/**
+ * Tokens that notify one person: Slack user mentions (`<@U…>`, `<@W…>`,
+ * with an optional `|label`), Discord user mentions (`<@123>`, `<@!123>`).
+ */
+const USER_TOKENS = String.raw`<@[UW][A-Z0-9]+(?:\|[^<>|\n]*)?>|${CHANNEL_LINK}|<@!?\d+>`;
 
 /**
  * Tokens that notify many: Slack `<!here>`, `<!channel>`, `<!everyone>`,
@@ -30,6 +36,19 @@ const ALLOWED: Record<MentionPolicy, RegExp | undefined> = {
   all: new RegExp(`${USER_TOKENS}|${MASS_TOKENS}`, 'g'),
 };
 
+/** `escapeText` for everything but the matches of `pattern`, which stay as written. */
+function keeping(escapeText: (s: string) => string, pattern: RegExp): (s: string) => string {
+  return (s) => {
+    let out = '';
+    let last = 0;
+    for (const m of s.matchAll(pattern)) {
+      out += escapeText(s.slice(last, m.index)) + m[0];
+      last = m.index + m[0].length;
+    }
+    return last === 0 ? escapeText(s) : out + escapeText(s.slice(last));
+  };
+}
+
 /**
  * A text escaper that leaves the mentions `policy` allows as written and
  * passes everything else through `escapeText`. With `none` it is `escapeText`.
@@ -39,16 +58,16 @@ export function mentionEscaper(
   policy: MentionPolicy,
 ): (s: string) => string {
   const allowed = ALLOWED[policy];
-  if (!allowed) return escapeText;
-  return (s) => {
-    let out = '';
-    let last = 0;
-    for (const m of s.matchAll(allowed)) {
-      out += escapeText(s.slice(last, m.index)) + m[0];
-      last = m.index + m[0].length;
-    }
-    return last === 0 ? escapeText(s) : out + escapeText(s.slice(last));
-  };
+  return allowed ? keeping(escapeText, allowed) : escapeText;
+}
+
+/**
+ * Slack's escaper keeping channel links (`<#C…>`) as written, whatever the
+ * policy: a link a person wrote and the model repeats then shows as the
+ * channel's name, not as raw markup.
+ */
+export function keepChannelLinks(escapeText: (s: string) => string): (s: string) => string {
+  return keeping(escapeText, new RegExp(CHANNEL_LINK, 'g'));
 }
 
 /** True for a Telegram link that mentions a user (`tg://user?id=42`), which `users` and `all` allow. */
@@ -59,7 +78,8 @@ export function isUserLink(url: string, policy: MentionPolicy): boolean {
 /** What each policy breaks in raw Markdown, and where the zero-width space goes (after the match). */
 const RAW_BREAKS: Record<MentionPolicy, RegExp | undefined> = {
   // `<` of any Slack or Discord token; `@` of the mass words; a link target that is a token; `tg` of a tg:// link.
-  none: /<(?=!(?:here|channel|everyone|subteam\^)|@[A-Z0-9!&]|#[A-Z0-9])|(?<![\w@.])@(?=(?:everyone|here|channel)\b)|\]\(\s*<?(?=[!@#])|\btg(?=:\/\/)/gi,
+  // A channel link (`<#C…>`) notifies nobody and stays a link.
+  none: /<(?=!(?:here|channel|everyone|subteam\^)|@[A-Z0-9!&]|#(?!C)[A-Z0-9])|(?<![\w@.])@(?=(?:everyone|here|channel)\b)|\]\(\s*<?(?=[!@#])|\btg(?=:\/\/)/gi,
   users:
     /<(?=!(?:here|channel|everyone|subteam\^)|@&)|(?<![\w@.])@(?=(?:everyone|here|channel)\b)|\]\(\s*<?(?=!)/gi,
   all: undefined,

@@ -5,7 +5,7 @@
  */
 import type { Dialect, MentionPolicy } from '../adapter-contract.js';
 import { isSafeLinkTarget } from './links.js';
-import { isUserLink, mentionEscaper } from './mentions.js';
+import { isUserLink, keepChannelLinks, mentionEscaper } from './mentions.js';
 
 /** Markup for one dialect. Every function gets already-rendered inner text. */
 export interface Syntax {
@@ -168,7 +168,7 @@ const plain: Syntax = {
 
 const syntaxes: Record<Dialect, Syntax> = {
   'telegram-html': telegramHtml,
-  'slack-mrkdwn': slackMrkdwn,
+  'slack-mrkdwn': { ...slackMrkdwn, text: keepChannelLinks(slackMrkdwn.text) },
   'discord-markdown': markdownLike(3, /\|/g, false, defuseMassMentions),
   markdown: markdownLike(6, /\|/g, true),
   plain,

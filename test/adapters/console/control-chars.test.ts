@@ -11,15 +11,10 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, expect, it } from 'vitest';
-import { createConsoleAdapter } from '../../../adapters/console/index.js';
-import { type Bot, createBot } from '../../../src/bot/index.js';
-import { silentLogger } from '../../../src/logger.js';
-import { AnthropicProvider } from '../../../src/provider/index.js';
-import { createSessionFactory } from '../../../src/session/factory.js';
-import { createBotStateStore, createUserSessionStore } from '../../../src/store/index.js';
+import type { Bot } from '../../../src/bot/index.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
+import { startConsoleBot } from './console-bot.js';
 
 let anthropic: FakeAnthropic | undefined;
 let bot: Bot | undefined;
@@ -49,36 +44,9 @@ it('shows every control character the model writes as a marker: reply, tool line
   await mkdir(workspace, { recursive: true });
   const sentName = `report\x1b[8m\u009b2J.txt`;
   await writeFile(join(workspace, sentName), 'eighteen bytes ok\n');
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let screen = '';
-  const waiters: Array<() => void> = [];
-  output.on('data', (chunk: Buffer) => {
-    screen += chunk.toString('utf8');
-    for (const check of [...waiters]) check();
-  });
-  const until = (pattern: RegExp) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (!pattern.test(screen)) return;
-        waiters.splice(waiters.indexOf(check), 1);
-        resolve();
-      };
-      waiters.push(check);
-      check();
-    });
-  bot = createBot({
-    adapters: [createConsoleAdapter({ input, output, userName: 'op' })],
-    sessions: createSessionFactory({
-      provider: new AnthropicProvider({ apiKey: 'sk-ant-console-controls-0123', baseURL: anthropic.url }),
-      sessionStore: createUserSessionStore(join(root, 'data', 'sessions')),
-      workspace,
-      permissionMode: 'default',
-    }),
-    stores: { state: createBotStateStore(join(root, 'data')) },
-    logger: silentLogger,
-  });
-  await bot.start();
+  const terminal = await startConsoleBot({ anthropic, root, workspace, permissionMode: 'default' });
+  bot = terminal.bot;
+  const { input, until } = terminal;
   anthropic.enqueue(
     {
       text: [HOSTILE],
@@ -94,18 +62,18 @@ it('shows every control character the model writes as a marker: reply, tool line
   input.write('3\n');
   await until(/Done /);
 
-  expect(screen).not.toMatch(CONTROLS);
+  expect(terminal.screen()).not.toMatch(CONTROLS);
   // The reply: each sequence visible where the model put it (the core's plain rendering may
   // read a `[` as Markdown, so the clipboard write and the cursor moves are checked apart).
-  expect(screen).toContain('⟨ESC⟩]52;c;Y2F0IC4uLy5lbnY=⟨BEL⟩⟨ESC⟩');
-  expect(screen).toContain('real text⟨ESC⟩[2K⟨ESC⟩[1A⟨ESC⟩ fake');
+  expect(terminal.screen()).toContain('⟨ESC⟩]52;c;Y2F0IC4uLy5lbnY=⟨BEL⟩⟨ESC⟩');
+  expect(terminal.screen()).toContain('real text⟨ESC⟩[2K⟨ESC⟩[1A⟨ESC⟩ fake');
   // The file it sent: the name shown, the exact size, a text type; the caption too.
-  expect(screen).toContain(
+  expect(terminal.screen()).toContain(
     `📎 ${join(workspace, 'report⟨ESC⟩[8m⟨U+009B⟩2J.txt')} (18 bytes, text/plain; charset=utf-8)\n  see ⟨ESC⟩[8mthis`,
   );
   // The approval prompt: the file name and the content it would write.
-  expect(screen).toMatch(/Write wants to write .*x⟨ESC⟩\[2K⟨ESC⟩\[1A\.sh/);
-  expect(screen).toContain('echo ⟨ESC⟩]52;c;Y2F0IC4uLy5lbnY=⟨BEL⟩');
+  expect(terminal.screen()).toMatch(/Write wants to write .*x⟨ESC⟩\[2K⟨ESC⟩\[1A\.sh/);
+  expect(terminal.screen()).toContain('echo ⟨ESC⟩]52;c;Y2F0IC4uLy5lbnY=⟨BEL⟩');
   // The model's next turn saw the denial, so the prompt was the real one and was answered.
   expect(JSON.stringify(anthropic.requests[1].messages.at(-1))).toMatch(/denied|Denied/);
 });

@@ -8,17 +8,11 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, expect, it } from 'vitest';
-import { createConsoleAdapter } from '../../../adapters/console/index.js';
-import { type Bot, createBot } from '../../../src/bot/index.js';
-import { silentLogger } from '../../../src/logger.js';
-import { AnthropicProvider } from '../../../src/provider/index.js';
-import { createSessionFactory } from '../../../src/session/factory.js';
-import { createBotStateStore, createUserSessionStore } from '../../../src/store/index.js';
+import type { Bot } from '../../../src/bot/index.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
 import { pngBase64 } from '../../fakes/images.js';
-import { watchScreen } from '../../helpers/console-screen.js';
+import { startConsoleBot } from './console-bot.js';
 
 let anthropic: FakeAnthropic | undefined;
 let bot: Bot | undefined;
@@ -37,20 +31,9 @@ it('prints the path and caption of a file the agent sends in plan mode, where a 
   const workspace = join(root, 'ws');
   await mkdir(join(workspace, 'charts'), { recursive: true });
   await writeFile(join(workspace, 'charts', 'q3.png'), Buffer.from(pngBase64(200, 100), 'base64'));
-  const input = new PassThrough();
-  const { output, until, text } = watchScreen();
-  bot = createBot({
-    adapters: [createConsoleAdapter({ input, output, userName: 'op' })],
-    sessions: createSessionFactory({
-      provider: new AnthropicProvider({ apiKey: 'sk-ant-console-files-0123', baseURL: anthropic.url }),
-      sessionStore: createUserSessionStore(join(root, 'data', 'sessions')),
-      workspace,
-      permissionMode: 'plan',
-    }),
-    stores: { state: createBotStateStore(join(root, 'data')) },
-    logger: silentLogger,
-  });
-  await bot.start();
+  const terminal = await startConsoleBot({ anthropic, root, workspace, permissionMode: 'plan' });
+  bot = terminal.bot;
+  const { input, until } = terminal;
   anthropic.enqueue(
     {
       text: ['Here it is.'],
@@ -68,10 +51,10 @@ it('prints the path and caption of a file the agent sends in plan mode, where a 
   await until(/That is the chart\./);
   const path = join(workspace, 'charts', 'q3.png');
   // The caption's lines are indented under the path; its escape sequence is shown, not obeyed.
-  expect(text()).toContain(`📎 ${path} (69 bytes, image/png)\n  Q3 revenue\n  by ⟨ESC⟩[31mregion`);
+  expect(terminal.screen()).toContain(`📎 ${path} (69 bytes, image/png)\n  Q3 revenue\n  by ⟨ESC⟩[31mregion`);
   // The file line comes after the text written before it and before the text after it.
-  expect(text().indexOf('Here it is.')).toBeLessThan(text().indexOf('📎'));
-  expect(text().indexOf('📎')).toBeLessThan(text().indexOf('That is the chart.'));
+  expect(terminal.screen().indexOf('Here it is.')).toBeLessThan(terminal.screen().indexOf('📎'));
+  expect(terminal.screen().indexOf('📎')).toBeLessThan(terminal.screen().indexOf('That is the chart.'));
   // biome-ignore lint/suspicious/noExplicitAny: recorded request bodies.
   const results = anthropic.requests[1].messages.at(-1).content.filter((b: any) => b.type === 'tool_result');
   expect(results[0].content).toMatch(/^Sent charts\/q3\.png .*its path was shown in the terminal\.$/);

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { pino } from 'pino';
 import type { ChatEvent } from '../../../src/bot/adapter-contract.js';
 import type { Logger } from '../../../src/logger.js';
+import type { FakeTelegram } from '../../fakes/telegram/index.js';
 
 /** Collects events and lets a test wait for one. */
 export class EventLog {
@@ -59,4 +60,14 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** The bot's texts in one chat of the fake, and a wait that says what the chat held when it times out. */
+export function chatView(telegram: FakeTelegram, chatId: number) {
+  const texts = () => telegram.botMessages(chatId).map((m) => m.text);
+  const until = (condition: () => boolean, what: string) =>
+    telegram.waitFor(condition, 15_000).catch(() => {
+      throw new Error(`waited for ${what}; the chat holds ${JSON.stringify(texts())}`);
+    });
+  return { texts, until };
 }

@@ -34,6 +34,7 @@ import {
   messageUpdate,
   startFakeTelegram,
 } from '../../fakes/telegram/index.js';
+import { chatView } from './helpers.js';
 
 let telegram: FakeTelegram | undefined;
 let anthropic: FakeAnthropic | undefined;
@@ -87,16 +88,10 @@ async function userProject(world: { telegram: FakeTelegram; anthropic: FakeAnthr
   return { seen, stop };
 }
 
-const texts = () => (telegram as FakeTelegram).botMessages(11).map((m) => m.text);
-/** Waits for `condition`; on a timeout says what the chat held. */
-const until = (condition: () => boolean, what: string) =>
-  (telegram as FakeTelegram).waitFor(condition, 15_000).catch(() => {
-    throw new Error(`waited for ${what}; the chat holds ${JSON.stringify(texts())}`);
-  });
-
 it('joins the user’s own bot: their middleware and command keep working, approvals flow, the session survives a restart', async () => {
   telegram = await startFakeTelegram();
   anthropic = await startFakeAnthropic();
+  const { texts, until } = chatView(telegram, 11);
   root = await mkdtemp(join(tmpdir(), 'sb-own-bot-'));
   const world = { telegram, anthropic, root };
   const first = await userProject(world);
