@@ -95,13 +95,15 @@ export class SessionRegistry {
   }
 
   /** The prompts the tool servers offer, for `/mcp prompts`. */
-  prompts(): Promise<ToolPrompt[]> {
-    return this.#o.sessions.prompts();
+  async prompts(): Promise<ToolPrompt[]> {
+    return (await this.#o.sessions.prompts?.()) ?? [];
   }
 
   /** A tool server's prompt as the text of a message, for `/mcp run`. */
-  promptText(server: string, prompt: string, words: readonly string[]): Promise<string> {
-    return this.#o.sessions.promptText(server, prompt, words);
+  async promptText(server: string, prompt: string, words: readonly string[]): Promise<string> {
+    const { sessions } = this.#o;
+    if (!sessions.promptText) throw new SwitchboardError('NOT_FOUND', 'These sessions have no MCP servers.');
+    return sessions.promptText(server, prompt, words);
   }
 
   /** A fresh session for the chat (`/new`). */

@@ -61,13 +61,13 @@ export interface SessionFactory {
   /** The tools sessions get now: the fixed ones and each tool server's. */
   toolsReport(): ToolsReport;
   /** The prompts the tool servers offer (`/mcp prompts`); none without MCP servers. */
-  prompts(): Promise<ToolPrompt[]>;
+  prompts?(): Promise<ToolPrompt[]>;
   /**
    * A tool server's prompt filled with `words`, as the text of a message (`/mcp run`).
    *
    * @throws SwitchboardError saying what is wrong (no such server or prompt, a missing argument).
    */
-  promptText(server: string, prompt: string, words: readonly string[]): Promise<string>;
+  promptText?(server: string, prompt: string, words: readonly string[]): Promise<string>;
 }
 
 /**
