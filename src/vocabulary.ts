@@ -199,6 +199,14 @@ export interface ToolServerStatus {
   problem?: string;
 }
 
+/** A prompt an MCP server offers, for `/mcp prompts` and `/mcp run`. */
+export interface ToolPrompt {
+  server: string;
+  name: string;
+  description?: string;
+  arguments: Array<{ name: string; description?: string; required: boolean }>;
+}
+
 /** `output_config.effort` values (Effort page of platform.claude.com/docs), lowest first. */
 export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
 

@@ -368,6 +368,16 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
     help: "tokens and cost of this session (admins: the bot's totals per day)",
   },
   { name: 'tools', usage: '/tools', help: "the agent's tools, by MCP server" },
+  {
+    name: 'mcp',
+    usage: '/mcp prompts | /mcp run <server> <prompt> [args]',
+    help: "the MCP servers' prompts; run one as your message",
+    argument: {
+      name: 'what',
+      description: 'prompts, or run <server> <prompt> [name=value…]',
+      required: true,
+    },
+  },
   { name: 'sessions', usage: '/sessions', help: 'list your sessions' },
   {
     name: 'resume',

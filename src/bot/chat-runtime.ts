@@ -292,7 +292,7 @@ export class ChatRuntime {
       logger.info({ chat: this.chat, sessionId, turn: turn.turnId }, 'turn started');
       this.#d.observer?.turnStarted?.(this.chat);
       const reply = outbox.stream(this.chat, {
-        replyTo: item.messageId,
+        ...(item.replyable === false ? {} : { replyTo: item.messageId }),
         liveButtons: stopButtons(turn.turnId),
       });
       try {

@@ -31,6 +31,8 @@ import { say } from './text.js';
 export interface QueuedMessage {
   kind: 'message';
   messageId: string;
+  /** False when `messageId` is no platform message to reply to (a prompt run by a slash command). */
+  replyable?: false;
   text: string;
   /** Images and documents sent with it: the session saves them and shows the model what it can read. */
   files: IncomingFile[];

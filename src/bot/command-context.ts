@@ -23,6 +23,8 @@ export interface CommandContext {
   /** Owner key for sessions this user creates. */
   owner: string;
   runtime: ChatRuntime;
+  /** The message that carried the command, when it was one (not a slash command). */
+  messageId?: string;
   registry: SessionRegistry;
   sessionStore: SessionStore;
   /** List prices for `/cost` and `/status`. */

@@ -13,6 +13,7 @@ import { COMMAND_CATALOGUE, type CommandInfo } from './adapter-contract.js';
 import { runBg, runBtw } from './aside-commands.js';
 import { type CommandContext, whenIdle } from './command-context.js';
 import { describeUsage, runCost } from './cost-command.js';
+import { runMcp } from './mcp-command.js';
 import { runBusy, runSchedule, runSchedules, runTimezone, runUnschedule } from './schedule-commands.js';
 import { listSessions, resumeSession } from './session-commands.js';
 import { say } from './text.js';
@@ -39,6 +40,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   status: { takesArgs: false, run: runStatus },
   cost: { takesArgs: false, run: runCost },
   tools: { takesArgs: false, run: runTools },
+  mcp: { takesArgs: true, run: runMcp },
   sessions: { takesArgs: false, run: listSessions },
   resume: { takesArgs: true, run: resumeSession },
   fork: { takesArgs: false, run: runFork },

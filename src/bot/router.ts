@@ -239,6 +239,7 @@ export class ChatRouter {
       userName: event.user.name,
       owner: sender.owner,
       runtime: chat,
+      ...(event.messageId === undefined ? {} : { messageId: event.messageId }),
       registry,
       sessionStore,
       prices,

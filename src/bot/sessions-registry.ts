@@ -11,6 +11,7 @@ import { sandboxWarning } from '../sandbox/index.js';
 import type { ToolsReport } from '../session/factory.js';
 import type { InteractiveSession, SessionFactory, SessionRequest } from '../session/index.js';
 import type { BotStateStore } from '../store/types.js';
+import type { ToolPrompt } from '../vocabulary.js';
 
 /** What the registry needs to open sessions. */
 export interface RegistryOptions {
@@ -100,6 +101,18 @@ export class SessionRegistry {
   /** The tools sessions get, by server, for `/tools` and `/status`. */
   toolsReport(): ToolsReport {
     return this.#o.sessions.toolsReport();
+  }
+
+  /** The prompts the tool servers offer, for `/mcp prompts`. */
+  async prompts(): Promise<ToolPrompt[]> {
+    return (await this.#o.sessions.prompts?.()) ?? [];
+  }
+
+  /** A tool server's prompt as the text of a message, for `/mcp run`. */
+  async promptText(server: string, prompt: string, words: readonly string[]): Promise<string> {
+    const { sessions } = this.#o;
+    if (!sessions.promptText) throw new SwitchboardError('NOT_FOUND', 'These sessions have no MCP servers.');
+    return sessions.promptText(server, prompt, words);
   }
 
   /** A fresh session for the chat (`/new`). */

@@ -12,7 +12,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
+  type GetPromptResult,
   McpError,
+  type Prompt as McpPrompt,
   type Tool as McpTool,
   type Progress,
   type ReadResourceResult,
@@ -139,6 +141,29 @@ export class McpServerConnection {
   readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
     return this.#request(`resources/read ${uri.slice(0, 200)}`, signal, async (client, options) => ({
       result: await client.readResource({ uri }, options),
+      outcome: 'ok',
+    }));
+  }
+
+  /** Every prompt the server offers (`prompts/list`, all pages); none without the `prompts` capability. */
+  async listPrompts(signal: AbortSignal): Promise<McpPrompt[]> {
+    if (this.#state !== 'connected' || !this.#client?.getServerCapabilities()?.prompts) return [];
+    return this.#request('prompts/list', signal, async (client, options) => {
+      const prompts: McpPrompt[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listPrompts(cursor === undefined ? {} : { cursor }, options);
+        prompts.push(...page.prompts);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return { result: prompts, outcome: 'ok' };
+    });
+  }
+
+  /** One prompt filled with `args` (`prompts/get`). */
+  getPrompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
+    return this.#request(`prompts/get ${name}`, signal, async (client, options) => ({
+      result: await client.getPrompt({ name, arguments: args }, options),
       outcome: 'ok',
     }));
   }

@@ -9,12 +9,14 @@
  * Sessions take it at the start of each turn (see ToolSource).
  */
 import type { Clock } from '../clock.js';
+import { SwitchboardError } from '../errors.js';
 import { type Logger, scrubSecrets } from '../logger.js';
 import { BASH_DEFAULT_MAX_OUTPUT_CHARS } from '../tools/bash.js';
 import type { Tool, ToolSource } from '../tools/types.js';
 import type { ToolServerStatus } from '../vocabulary.js';
-import { McpServerConnection } from './client.js';
+import { MCP_CONNECT_TIMEOUT_MS, McpServerConnection } from './client.js';
 import type { McpServerConfig } from './config.js';
+import { promptArguments, promptText, toToolPrompt } from './prompts.js';
 import { READ_RESOURCE, resourceTool } from './resource-tool.js';
 import { type McpToolOutcome, mcpTool } from './tools.js';
 
@@ -145,6 +147,35 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
           ...(c.problem && c.state !== 'connected' ? { problem: scrub(c.problem) } : {}),
         };
       });
+    },
+    async prompts() {
+      const signal = AbortSignal.timeout(options.connectTimeoutMs ?? MCP_CONNECT_TIMEOUT_MS);
+      const lists = await Promise.all(
+        servers.map(async ({ config, connection }) =>
+          (await connection.listPrompts(signal).catch(() => [])).map((p) =>
+            toToolPrompt(config.name, p, scrub),
+          ),
+        ),
+      );
+      return lists.flat();
+    },
+    async promptText(server, name, words) {
+      const connection = byName.get(server);
+      if (!connection)
+        throw new SwitchboardError(
+          'NOT_FOUND',
+          `There is no MCP server "${server.slice(0, 40)}". /mcp prompts lists them.`,
+        );
+      const signal = AbortSignal.timeout(options.connectTimeoutMs ?? MCP_CONNECT_TIMEOUT_MS);
+      const listed = (await connection.listPrompts(signal)).find((p) => p.name === name);
+      if (!listed)
+        throw new SwitchboardError(
+          'NOT_FOUND',
+          `The MCP server "${server}" has no prompt "${name.slice(0, 60)}". /mcp prompts lists them.`,
+        );
+      const prompt = toToolPrompt(server, listed, scrub);
+      const result = await connection.getPrompt(name, promptArguments(prompt, words), signal);
+      return scrub(promptText(result));
     },
     connection: (name) => byName.get(name),
     async close() {

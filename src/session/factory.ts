@@ -7,10 +7,11 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SwitchboardError } from '../errors.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import type { SessionStore } from '../store/types.js';
 import { createBuiltinTools } from '../tools/index.js';
-import type { ToolServerStatus } from '../vocabulary.js';
+import type { ToolPrompt, ToolServerStatus } from '../vocabulary.js';
 import { InteractiveSession } from './interactive-session.js';
 import type { InteractiveSessionOptions } from './session-options.js';
 
@@ -59,6 +60,14 @@ export interface SessionFactory {
   open(request: SessionRequest): Promise<InteractiveSession>;
   /** The tools sessions get now: the fixed ones and each tool server's. */
   toolsReport(): ToolsReport;
+  /** The prompts the tool servers offer (`/mcp prompts`); none without MCP servers. */
+  prompts?(): Promise<ToolPrompt[]>;
+  /**
+   * A tool server's prompt filled with `words`, as the text of a message (`/mcp run`).
+   *
+   * @throws SwitchboardError saying what is wrong (no such server or prompt, a missing argument).
+   */
+  promptText?(server: string, prompt: string, words: readonly string[]): Promise<string>;
 }
 
 /**
@@ -79,6 +88,16 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
     sessionStore: options.sessionStore,
     sandbox: shared.sandbox,
     toolsReport: () => ({ fixed, servers: options.toolSource?.servers() ?? [] }),
+    prompts: async () => (await options.toolSource?.prompts?.()) ?? [],
+    async promptText(server, prompt, words) {
+      const source = options.toolSource;
+      if (!source?.promptText)
+        throw new SwitchboardError(
+          'NOT_FOUND',
+          'There are no MCP servers: SWITCHBOARD_MCP_CONFIG names a file to add some.',
+        );
+      return source.promptText(server, prompt, words);
+    },
     async open(request) {
       const cwd = workspacePerChat ? join(workspace, workspaceFolderName(request.key)) : workspace;
       // The tools need their working directory to exist before the first call.

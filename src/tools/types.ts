@@ -9,6 +9,7 @@ import type {
   FileSender,
   ToolClass,
   ToolDefinition,
+  ToolPrompt,
   ToolResultImage,
   ToolServerStatus,
 } from '../vocabulary.js';
@@ -70,4 +71,12 @@ export interface ToolSource {
   tools(): readonly Tool[];
   /** The servers behind them, for `/status` and `/tools`. */
   servers(): ToolServerStatus[];
+  /** The prompts the servers offer (`/mcp prompts`); absent when there are none to offer. */
+  prompts?(): Promise<ToolPrompt[]>;
+  /**
+   * The text of one server's prompt filled with `words` (`/mcp run`).
+   *
+   * @throws SwitchboardError with a message for the person when the prompt or an argument is wrong.
+   */
+  promptText?(server: string, prompt: string, words: readonly string[]): Promise<string>;
 }

@@ -94,6 +94,17 @@ describe('SWITCHBOARD_MCP_CONFIG', () => {
     expect(config.secrets).toEqual(expect.arrayContaining(['ghp_secret_0123456789', 'trk_0123456789']));
   });
 
+  it('counts a value expanded into args as a secret, and reads SWITCHBOARD_MCP_TIMEOUT in seconds', async () => {
+    const server = { command: 'srv', args: ['--token=${ARG_TOKEN}'] };
+    const config = await load(
+      { mcpServers: { srv: server } },
+      { ARG_TOKEN: 'arg_secret_0123456789', SWITCHBOARD_MCP_TIMEOUT: '5' },
+    );
+    expect(config.secrets).toContain('arg_secret_0123456789');
+    expect(config.mcp?.callTimeoutMs).toBe(5_000);
+    expect((await load({ mcpServers: { srv: server } }, { ARG_TOKEN: 'x' })).mcp?.callTimeoutMs).toBe(30_000);
+  });
+
   it.each([
     ['an unreadable file', undefined, /cannot be read \(there is no such file\)/],
     ['bad JSON', '{"mcpServers": {', /is not valid JSON/],

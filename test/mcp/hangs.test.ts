@@ -27,6 +27,20 @@ async function startLongCall(world: McpWorld, seconds: number): Promise<void> {
   await h.until(() => mcpClock.pending === 1, 'call in flight');
 }
 
+/** The model got an error saying the server did not answer `what`, and the server is down. */
+async function expectGaveUp(world: McpWorld, what: string): Promise<void> {
+  await world.h.settle();
+  expect(toolResults(world.h.fakeAnthropic.requests).at(-1)).toEqual({
+    text: expect.stringContaining(`did not answer ${what} for 10 s`),
+    isError: true,
+  });
+  expect(world.mcp.connection('everything')?.state).toBe('down');
+}
+
+function everythingOverStdio(): Promise<McpWorld> {
+  return startMcpWorld({ everything: everythingStdio }, { mcp: { callTimeoutMs: TIMEOUT_MS } });
+}
+
 async function everythingOverHttp(): Promise<{ world: McpWorld; kill: () => Promise<void>; pid: number }> {
   const server = await startEverythingHttp();
   cleanups.push(() => server.kill());
@@ -39,10 +53,7 @@ async function everythingOverHttp(): Promise<{ world: McpWorld; kill: () => Prom
 
 describe('progress from an MCP server', () => {
   it('shows it in the status line and lets a long call run past the timeout while it comes', async () => {
-    const world = await startMcpWorld(
-      { everything: everythingStdio },
-      { mcp: { callTimeoutMs: TIMEOUT_MS } },
-    );
+    const world = await everythingOverStdio();
     const { h, mcp, mcpClock } = world;
     h.fakeAnthropic.enqueue(
       { text: 'Running it.', toolUse: [{ name: LONG, input: { duration: 1.5, steps: 3 } }] },
@@ -66,10 +77,7 @@ describe('progress from an MCP server', () => {
 
 describe('an MCP server that stops answering', () => {
   it('fails a stdio call after the timeout of silence, marks the server down and restarts it', async () => {
-    const world = await startMcpWorld(
-      { everything: everythingStdio },
-      { mcp: { callTimeoutMs: TIMEOUT_MS } },
-    );
+    const world = await everythingOverStdio();
     const { h, mcp, mcpClock } = world;
     const everything = mcp.connection('everything');
     await startLongCall(world, 600);
@@ -93,10 +101,7 @@ describe('an MCP server that stops answering', () => {
   });
 
   it('fails a stdio call to a server that stopped between calls (SIGSTOP)', async () => {
-    const world = await startMcpWorld(
-      { everything: everythingStdio },
-      { mcp: { callTimeoutMs: TIMEOUT_MS } },
-    );
+    const world = await everythingOverStdio();
     const { h, mcp, mcpClock } = world;
     const pid = mcp.connection('everything')?.pid as number;
     process.kill(pid, 'SIGSTOP');
@@ -108,12 +113,7 @@ describe('an MCP server that stops answering', () => {
     await h.message('echo hi');
     await h.until(() => mcpClock.pending === 1, 'call in flight');
     await mcpClock.advance(TIMEOUT_MS);
-    await h.settle();
-    expect(toolResults(h.fakeAnthropic.requests).at(-1)).toEqual({
-      text: expect.stringContaining('did not answer echo for 10 s'),
-      isError: true,
-    });
-    expect(mcp.connection('everything')?.state).toBe('down');
+    await expectGaveUp(world, 'echo');
   });
 
   it('fails an HTTP call whose server is killed mid-call, and says so in /status', async () => {
@@ -132,18 +132,13 @@ describe('an MCP server that stops answering', () => {
 
   it('fails an HTTP call to a server that froze mid-call (SIGSTOP: its connection stays open) after the timeout', async () => {
     const { world, pid } = await everythingOverHttp();
-    const { h, mcp, mcpClock } = world;
+    const { mcp, mcpClock } = world;
     await startLongCall(world, 120);
     process.kill(pid, 'SIGSTOP');
     await mcpClock.advance(TIMEOUT_MS - 1);
     expect(mcp.connection('everything')?.state).toBe('connected');
     await mcpClock.advance(1);
-    await h.settle();
-    expect(toolResults(h.fakeAnthropic.requests).at(-1)).toEqual({
-      text: expect.stringContaining('did not answer trigger-long-running-operation for 10 s'),
-      isError: true,
-    });
-    expect(mcp.connection('everything')?.state).toBe('down');
+    await expectGaveUp(world, 'trigger-long-running-operation');
   });
 
   it('fails an HTTP call to a server killed between calls at once', async () => {

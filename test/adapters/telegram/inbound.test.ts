@@ -57,6 +57,7 @@ describe('Telegram inbound', () => {
       'status',
       'cost',
       'tools',
+      'mcp',
       'sessions',
       'resume',
       'fork',
