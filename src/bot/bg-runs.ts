@@ -12,6 +12,7 @@ import type { PermissionRequest } from '../session/types.js';
 import type { Background } from './background.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
+import { withoutOperatorDetail } from './text.js';
 
 /** Who starts a background run, and where. */
 export interface BackgroundRequest {
@@ -27,6 +28,8 @@ export interface BackgroundRunsDeps {
   outbox: Outbox;
   background: Background;
   logger: Logger;
+  /** True for a chat whose people are all operators (the terminal): its failures keep setting names. */
+  isOperatorChat: (chat: string) => boolean;
 }
 
 /** Longest result posted back; the rest stays in the session for /resume. */
@@ -93,7 +96,9 @@ export class BackgroundRuns {
         { chat: request.chat, sessionId: id, err: describeError(err) },
         'background run failed',
       );
-      return `${head} failed: ${describeError(err)}`;
+      // The result is posted for everyone in the chat: a fix only the operator can apply is left out.
+      const why = describeError(err);
+      return `${head} failed: ${this.#d.isOperatorChat(request.chat) ? why : withoutOperatorDetail(why)}`;
     } finally {
       session.off('permission_request', deny);
       this.#running.delete(session);

@@ -131,7 +131,13 @@ export function createBot(options: BotOptions): Bot {
     ...(options.voice ? { voice: options.voice } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
     ...(scheduler ? { scheduler } : {}),
-    backgroundRuns: new BackgroundRuns({ registry, outbox, background, logger }),
+    backgroundRuns: new BackgroundRuns({
+      registry,
+      outbox,
+      background,
+      logger,
+      isOperatorChat: (chat) => access.isOperatorChat(chat),
+    }),
     ...(scheduleOptions?.unattendedApprovals
       ? { unattendedApprovals: scheduleOptions.unattendedApprovals }
       : {}),

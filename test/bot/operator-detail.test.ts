@@ -55,8 +55,11 @@ it('never shows a non-admin a setting name: every command, its errors, status, h
     return answers;
   };
 
-  // Before any session, then after a turn the provider refuses.
+  // Before any session, then after a turn the provider refuses. The sweep's /bg runs end
+  // first, so the refusal below is the chat's own turn's, not a background run's.
+  const backgroundResults = () => h!.texts().filter((t) => t.startsWith('🧵 Background result')).length;
   seen.push(...(await sweep()));
+  await h.until(() => backgroundResults() === 3, "the sweep's three background runs");
   h.fakeAnthropic.enqueue({
     error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' },
   });

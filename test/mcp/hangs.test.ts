@@ -4,9 +4,11 @@
  * between calls; the model gets an error result, /status says the server
  * is down, and the turn goes on.
  */
+
 import { describe, expect, it } from 'vitest';
 import { toolResults } from '../fakes/anthropic.js';
 import { everythingStdio, startEverythingHttp } from '../fixtures/mcp/published.js';
+import { USERS } from '../helpers/bot-harness.js';
 import { useCleanups } from '../helpers/cleanups.js';
 import { closingMcpWorlds, type McpWorld, turnCalling } from './helpers.js';
 
@@ -93,8 +95,8 @@ describe('an MCP server that stops answering', () => {
       isError: true,
     });
     expect(h.texts().join('\n')).toContain('That did not work.');
-    expect(await h.ask('status')).toMatch(
-      /MCP server `everything`: down, .*it did not answer trigger-long-running-operation for 10 s/,
+    expect(await h.ask('status', '', { user: USERS.admin })).toMatch(
+      /MCP server everything: down, .*it did not answer trigger-long-running-operation for 10 s/,
     );
     await mcpClock.advance(1_000);
     await h.until(() => everything?.state === 'connected', 'restarted');
@@ -127,7 +129,7 @@ describe('an MCP server that stops answering', () => {
     expect(result?.isError).toBe(true);
     expect(result?.text).toContain('The MCP server "everything" is not connected');
     expect(h.texts().join('\n')).toContain('That did not work.');
-    expect(await h.ask('status')).toMatch(/MCP server `everything`: down/);
+    expect(await h.ask('status', '', { user: USERS.admin })).toMatch(/MCP server everything: down/);
   });
 
   it('fails an HTTP call to a server that froze mid-call (SIGSTOP: its connection stays open) after the timeout', async () => {
@@ -151,6 +153,8 @@ describe('an MCP server that stops answering', () => {
     const result = toolResults(h.fakeAnthropic.requests).at(-1);
     expect(result?.isError).toBe(true);
     expect(mcp.connection('everything')?.state).toBe('down');
-    expect(await h.ask('status')).toMatch(/MCP server `everything`: down, .*the call failed/);
+    expect(await h.ask('status', '', { user: USERS.admin })).toMatch(
+      /MCP server everything: down, .*the call failed/,
+    );
   });
 });

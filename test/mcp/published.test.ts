@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { toolResults } from '../fakes/anthropic.js';
 import { pngBase64 } from '../fakes/images.js';
 import { everythingStdio, filesystemEntry } from '../fixtures/mcp/published.js';
+import { USERS } from '../helpers/bot-harness.js';
 import { useCleanups } from '../helpers/cleanups.js';
 import { closingMcpWorlds, toolNames, turnCalling } from './helpers.js';
 
@@ -32,10 +33,12 @@ describe('published MCP servers', () => {
     expect(LONG_NAME).toHaveLength(40);
     const { h } = await startMcpWorld({ [LONG_NAME]: everythingStdio });
     const tools = await h.ask('tools');
-    expect(tools).toContain(`MCP server \`${LONG_NAME}\` (connected, 13 tools, 1 left out)`);
-    expect(tools).toMatch(/left out: `simulate-research-query`, it runs only as a task/);
-    expect(await h.ask('status')).toContain('connected, 13 tools, 1 left out (see /tools)');
-    const structured = (await h.ask('tools')).match(/`(mcp__[^`]*__get-struct[^`]*)`/)?.[1] as string;
+    expect(tools).toContain(`MCP server ${LONG_NAME} (connected, 13 tools, 1 left out)`);
+    expect(tools).toMatch(/left out: simulate-research-query, it runs only as a task/);
+    expect(await h.ask('status', '', { user: USERS.admin })).toContain(
+      'connected, 13 tools, 1 left out (see /tools)',
+    );
+    const structured = (await h.ask('tools')).match(/(mcp__[^,\s]*__get-struct[^,\s]*)/)?.[1] as string;
     await turnCalling(h, structured, { location: 'New York' }, 'Rainy.');
     // The fake API refuses any tool name or schema the real one would; all 13 went through (read_resource included).
     expect(toolNames(h.fakeAnthropic.requests[0]).filter((n) => n.startsWith('mcp__'))).toHaveLength(13);

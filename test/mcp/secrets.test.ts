@@ -5,9 +5,11 @@
  * fails saying its token on stderr has its words in the log (scrubbed), not
  * in /status, /tools or the model's view.
  */
+
 import { describe, expect, it } from 'vitest';
 import { toolResults } from '../fakes/anthropic.js';
 import { everythingStdio } from '../fixtures/mcp/published.js';
+import { USERS } from '../helpers/bot-harness.js';
 import { closingMcpWorlds, turnCalling } from './helpers.js';
 
 const startMcpWorld = closingMcpWorlds();
@@ -46,8 +48,8 @@ describe('secrets of the MCP file', () => {
       { env: { FAILING_TOKEN: ARG_TOKEN } },
     );
     const { h } = world;
-    const status = await h.ask('status');
-    expect(status).toMatch(/MCP server `failing`: down, .*its stderr is in the bot's log/);
+    const status = await h.ask('status', '', { user: USERS.admin });
+    expect(status).toMatch(/MCP server failing: down, .*its stderr is in the bot's log/);
     const tools = await h.ask('tools');
     for (const text of [status, tools, ...h.texts()]) {
       expect(text).not.toContain(ARG_TOKEN);
