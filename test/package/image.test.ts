@@ -112,5 +112,5 @@ describe('the container image, built from the Dockerfile as written', () => {
     process.kill(commandPid(bot.pid ?? 0), 'SIGTERM');
     const [code] = await exited;
     expect({ code, output }).toMatchObject({ code: 0 });
-  }, 240_000);
+  }, 420_000);
 });

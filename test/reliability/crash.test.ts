@@ -88,15 +88,15 @@ describe('crash and restart (SIGKILL mid-turn)', () => {
     await first.waitForLog(/switchboard started/);
     const kiwi = messageUpdate(ANN, 'remember the word kiwi');
     const kiwiId = tg.pushUpdate(kiwi);
-    await tg.waitFor(() => texts(11).some((t) => t.includes('remember the word kiwi')), 15_000);
+    await tg.waitFor(() => texts(11).some((t) => t.includes('remember the word kiwi')), 45_000);
     tg.pushUpdate(messageUpdate(BOB, 'please run the tests'));
     const prompt = () =>
       tg.botMessages(22).find((m) => m.replyMarkup?.inline_keyboard.flat().some((b) => b.text === 'Allow'));
-    await tg.waitFor(() => prompt() !== undefined, 15_000);
+    await tg.waitFor(() => prompt() !== undefined, 45_000);
     const storyId = tg.pushUpdate(messageUpdate(ANN, 'tell a long story'));
     const shownDrafts = () =>
       tg.draftsIn(11).flatMap((d) => d.texts.filter((t) => t.includes('Sentence'))).length;
-    await tg.waitFor(() => shownDrafts() >= 3, 15_000);
+    await tg.waitFor(() => shownDrafts() >= 3, 45_000);
     await first.kill();
     expect((await first.exited).signal).toBe('SIGKILL');
     const storyRequests = model.requests.filter((b) => lastUserText(b).includes('long story')).length;
@@ -136,7 +136,7 @@ describe('crash and restart (SIGKILL mid-turn)', () => {
       () => texts(11).includes(say.crashNotice) && texts(22).includes(say.crashNotice),
       15_000,
     );
-    await tg.waitFor(() => texts(22).some((t) => t.includes('sent while the bot was down')), 15_000);
+    await tg.waitFor(() => texts(22).some((t) => t.includes('sent while the bot was down')), 45_000);
     await second.waitForLog(/"chat":"telegram:11".*reply was cut off by a restart/);
     await second.waitForLog(/"chat":"telegram:22".*reply was cut off by a restart/);
 
@@ -167,12 +167,12 @@ describe('crash and restart (SIGKILL mid-turn)', () => {
 
     // The session of the cut chat goes on, with its history.
     tg.pushUpdate(messageUpdate(ANN, 'what was the word?'));
-    await tg.waitFor(() => texts(11).some((t) => t.includes('what was the word?')), 15_000);
+    await tg.waitFor(() => texts(11).some((t) => t.includes('what was the word?')), 45_000);
     expect(JSON.stringify(model.requests.at(-1).messages)).toContain('remember the word kiwi');
 
     const everything = [...first.lines, ...second.lines, ...first.stderr, ...second.stderr].join('\n');
     expect(everything).not.toContain(TG_TOKEN);
     expect(everything).not.toContain(TG_API_KEY);
     // Two starts of the compiled bot, each awaited by its start line: generous for a loaded machine.
-  }, 150_000);
+  }, 300_000);
 });
