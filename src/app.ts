@@ -135,7 +135,13 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     adapters,
     sessions: createConfiguredSessions(config, shared.sessionStore, clock, logger, deps, sandbox, mcp),
     stores: { state: shared.stateStore },
-    access: { allowedUsers, admins, linkedUsers: config.linkedUsers },
+    access: {
+      allowedUsers,
+      admins,
+      linkedUsers: config.linkedUsers,
+      approvers: config.approvers,
+      selfApproval: config.selfApproval,
+    },
     limits: {
       approvalTimeoutMs: config.approvalTimeoutMs,
       idleReleaseMs: config.idleReleaseMs,

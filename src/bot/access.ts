@@ -10,6 +10,14 @@ export interface AccessOptions {
   allowedUsers?: readonly string[] | undefined;
   /** `platform:userId` entries that may answer any approval, see every session and use bypassPermissions. */
   admins?: readonly string[] | undefined;
+  /** `platform:userId` entries that may answer any approval prompt, besides the requester and admins. */
+  approvers?: readonly string[] | undefined;
+  /**
+   * Whether the person whose message started a turn may approve its
+   * execute-class calls (Bash) themselves; default true. When false an admin
+   * or an approver must.
+   */
+  selfApproval?: boolean | undefined;
   /** Person -> their ids on several platforms. */
   linkedUsers?: Readonly<Record<string, readonly string[]>> | undefined;
   /**
@@ -36,6 +44,8 @@ export function userKey(platform: string, userId: string): string {
 export class AccessPolicy {
   readonly #allowed: Set<string>;
   readonly #admins: Set<string>;
+  readonly #approvers: Set<string>;
+  readonly #selfApproval: boolean;
   readonly #personOf = new Map<string, string>();
   readonly #idsOf = new Map<string, string[]>();
   readonly #trusted: Set<string>;
@@ -48,6 +58,8 @@ export class AccessPolicy {
     }
     this.#allowed = new Set(this.#expand(options.allowedUsers ?? []));
     this.#admins = new Set(this.#expand(options.admins ?? []));
+    this.#approvers = new Set(this.#expand(options.approvers ?? []));
+    this.#selfApproval = options.selfApproval ?? true;
     this.#trusted = new Set(options.trustedPlatforms ?? ['console']);
   }
 
@@ -66,6 +78,22 @@ export class AccessPolicy {
   /** Whether `user` (`platform:id`) is an admin. */
   isAdmin(user: string): boolean {
     return this.#admins.has(user);
+  }
+
+  /**
+   * Whether `user` may answer an approval prompt of `requester`'s turn for a
+   * tool of `toolClass`: an admin or a named approver always, the requester
+   * (or a linked id) unless self-approval is off and the call executes.
+   */
+  mayApprove(user: string, requester: string, toolClass: string): boolean {
+    if (this.isAdmin(user) || this.#approvers.has(user)) return true;
+    if (!this.owns(user, this.ownerKey(requester))) return false;
+    return this.#selfApproval || toolClass !== 'execute';
+  }
+
+  /** True when `requester` may not answer their own prompt for a call of `toolClass`. */
+  needsSecondPerson(toolClass: string): boolean {
+    return !this.#selfApproval && toolClass === 'execute';
   }
 
   /** The owner key sessions are recorded under: the linked person's name, or the user key. */

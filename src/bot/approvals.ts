@@ -1,7 +1,8 @@
 /**
  * Pending tool approvals. Each permission request becomes a message with
  * Allow / Allow for this session / Deny buttons holding a short random id.
- * Only the person whose message started the turn, or an admin, may answer;
+ * The person whose message started the turn (unless self-approval is off
+ * for an execute-class call), an admin or a named approver may answer;
  * an unanswered request is denied after the timeout. Whatever happens, the
  * message is edited to say the outcome and who chose it, and the buttons go.
  */
@@ -102,9 +103,12 @@ export class ApprovalRegistry {
       await event.respond({ text: say.expired, ephemeral: true });
       return;
     }
-    const allowed = access.owns(presser, access.ownerKey(pending.requester.key)) || access.isAdmin(presser);
-    if (!allowed) {
-      await event.respond({ text: say.approvalOnlyFor(pending.requester.name), ephemeral: true });
+    const { toolClass } = pending.request;
+    if (!access.mayApprove(presser, pending.requester.key, toolClass)) {
+      const refusal = access.needsSecondPerson(toolClass)
+        ? say.approvalNotSelf
+        : say.approvalOnlyFor(pending.requester.name);
+      await event.respond({ text: refusal, ephemeral: true });
       return;
     }
     const answer = payload.action as Answer;

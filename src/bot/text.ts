@@ -82,6 +82,7 @@ export const say = {
   ) =>
     `◔ ${state.usedPercentage < 10 ? state.usedPercentage.toFixed(1) : Math.round(state.usedPercentage)}% of the context used (${fmt(state.usedTokens)} of ${plural(state.maxTokens, 'token')})${cost ? ` · ${cost} so far` : ''}`,
   approvalOnlyFor: (name: string) => `Only ${name} or an admin can answer this.`,
+  approvalNotSelf: 'Commands need a second person here: an admin or an approver can answer this.',
   expired: 'This request has expired; please ask again.',
   // Names are people's own text inside a Markdown message: quoted literally.
   allowed: (name: string) => `✅ Allowed by ${markdownLiteral(name)}`,
