@@ -9,13 +9,20 @@ import type { Config } from '../config/index.js';
 import type { ClusterOptions } from './bot/index.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
-import { createBotStateStore, createUserSessionStore } from './store/index.js';
+import {
+  type ControlsStore,
+  createBotStateStore,
+  createControlsStore,
+  createUserSessionStore,
+} from './store/index.js';
 import type { BotStateStore, SessionStore } from './store/types.js';
 
 /** Stores, and for replicas the lease and bus: PostgreSQL shared by replicas, or files for one process. */
 export interface SharedState {
   sessionStore: SessionStore;
   stateStore: BotStateStore;
+  /** Spend, budget extensions and chat caps (and stored rules). */
+  controlsStore: ControlsStore;
   /** Only with PostgreSQL: one process on files shares nothing. */
   cluster?: Pick<ClusterOptions, 'lease' | 'bus'>;
   /** Resolves to a reason when the stores cannot be reached, else undefined (for /readyz). */
@@ -29,6 +36,7 @@ export async function openSharedState(config: Config, logger: Logger, clock: Clo
     return {
       sessionStore: createUserSessionStore(join(config.dataDir, 'sessions'), { logger }),
       stateStore: createBotStateStore(config.dataDir, { logger }),
+      controlsStore: createControlsStore(config.dataDir, { logger, clock }),
       check: () => directoryWritable(config.dataDir),
       async close() {},
     };
@@ -55,6 +63,7 @@ export async function openSharedState(config: Config, logger: Logger, clock: Clo
   return {
     sessionStore: stores.sessionStore,
     stateStore: stores.stateStore,
+    controlsStore: stores.controlsStore,
     cluster: { lease, bus },
     async check() {
       try {

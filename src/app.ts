@@ -134,7 +134,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   bot = createBot({
     adapters,
     sessions: createConfiguredSessions(config, shared.sessionStore, clock, logger, deps, sandbox, mcp),
-    stores: { state: shared.stateStore },
+    stores: { state: shared.stateStore, controls: shared.controlsStore },
     access: {
       allowedUsers,
       admins,
@@ -145,6 +145,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     limits: {
       approvalTimeoutMs: config.approvalTimeoutMs,
       idleReleaseMs: config.idleReleaseMs,
+      budgets: config.budgets,
       ...deps.limits,
     },
     ...(shared.cluster ? { cluster: { ...shared.cluster, leaseTtlMs: config.leaseTtlMs } } : {}),

@@ -8,12 +8,14 @@ import { systemClock } from '../clock.js';
 import { describeError } from '../errors.js';
 import { silentLogger } from '../logger.js';
 import { DEFAULT_PRICES } from '../provider/pricing.js';
+import { createMemoryControlsStore } from '../store/controls.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
 import { AccessPolicy } from './access.js';
 import type { ChatEvent } from './adapter-contract.js';
 import { accessGate, admit, type Sender } from './admission.js';
 import { ApprovalRegistry } from './approvals.js';
 import { Background } from './background.js';
+import { Budgets } from './budgets.js';
 import { intake } from './intake.js';
 import type { Bot, BotOptions } from './options.js';
 import { ReplicaRouter, replicaGates } from './replicas.js';
@@ -57,6 +59,8 @@ export function createBot(options: BotOptions): Bot {
   const outbox = options.outbox ?? createOutbox({ adapters, clock, logger });
   const access = new AccessPolicy(options.access ?? {});
   const approvals = new ApprovalRegistry({ outbox, access, clock, timeoutMs: approvalTimeoutMs, logger });
+  const controls = options.stores.controls ?? createMemoryControlsStore();
+  const budgets = new Budgets({ caps: limits.budgets ?? {}, store: controls, access, clock, logger });
   const background = new Background(logger);
   const notify = (chat: string, text: string) => background.track(outbox.send(chat, text), 'notice');
   const registry = new SessionRegistry({
@@ -101,6 +105,7 @@ export function createBot(options: BotOptions): Bot {
     background,
     queueLimit,
     prices: options.prices ?? DEFAULT_PRICES,
+    budgets: { budgets, waitMs: approvalTimeoutMs },
     clock,
     logger,
     ...(options.observer ? { observer: options.observer } : {}),
@@ -169,6 +174,7 @@ export function createBot(options: BotOptions): Bot {
       await registry.closeAll();
       await sessions.sessionStore.flush();
       await stateStore.flush();
+      await controls.flush();
       state = 'stopped';
       logger.info('bot stopped');
     },

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Button } from './adapter-contract.js';
 
 /** What a button does. */
-export type ButtonAction = 'allow' | 'allow-session' | 'deny' | 'stop';
+export type ButtonAction = 'allow' | 'allow-session' | 'deny' | 'stop' | 'extend';
 
 /** A decoded payload. */
 export interface ButtonPayload {
@@ -16,7 +16,13 @@ export interface ButtonPayload {
   id: string;
 }
 
-const PREFIX: Record<ButtonAction, string> = { allow: 'a', 'allow-session': 's', deny: 'd', stop: 'x' };
+const PREFIX: Record<ButtonAction, string> = {
+  allow: 'a',
+  'allow-session': 's',
+  deny: 'd',
+  stop: 'x',
+  extend: 'e',
+};
 const ACTIONS = new Map(Object.entries(PREFIX).map(([action, p]) => [p, action as ButtonAction]));
 const ID_PATTERN = /^[0-9a-z]{1,24}$/;
 

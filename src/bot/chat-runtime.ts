@@ -9,6 +9,8 @@ import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
 import type { BotStateStore } from '../store/types.js';
 import type { ApprovalRegistry } from './approvals.js';
+import { refuseOverBudget } from './budget-turn.js';
+import type { Budgets } from './budgets.js';
 import { shortId, stopButtons } from './buttons.js';
 import { type ChatGate, type ChatGateFactory, OPEN_GATE } from './chat-lease.js';
 import { type QueuedMessage, type RunningTurn, streamTurn } from './chat-turn.js';
@@ -50,6 +52,8 @@ export interface RuntimeDeps {
   saveHealth?: SaveHealth;
   /** List prices, for the cost in a reply's footer. */
   prices?: PriceTable;
+  /** Spending caps and how long a turn paused on one waits for an extension. */
+  budgets?: { budgets: Budgets; waitMs: number };
 }
 
 /** The state of one chat key. */
@@ -225,6 +229,9 @@ export class ChatRuntime {
     };
     signal?.addEventListener('abort', lost, { once: true });
     try {
+      // A cap reached: the message runs nothing (no session, no model request) and is answered.
+      const budgets = this.#d.budgets?.budgets;
+      if (budgets && (await refuseOverBudget(budgets, outbox, this.chat, item))) return;
       const held = await registry.acquire(this.chat, item.owner);
       const session = held.session;
       release = held.release;
@@ -253,6 +260,7 @@ export class ChatRuntime {
           tell: (text) => this.#tell(text),
           ...(this.#d.saveHealth ? { saveHealth: this.#d.saveHealth, now: () => clock.now() } : {}),
           ...(this.#d.prices ? { prices: this.#d.prices } : {}),
+          ...(this.#d.budgets ? { budgets: this.#d.budgets } : {}),
         });
         this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...ended });
       } finally {

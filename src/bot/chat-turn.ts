@@ -18,6 +18,8 @@ import type {
 } from '../session/types.js';
 import type { TokenUsage } from '../vocabulary.js';
 import type { ApprovalRegistry, Requester } from './approvals.js';
+import { BudgetTurn } from './budget-turn.js';
+import type { Budgets } from './budgets.js';
 import { chatFileSender } from './file-delivery.js';
 import type { TurnOutcome } from './options.js';
 import type { SaveHealth } from './save-health.js';
@@ -66,6 +68,8 @@ export interface TurnContext {
   saveHealth?: SaveHealth;
   /** Now, for the time a chat's saves started failing. */
   now?: () => number;
+  /** Spending caps, checked before every model request (with `prices`), and how long a paused turn waits. */
+  budgets?: { budgets: Budgets; waitMs: number };
 }
 
 const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
@@ -128,6 +132,19 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     save_error: onSaveError,
   });
   outbox.startTyping(ctx.chat);
+  const budget =
+    ctx.budgets && ctx.prices
+      ? new BudgetTurn({
+          ...ctx.budgets,
+          chat: ctx.chat,
+          requester: turn.requester,
+          session,
+          prices: ctx.prices,
+          outbox,
+          logger,
+          checkpoint: () => reply.checkpoint(),
+        })
+      : undefined;
   let result: TurnResult | undefined;
   try {
     // Stopped while the session was loading or the turn was being recorded: nothing to run.
@@ -140,7 +157,10 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
         ...(item.files.length ? { files: item.files } : {}),
       },
       // Files the agent sends go out after the text before them, through the outbox.
-      { sendFile: chatFileSender({ chat: ctx.chat, outbox, reply, logger, isCurrent: ctx.isCurrent }) },
+      {
+        sendFile: chatFileSender({ chat: ctx.chat, outbox, reply, logger, isCurrent: ctx.isCurrent }),
+        ...(budget ? { beforeRequest: budget.gate } : {}),
+      },
     );
     result = await completed;
   } catch (err) {
@@ -163,6 +183,13 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     ctx.tell(say.turnError(describeError(failure)));
   }
   reportSave(ctx, saveError, result !== undefined);
+  if (budget) {
+    await budget.finish().then(
+      (lines) => lines.forEach(ctx.tell),
+      (err: unknown) =>
+        logger.error({ chat: ctx.chat, err: describeError(err) }, 'could not record the spend'),
+    );
+  }
   if (outbox.capabilities(ctx.chat).replyFooter) {
     const cost = ctx.prices ? ledgerCost(session.getUsage(), ctx.prices) : undefined;
     const priced = cost && cost.unpriced.length === 0 ? formatUsd(cost.usd) : undefined;

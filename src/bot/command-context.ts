@@ -8,6 +8,7 @@ import type { PriceTable } from '../provider/pricing.js';
 import type { InteractiveSession } from '../session/index.js';
 import type { SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
+import type { Budgets } from './budgets.js';
 import type { ChatRuntime } from './chat-runtime.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import { say } from './text.js';
@@ -26,6 +27,8 @@ export interface CommandContext {
   /** List prices for `/cost` and `/status`. */
   prices: PriceTable;
   access: AccessPolicy;
+  /** Spending caps, for `/budget`. */
+  budgets?: Budgets;
   logger: Logger;
   answer: (text: string) => Promise<void>;
   /**

@@ -10,6 +10,7 @@ import type { InteractiveSession } from '../session/index.js';
 import { validateSessionName } from '../store/index.js';
 import { PERMISSION_MODES, type PermissionMode } from '../vocabulary.js';
 import { COMMAND_CATALOGUE, type CommandInfo } from './adapter-contract.js';
+import { runBudget } from './budget-command.js';
 import { type CommandContext, whenIdle } from './command-context.js';
 import { describeUsage, runCost } from './cost-command.js';
 import { listSessions, resumeSession } from './session-commands.js';
@@ -38,6 +39,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   stop: { takesArgs: true, run: runStop },
   status: { takesArgs: false, run: runStatus },
   cost: { takesArgs: false, run: runCost },
+  budget: { takesArgs: true, run: runBudget },
   tools: { takesArgs: false, run: runTools },
   sessions: { takesArgs: false, run: listSessions },
   resume: { takesArgs: true, run: resumeSession },

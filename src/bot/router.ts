@@ -16,6 +16,7 @@ import type { Sender } from './admission.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { takeAttachments } from './attachment-intake.js';
 import type { Background } from './background.js';
+import type { Budgets } from './budgets.js';
 import { decodeButton } from './buttons.js';
 import type { ChatGateFactory } from './chat-lease.js';
 import { ChatRuntime } from './chat-runtime.js';
@@ -46,6 +47,8 @@ export interface RouterDeps {
   observer?: BotObserver;
   /** Failed and recovered saves, said in the chat. */
   saveHealth?: SaveHealth;
+  /** Spending caps, and how long a turn paused on one waits for an extension. */
+  budgets?: { budgets: Budgets; waitMs: number };
 }
 
 /** Routes admitted events to the chats of this process. */
@@ -86,6 +89,7 @@ export class ChatRouter {
         const payload = decodeButton(event.payload);
         if (!payload) return false;
         if (payload.action === 'stop') return chat !== undefined && chat.runningTurnId === payload.id;
+        if (payload.action === 'extend') return this.#d.budgets?.budgets.has(payload.id) ?? false;
         return this.#d.approvals.has(payload.id);
       }
       default:
@@ -169,6 +173,7 @@ export class ChatRouter {
   async #press(event: ButtonEvent, chat: ChatRuntime, sender: Sender): Promise<void> {
     const payload = decodeButton(event.payload);
     if (!payload) return event.respond({ text: say.expired, ephemeral: true });
+    if (payload.action === 'extend') return this.#extend(event, payload.id, sender);
     if (payload.action !== 'stop') {
       const { approvals } = this.#d;
       // A prompt nobody waits for any more (its turn was cut off) must not keep buttons that do nothing.
@@ -186,6 +191,19 @@ export class ChatRouter {
     return event.respond({ text: say.stopping, ephemeral: true });
   }
 
+  /** `Allow $X more` on a budget notice: an admin extends the cap; the notice shows who did. */
+  async #extend(event: ButtonEvent, id: string, sender: Sender): Promise<void> {
+    const budgets = this.#d.budgets?.budgets;
+    const { answer, edited } = budgets
+      ? await budgets.extend(id, sender.key, event.user.name)
+      : { answer: say.expired, edited: undefined };
+    if (edited !== undefined && event.messageId !== undefined) {
+      const edit = this.#d.outbox.edit(event.chat, event.messageId, edited, { buttons: [] });
+      this.#d.background.track(edit, 'budget notice edit');
+    }
+    await event.respond({ text: answer, ephemeral: true });
+  }
+
   #command(event: Extract<ChatEvent, { type: 'command' }>, chat: ChatRuntime, sender: Sender): void {
     const { registry, sessionStore, access, logger, background, prices } = this.#d;
     const ctx = {
@@ -199,6 +217,7 @@ export class ChatRouter {
       prices,
       access,
       logger,
+      ...(this.#d.budgets ? { budgets: this.#d.budgets.budgets } : {}),
       answer: (text: string) => this.answer(event, text),
       reportSave: async (session: InteractiveSession) => {
         const health = this.#d.saveHealth;
@@ -262,6 +281,7 @@ export class ChatRouter {
         ...(d.gate ? { gate: d.gate } : {}),
         ...(d.observer ? { observer: d.observer } : {}),
         ...(d.saveHealth ? { saveHealth: d.saveHealth } : {}),
+        ...(d.budgets ? { budgets: d.budgets } : {}),
         prices: d.prices,
       });
       this.#runtimes.set(chat, r);

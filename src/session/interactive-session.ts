@@ -365,7 +365,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     };
   }
 
-  #turnState({ sendFile }: SubmitOptions = {}): TurnState {
+  #turnState({ sendFile, beforeRequest }: SubmitOptions = {}): TurnState {
     const options = this.#options;
     const tools = [...this.#tools, ...(options.toolSource?.tools() ?? [])]; // fixed for the whole turn
     return {
@@ -394,6 +394,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       },
       compactor: { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) },
       maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+      ...(beforeRequest ? { beforeRequest } : {}),
     };
   }
 }

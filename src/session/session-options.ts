@@ -81,6 +81,12 @@ export interface InteractiveSessionOptions {
 export interface SubmitOptions {
   /** Delivers the files the agent sends (SendFile) into the caller's chat; without it SendFile says there is no chat. */
   sendFile?: FileSender;
+  /**
+   * Awaited before every model request of the turn. It may hold the turn
+   * (a budget waiting for an extension); a string it returns ends the turn
+   * there with that notice, before the request is made.
+   */
+  beforeRequest?: (signal: AbortSignal) => Promise<string | undefined>;
 }
 
 /** The handle `getSession()` returns. */

@@ -52,6 +52,18 @@ const SAMPLES: Record<string, unknown[][]> = {
     [{ usedTokens: 24_600, maxTokens: 200_000, usedPercentage: 12.3 }, '$0.0123'],
   ],
   approvalOnlyFor: [['Alice']],
+  budgetWarning: [
+    ['user-day', '$4.01', '$5.00'],
+    ['chat-day', '$16.00', '$20.00'],
+    ['month', '$240.00', '$300.00'],
+  ],
+  budgetReached: [
+    ['user-day', '$5.00', '$5.02', '2026-12-03 00:00', false, '$5.00'],
+    ['chat-day', '$20.00', '$21.00', '2026-12-03 00:00', true, '$20.00'],
+    ['month', '$600.00', '$600.10', '2027-01-01 00:00', true, undefined],
+  ],
+  budgetExtendedAnswer: [['$5.00']],
+  budgetExtended: [['$5.00', 'Admin']],
   allowed: [['Alice']],
   allowedSession: [['Alice']],
   denied: [['Alice']],

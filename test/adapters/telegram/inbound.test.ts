@@ -56,6 +56,7 @@ describe('Telegram inbound', () => {
       'stop',
       'status',
       'cost',
+      'budget',
       'tools',
       'sessions',
       'resume',
