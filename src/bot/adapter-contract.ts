@@ -361,6 +361,12 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
     help: "spending caps, what is spent and when they reset (admins: set this chat's daily cap)",
     argument: { name: 'set', description: 'chat <dollars> or chat off (admins)', required: false },
   },
+  {
+    name: 'rules',
+    usage: '/rules [revoke <id>]',
+    help: 'what runs here without asking: stored rules and session grants (revoke one by id)',
+    argument: { name: 'revoke', description: 'revoke <id>', required: false },
+  },
   { name: 'tools', usage: '/tools', help: "the agent's tools, by MCP server" },
   { name: 'sessions', usage: '/sessions', help: 'list your sessions' },
   {

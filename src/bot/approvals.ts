@@ -32,6 +32,8 @@ export interface ApprovalInput {
   requester: Requester;
   /** Hands the answer to the session; false when the session no longer waits for it. */
   resolve: (answer: PermissionAnswer) => boolean;
+  /** Told who answered, once the session took a person's answer. */
+  onAnswered?: (answer: 'allow' | 'allow-session' | 'deny', by: Requester) => void;
 }
 
 interface Pending extends ApprovalInput {
@@ -111,6 +113,10 @@ export class ApprovalRegistry {
       await event.respond({ text: refusal, ephemeral: true });
       return;
     }
+    if (payload.action === 'always' || payload.action === 'prefix') {
+      await event.respond({ text: say.expired, ephemeral: true });
+      return;
+    }
     const answer = payload.action as Answer;
     const outcome =
       answer === 'allow'
@@ -119,7 +125,18 @@ export class ApprovalRegistry {
           ? say.allowedSession(event.user.name)
           : say.denied(event.user.name);
     const accepted = this.#settle(payload.id, answer, outcome);
+    if (accepted) pending.onAnswered?.(answer, { key: presser, name: event.user.name });
     await event.respond({ text: accepted ? say.answered[answer] : say.expired, ephemeral: true });
+  }
+
+  /** The request waiting under this id here, if any. */
+  pending(id: string): Pick<ApprovalInput, 'chat' | 'request' | 'requester'> | undefined {
+    return this.#pending.get(id);
+  }
+
+  /** Answers a prompt as a press would, with `outcome` on it; false when nothing waits for it any more. */
+  answer(id: string, answer: Answer, outcome: string): boolean {
+    return this.#settle(id, answer, outcome);
   }
 
   /** Denies every prompt of a turn that ended (stopped, failed) and marks them so. */

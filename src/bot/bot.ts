@@ -20,6 +20,8 @@ import { intake } from './intake.js';
 import type { Bot, BotOptions } from './options.js';
 import { ReplicaRouter, replicaGates } from './replicas.js';
 import { ChatRouter } from './router.js';
+import { RulePrompts } from './rule-prompts.js';
+import { Rules } from './rules.js';
 import { SaveHealth } from './save-health.js';
 import { SessionRegistry } from './sessions-registry.js';
 import { createOutbox } from './stream/index.js';
@@ -62,6 +64,8 @@ export function createBot(options: BotOptions): Bot {
   const controls = options.stores.controls ?? createMemoryControlsStore();
   const budgets = new Budgets({ caps: limits.budgets ?? {}, store: controls, access, clock, logger });
   const background = new Background(logger);
+  const rules = new Rules(controls, clock);
+  const rulePrompts = new RulePrompts({ approvals, rules, access, outbox, background, logger });
   const notify = (chat: string, text: string) => background.track(outbox.send(chat, text), 'notice');
   const registry = new SessionRegistry({
     sessions,
@@ -106,6 +110,7 @@ export function createBot(options: BotOptions): Bot {
     queueLimit,
     prices: options.prices ?? DEFAULT_PRICES,
     budgets: { budgets, waitMs: approvalTimeoutMs },
+    rules: { rules, prompts: rulePrompts },
     clock,
     logger,
     ...(options.observer ? { observer: options.observer } : {}),

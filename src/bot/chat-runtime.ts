@@ -15,6 +15,7 @@ import { shortId, stopButtons } from './buttons.js';
 import { type ChatGate, type ChatGateFactory, OPEN_GATE } from './chat-lease.js';
 import { type QueuedMessage, type RunningTurn, streamTurn } from './chat-turn.js';
 import type { BotObserver } from './options.js';
+import type { Rules } from './rules.js';
 import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
@@ -54,6 +55,8 @@ export interface RuntimeDeps {
   prices?: PriceTable;
   /** Spending caps and how long a turn paused on one waits for an extension. */
   budgets?: { budgets: Budgets; waitMs: number };
+  /** The chats' stored rules. */
+  rules?: Rules;
 }
 
 /** The state of one chat key. */
@@ -261,6 +264,7 @@ export class ChatRuntime {
           ...(this.#d.saveHealth ? { saveHealth: this.#d.saveHealth, now: () => clock.now() } : {}),
           ...(this.#d.prices ? { prices: this.#d.prices } : {}),
           ...(this.#d.budgets ? { budgets: this.#d.budgets } : {}),
+          ...(this.#d.rules ? { rules: this.#d.rules } : {}),
         });
         this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...ended });
       } finally {

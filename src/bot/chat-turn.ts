@@ -22,6 +22,7 @@ import { BudgetTurn } from './budget-turn.js';
 import type { Budgets } from './budgets.js';
 import { chatFileSender } from './file-delivery.js';
 import type { TurnOutcome } from './options.js';
+import type { Rules } from './rules.js';
 import type { SaveHealth } from './save-health.js';
 import type { Outbox, ReplyStream } from './stream/types.js';
 import { say } from './text.js';
@@ -68,6 +69,8 @@ export interface TurnContext {
   saveHealth?: SaveHealth;
   /** Now, for the time a chat's saves started failing. */
   now?: () => number;
+  /** The chat's stored rules: a call one covers runs without a prompt. */
+  rules?: Rules;
   /** Spending caps, checked before every model request (with `prices`), and how long a paused turn waits. */
   budgets?: { budgets: Budgets; waitMs: number };
 }
@@ -95,8 +98,11 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     reply.setStatus(`⚙ ${e.summary}`);
     statusShown = true;
   };
+  // Set when a stored rule allowed the running call: its tool line says which.
+  let ruleNote = '';
   const onToolEnd = (e: ToolEndEvent) => {
-    reply.setStatus(`${TOOL_MARK[e.status] ?? '•'} ${e.summary}`);
+    reply.setStatus(`${TOOL_MARK[e.status] ?? '•'} ${e.summary}${ruleNote}`);
+    ruleNote = '';
     statusShown = true;
   };
   // What the model says it is doing between tool calls: its newest line, so the chat never sits frozen.
@@ -115,7 +121,11 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
   };
   const onNotice = (text: string) => ctx.tell(`ℹ️ ${text}`);
   const onPermission = (request: PermissionRequest) => {
-    void ask(ctx, request);
+    void ask(ctx, request, (id) => {
+      ruleNote = say.ruleAllowedNote(id);
+      reply.setStatus(`⚙ ${request.summary}${ruleNote}`);
+      statusShown = true;
+    });
   };
   let saveError: Error | undefined;
   const onSaveError = (err: Error) => {
@@ -232,9 +242,26 @@ function listen(session: InteractiveSession, listeners: SessionListeners): () =>
   };
 }
 
-/** Makes the text so far permanent, then posts the approval prompt under it. */
-async function ask(ctx: TurnContext, request: PermissionRequest): Promise<void> {
+/**
+ * Allows the call at once when a stored rule covers it (`byRule` is told the
+ * rule); otherwise makes the text so far permanent, then posts the approval
+ * prompt under it.
+ */
+async function ask(
+  ctx: TurnContext,
+  request: PermissionRequest,
+  byRule: (id: string) => void,
+): Promise<void> {
   const { session, turn, reply, outbox, approvals, logger } = ctx;
+  const rule = await ctx.rules?.match(ctx.chat, request).catch((err: unknown) => {
+    logger.warn({ chat: ctx.chat, err: describeError(err) }, 'could not read the stored rules; asking');
+    return undefined;
+  });
+  if (rule && session.resolvePermission(request.id, 'allow')) {
+    logger.info({ chat: ctx.chat, tool: request.toolName, rule: rule.id }, 'tool allowed by a stored rule');
+    byRule(rule.id);
+    return;
+  }
   try {
     await reply.checkpoint();
   } catch (err) {
@@ -255,6 +282,13 @@ async function ask(ctx: TurnContext, request: PermissionRequest): Promise<void> 
       const accepted = session.resolvePermission(request.id, answer);
       if (accepted && ctx.isCurrent()) outbox.startTyping(ctx.chat);
       return accepted;
+    },
+    onAnswered: (answer, by) => {
+      const { rules } = ctx;
+      if (answer !== 'allow-session' || !rules || request.scope === undefined) return;
+      rules.noteGrant(session.getSession().getSessionId(), request.scope, by.name).catch((err: unknown) => {
+        logger.warn({ chat: ctx.chat, err: describeError(err) }, 'could not note who made a session grant');
+      });
     },
   });
 }

@@ -10,6 +10,7 @@ import type { SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
 import type { Budgets } from './budgets.js';
 import type { ChatRuntime } from './chat-runtime.js';
+import type { Rules } from './rules.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import { say } from './text.js';
 
@@ -29,6 +30,8 @@ export interface CommandContext {
   access: AccessPolicy;
   /** Spending caps, for `/budget`. */
   budgets?: Budgets;
+  /** Stored rules, for `/rules`. */
+  rules?: Rules;
   logger: Logger;
   answer: (text: string) => Promise<void>;
   /**

@@ -13,6 +13,7 @@ import { COMMAND_CATALOGUE, type CommandInfo } from './adapter-contract.js';
 import { runBudget } from './budget-command.js';
 import { type CommandContext, whenIdle } from './command-context.js';
 import { describeUsage, runCost } from './cost-command.js';
+import { runRules } from './rules-command.js';
 import { listSessions, resumeSession } from './session-commands.js';
 import { say } from './text.js';
 import { runTools, toolServerLines } from './tools-command.js';
@@ -40,6 +41,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   status: { takesArgs: false, run: runStatus },
   cost: { takesArgs: false, run: runCost },
   budget: { takesArgs: true, run: runBudget },
+  rules: { takesArgs: true, run: runRules },
   tools: { takesArgs: false, run: runTools },
   sessions: { takesArgs: false, run: listSessions },
   resume: { takesArgs: true, run: resumeSession },

@@ -22,6 +22,8 @@ import type { ChatGateFactory } from './chat-lease.js';
 import { ChatRuntime } from './chat-runtime.js';
 import { runCommand } from './commands.js';
 import type { BotObserver } from './options.js';
+import type { RulePrompts } from './rule-prompts.js';
+import type { Rules } from './rules.js';
 import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
@@ -49,6 +51,8 @@ export interface RouterDeps {
   saveHealth?: SaveHealth;
   /** Spending caps, and how long a turn paused on one waits for an extension. */
   budgets?: { budgets: Budgets; waitMs: number };
+  /** Stored rules, and the `Always allow` presses that make them. */
+  rules?: { rules: Rules; prompts: RulePrompts };
 }
 
 /** Routes admitted events to the chats of this process. */
@@ -90,6 +94,7 @@ export class ChatRouter {
         if (!payload) return false;
         if (payload.action === 'stop') return chat !== undefined && chat.runningTurnId === payload.id;
         if (payload.action === 'extend') return this.#d.budgets?.budgets.has(payload.id) ?? false;
+        if (payload.action === 'prefix') return this.#d.rules?.prompts.has(payload.id) ?? false;
         return this.#d.approvals.has(payload.id);
       }
       default:
@@ -174,6 +179,8 @@ export class ChatRouter {
     const payload = decodeButton(event.payload);
     if (!payload) return event.respond({ text: say.expired, ephemeral: true });
     if (payload.action === 'extend') return this.#extend(event, payload.id, sender);
+    if ((payload.action === 'always' || payload.action === 'prefix') && this.#d.rules)
+      return this.#d.rules.prompts.press(event, payload, sender.key);
     if (payload.action !== 'stop') {
       const { approvals } = this.#d;
       // A prompt nobody waits for any more (its turn was cut off) must not keep buttons that do nothing.
@@ -218,6 +225,7 @@ export class ChatRouter {
       access,
       logger,
       ...(this.#d.budgets ? { budgets: this.#d.budgets.budgets } : {}),
+      ...(this.#d.rules ? { rules: this.#d.rules.rules } : {}),
       answer: (text: string) => this.answer(event, text),
       reportSave: async (session: InteractiveSession) => {
         const health = this.#d.saveHealth;
@@ -282,6 +290,7 @@ export class ChatRouter {
         ...(d.observer ? { observer: d.observer } : {}),
         ...(d.saveHealth ? { saveHealth: d.saveHealth } : {}),
         ...(d.budgets ? { budgets: d.budgets } : {}),
+        ...(d.rules ? { rules: d.rules.rules } : {}),
         prices: d.prices,
       });
       this.#runtimes.set(chat, r);

@@ -127,6 +127,16 @@ export const say = {
   budgetAlreadyExtended: 'That budget was already extended once in this period.',
   budgetExtendedAnswer: (amount: string) => `Allowed ${amount} more.`,
   budgetExtended: (amount: string, name: string) => `✅ ${amount} more allowed by ${markdownLiteral(name)}`,
+  ruleAdminOnly: 'Only an admin can make a rule.',
+  rulePrefixChoose: 'Choose which commands the rule allows (the message below).',
+  rulePrefixAsk: '📌 Always allow, in this chat, Bash commands that start with:',
+  rulePrefixCancelled: 'No rule made; the request still waits for an answer.',
+  rulePrefixStored: (id: string, prefix: string) =>
+    `📌 Rule ${id}: Bash commands that start with ${prefix} run without asking in this chat.`,
+  ruleStored: (id: string) => `Allowed; rule ${id} is stored for this chat.`,
+  alwaysAllowed: (name: string, id: string) => `✅ Always allowed by ${markdownLiteral(name)} (rule ${id})`,
+  /** Added to a tool's status line when a stored rule let it run unasked. */
+  ruleAllowedNote: (id: string) => ` · allowed by rule ${id}`,
   leaseLost:
     '⚠️ stopped: this bot process stalled past its lease on the chat; send your message again to continue',
 } as const;

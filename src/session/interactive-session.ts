@@ -311,6 +311,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         this.#grants.mode = checkPermissionMode(mode);
         this.#saveMeta();
       },
+      listGrants: () => this.#grants.list(),
+      revokeGrant: (scope) => this.#grants.revoke(scope),
     };
   }
 

@@ -94,6 +94,10 @@ export interface SessionHandle {
   getSessionId(): string;
   getPermissionMode(): PermissionMode;
   setPermissionMode(mode: PermissionMode): void;
+  /** The "allow for this session" grants (`Bash:npm test`), oldest first. */
+  listGrants(): string[];
+  /** Takes back one grant and saves the session; false when it had none such. */
+  revokeGrant(scope: string): boolean;
   /**
    * Waits for the saves queued so far (a rename, a mode, a compaction); the
    * newest one's error when it failed, else undefined. Failures are also

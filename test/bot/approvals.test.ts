@@ -35,7 +35,12 @@ describe('bot core: approvals', () => {
     h = await startBotHarness();
     const prompt = await askForBash(h);
     expect(prompt.text).toBe(PROMPT);
-    expect(prompt.buttons.flat().map((b) => b.label)).toEqual(['Allow', 'Allow for this session', 'Deny']);
+    expect(prompt.buttons.flat().map((b) => b.label)).toEqual([
+      'Allow',
+      'Allow for this session',
+      'Always allow',
+      'Deny',
+    ]);
     for (const p of payloads(prompt)) expect(Buffer.byteLength(p)).toBeLessThanOrEqual(64);
     // The text that led to the request is already a message above the prompt.
     const texts = h.texts();

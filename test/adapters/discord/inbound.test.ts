@@ -27,6 +27,7 @@ describe('Discord adapter: inbound messages', () => {
       'status',
       'cost',
       'budget',
+      'rules',
       'tools',
       'sessions',
       'resume',
@@ -53,7 +54,7 @@ describe('Discord adapter: inbound messages', () => {
 
   it('registers globally when no guild is configured', async () => {
     rig = await startRig({}, { guildId: undefined as unknown as string });
-    expect(rig.fake.commands.get('global')?.length).toBe(14);
+    expect(rig.fake.commands.get('global')?.length).toBe(15);
   });
 
   it('opens a thread from a mention in a text channel and emits the message for the thread', async () => {

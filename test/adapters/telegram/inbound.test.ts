@@ -57,6 +57,7 @@ describe('Telegram inbound', () => {
       'status',
       'cost',
       'budget',
+      'rules',
       'tools',
       'sessions',
       'resume',
