@@ -51,5 +51,5 @@ function describe(c: CapStatus): string {
   const resets = `resets ${new Date(c.resetsAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   if (c.cap === undefined) return `${NAMES[c.kind]}: no cap (${dollars(c.spent)} spent, ${resets})`;
   const extra = c.extra > 0 ? ` (${dollars(c.cap)} + ${dollars(c.extra)} allowed by an admin)` : '';
-  return `${NAMES[c.kind]}: ${dollars(c.spent)} of ${dollars(c.cap + c.extra)}${extra} spent, ${resets}`;
+  return `${NAMES[c.kind]}: ${dollars(c.spent)} spent of ${dollars(c.cap + c.extra)}${extra}, ${resets}`;
 }

@@ -154,7 +154,7 @@ describe('budgets', () => {
     expect(await h.ask('budget')).toBe(
       [
         'Budgets, at the configured prices:',
-        'Your daily budget: $1.00 of $5.00 spent, resets 2026-01-02 00:00 UTC',
+        'Your daily budget: $1.00 spent of $5.00, resets 2026-01-02 00:00 UTC',
         "This chat's daily budget: no cap ($1.00 spent, resets 2026-01-02 00:00 UTC)",
         "The bot's monthly budget: no cap ($1.00 spent, resets 2026-02-01 00:00 UTC)",
       ].join('\n'),
@@ -167,7 +167,7 @@ describe('budgets', () => {
     await h.stop();
     const again = await h.restart({ model: MODEL, prices: PRICES, budgets: { userDay: 5 } });
     harnesses.push(again);
-    expect(await again.ask('budget')).toContain("This chat's daily budget: $1.00 of $2.00 spent");
+    expect(await again.ask('budget')).toContain("This chat's daily budget: $1.00 spent of $2.00");
     await paidMessage(again, 'second');
     await again.message('third');
     await again.settle();

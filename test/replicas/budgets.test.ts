@@ -87,7 +87,7 @@ describe.skipIf(!url)('budgets across replicas', () => {
     await b.h.settle();
     expect(a.h.fakeAnthropic.requests.length).toBe(requests);
     expect(notice(b.h)?.text).toContain('Your daily budget ($2.00) is used up ($2.00 spent)');
-    expect(await b.h.ask('budget')).toContain('Your daily budget: $2.00 of $2.00 spent');
+    expect(await b.h.ask('budget')).toContain('Your daily budget: $2.00 spent of $2.00');
   });
 
   it('a turn paused on a cap on one replica goes on when the admin presses on the other', async () => {
