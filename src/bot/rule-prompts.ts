@@ -80,6 +80,19 @@ export class RulePrompts {
     return respond(say.ruleStored(rule.id));
   }
 
+  /** Stores the rule the presser chose and allows the call waiting under `approvalId` with it. */
+  async #store(
+    event: ButtonEvent,
+    approvalId: string,
+    tool: string,
+    match: StoredRule['match'],
+    presser: string,
+  ): Promise<StoredRule> {
+    const rule = await this.#o.rules.add(event.chat, tool, match, { key: presser, name: event.user.name });
+    this.#o.approvals.answer(approvalId, 'allow', say.alwaysAllowed(event.user.name, rule.id));
+    return rule;
+  }
+
   /** Posts the prefix choices for a Bash rule. */
   #offer(chat: string, approvalId: string, tool: string, prefixes: string[]): void {
     // A second press of Always allow on the same prompt replaces the first set of choices.

@@ -6,7 +6,7 @@
  */
 import { type Logger, silentLogger } from '../../logger.js';
 import type { ControlsStore } from '../controls.js';
-import { type PgPool, qualified, readFailed, writeFailed } from './db.js';
+import { type PgPool, qualified, statementRunner } from './db.js';
 
 /** Options of {@link createPostgresControlsStore}. */
 export interface PostgresControlsStoreOptions {
@@ -22,23 +22,7 @@ export function createPostgresControlsStore(options: PostgresControlsStoreOption
   const { pool, schema, ready } = options;
   const logger = options.logger ?? silentLogger;
   const t = (table: string) => qualified(schema, table);
-  const pending = new Set<Promise<unknown>>();
-
-  async function run<T>(kind: 'read' | 'write', what: string, body: () => Promise<T>): Promise<T> {
-    await ready();
-    const task = body();
-    const tracked = task.then(
-      () => undefined,
-      () => undefined,
-    );
-    pending.add(tracked);
-    void tracked.then(() => pending.delete(tracked));
-    try {
-      return await task;
-    } catch (err) {
-      throw kind === 'read' ? readFailed(logger, err, what, schema) : writeFailed(logger, err, what, schema);
-    }
-  }
+  const { run, flush } = statementRunner(ready, logger, schema);
 
   return {
     add: (amounts) =>
@@ -98,8 +82,6 @@ export function createPostgresControlsStore(options: PostgresControlsStoreOption
         );
         return rows.map((r) => [r.key, r.value] as [string, unknown]);
       }),
-    async flush() {
-      while (pending.size) await Promise.allSettled([...pending]);
-    },
+    flush,
   };
 }
