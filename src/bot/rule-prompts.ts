@@ -67,16 +67,7 @@ export class RulePrompts {
       this.#offer(event.chat, payload.id, request.toolName, prefixes);
       return respond(say.rulePrefixChoose);
     }
-    const rule = await this.#o.rules.add(
-      event.chat,
-      request.toolName,
-      { args: request.toolArgs },
-      {
-        key: presser,
-        name: event.user.name,
-      },
-    );
-    this.#o.approvals.answer(payload.id, 'allow', say.alwaysAllowed(event.user.name, rule.id));
+    const rule = await this.#store(event, payload.id, request.toolName, { args: request.toolArgs }, presser);
     return respond(say.ruleStored(rule.id));
   }
 
@@ -127,16 +118,13 @@ export class RulePrompts {
       line = say.rulePrefixCancelled;
       answer = say.rulePrefixCancelled;
     } else {
-      const rule: StoredRule = await this.#o.rules.add(
-        event.chat,
+      const rule = await this.#store(
+        event,
+        choice.approvalId,
         choice.tool,
         { prefix: choice.prefix },
-        {
-          key: presser,
-          name: event.user.name,
-        },
+        presser,
       );
-      this.#o.approvals.answer(choice.approvalId, 'allow', say.alwaysAllowed(event.user.name, rule.id));
       line = say.rulePrefixStored(rule.id, markdownInlineCode(choice.prefix));
       answer = say.ruleStored(rule.id);
     }
