@@ -72,7 +72,10 @@ export class AccessPolicy {
   check(user: string): AccessDecision {
     if (this.#trusted.has(platformOf(user))) return 'allowed';
     if (!this.configured) return 'no-allowlist';
-    return this.#allowed.has(user) || this.#admins.has(user) ? 'allowed' : 'denied';
+    // An approver who could not use the bot could not press its buttons either.
+    return this.#allowed.has(user) || this.#admins.has(user) || this.#approvers.has(user)
+      ? 'allowed'
+      : 'denied';
   }
 
   /** Whether `user` (`platform:id`) is an admin. */
