@@ -4,16 +4,13 @@
  * a message on the other, and a turn paused on a cap on one replica goes on
  * when an admin's press of `Allow $X more` arrives at the other.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { say } from '../../src/bot/text.js';
-import { VirtualClock } from '../../src/clock.js';
-import { createPostgresChatLease, createPostgresControlBus } from '../../src/cluster/index.js';
-import type { ChatLease, ControlBus } from '../../src/cluster/types.js';
 import { priceTable } from '../../src/provider/pricing.js';
-import { createPostgresStores, type PostgresStores } from '../../src/store/postgres/index.js';
 import type { StoredMessage } from '../fakes/recording-adapter.js';
-import { type BotHarness, type HarnessOptions, startBotHarness, USERS } from '../helpers/bot-harness.js';
+import { type BotHarness, type HarnessOptions, USERS } from '../helpers/bot-harness.js';
 import { SKIP_REASON, testDatabaseUrl, testSchemas } from '../store-postgres/database.js';
+import { pgReplicas, type Replica } from './pg-replicas.js';
 
 const url = testDatabaseUrl();
 const schemas = url ? testSchemas(url) : undefined;
@@ -24,44 +21,14 @@ const PRICES = priceTable({
 });
 const DOLLAR = { input_tokens: 0, output_tokens: 100 };
 
-interface Replica {
-  h: BotHarness;
-  stores: PostgresStores;
-  lease: ChatLease;
-  bus: ControlBus;
-}
-
-const open: Replica[] = [];
+const replicaOf = pgReplicas(url, { start: Date.parse('2026-01-01T00:00:00Z'), leaseTtlMs: 60_000 });
 afterAll(async () => {
   await schemas?.cleanup();
 });
-afterEach(async () => {
-  for (const r of open.splice(0).reverse()) {
-    await r.h.close();
-    await Promise.allSettled([r.bus.close(), r.lease.close()]);
-    await r.stores.close();
-  }
-});
 
-async function replica(schema: string, options: HarnessOptions, first?: Replica): Promise<Replica> {
-  const stores = createPostgresStores({ connectionString: url as string, schema });
-  await stores.migrate();
-  const lease = createPostgresChatLease({ pool: stores.pool, schema, clock: new VirtualClock(0) });
-  const bus = createPostgresControlBus({ pool: stores.pool, schema });
-  const h = await startBotHarness({
-    model: MODEL,
-    prices: PRICES,
-    sessionStore: stores.sessionStore,
-    stateStore: stores.stateStore,
-    controlsStore: stores.controlsStore,
-    cluster: { lease, bus, leaseTtlMs: 60_000 },
-    ...(first ? { fakeAnthropic: first.h.fakeAnthropic } : {}),
-    ...options,
-  });
-  const r = { h, stores, lease, bus };
-  open.push(r);
-  return r;
-}
+/** A replica with a price table and caps of its own, sharing the first one's fake Messages API. */
+const replica = (schema: string, harness: HarnessOptions, first?: Replica) =>
+  replicaOf(schema, { ...(first ? { first } : {}), harness: { model: MODEL, prices: PRICES, ...harness } });
 
 const notice = (h: BotHarness): StoredMessage | undefined =>
   h.adapter.chatMessages(h.chat).findLast((m) => m.text.startsWith('🛑'));
