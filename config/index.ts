@@ -85,6 +85,12 @@ export interface Config {
   allowedUsers: string[];
   admins: string[];
   linkedUsers: Record<string, string[]>;
+  /** Who may answer approval prompts besides the requester and admins (`SWITCHBOARD_APPROVERS`). */
+  approvers: string[];
+  /** Whether a requester may approve their own execute-class calls (`SWITCHBOARD_SELF_APPROVAL`). */
+  selfApproval: boolean;
+  /** Spending caps in US dollars; an absent one is no cap (`SWITCHBOARD_BUDGET_*`). */
+  budgets: { userDay?: number; chatDay?: number; month?: number };
   approvalTimeoutMs: number;
   idleReleaseMs: number;
   /** A model stream silent this long is cancelled with a message to the chat. */
@@ -288,6 +294,13 @@ function toConfig(
     allowedUsers: e.SWITCHBOARD_ALLOWED_USERS,
     admins: e.SWITCHBOARD_ADMINS,
     linkedUsers: e.SWITCHBOARD_LINKED_USERS,
+    approvers: e.SWITCHBOARD_APPROVERS,
+    selfApproval: e.SWITCHBOARD_SELF_APPROVAL,
+    budgets: {
+      ...(e.SWITCHBOARD_BUDGET_USER_DAY === undefined ? {} : { userDay: e.SWITCHBOARD_BUDGET_USER_DAY }),
+      ...(e.SWITCHBOARD_BUDGET_CHAT_DAY === undefined ? {} : { chatDay: e.SWITCHBOARD_BUDGET_CHAT_DAY }),
+      ...(e.SWITCHBOARD_BUDGET_MONTH === undefined ? {} : { month: e.SWITCHBOARD_BUDGET_MONTH }),
+    },
     approvalTimeoutMs: e.SWITCHBOARD_APPROVAL_TIMEOUT,
     idleReleaseMs: e.SWITCHBOARD_IDLE_RELEASE,
     streamIdleTimeoutMs: e.SWITCHBOARD_STREAM_TIMEOUT,

@@ -69,6 +69,19 @@ const userList = optionalString
   })
   .transform((v) => (v === undefined ? [] : v.split(',').map((u) => u.trim())));
 
+/** An on/off switch; `fallback` when unset. */
+const onOff = (fallback: boolean) =>
+  optionalString
+    .refine((v) => v === undefined || /^(on|off)$/i.test(v), { message: 'expected on or off' })
+    .transform((v) => (v === undefined ? fallback : v.toLowerCase() === 'on'));
+
+/** A number of US dollars (`5`, `12.50`), or undefined when unset (no cap). */
+const dollars = optionalString
+  .refine((v) => v === undefined || (/^\d+(\.\d{1,2})?$/.test(v) && Number(v) > 0), {
+    message: 'expected an amount in US dollars above 0, e.g. 5 or 12.50 (leave it unset for no cap)',
+  })
+  .transform((v) => (v === undefined ? undefined : Number(v)));
+
 const linkedUsers = optionalString
   .refine(
     (v) =>
@@ -169,6 +182,11 @@ export const envSchema = z.object({
   SWITCHBOARD_ALLOWED_USERS: userList,
   SWITCHBOARD_ADMINS: userList,
   SWITCHBOARD_LINKED_USERS: linkedUsers,
+  SWITCHBOARD_APPROVERS: userList,
+  SWITCHBOARD_SELF_APPROVAL: onOff(true),
+  SWITCHBOARD_BUDGET_USER_DAY: dollars,
+  SWITCHBOARD_BUDGET_CHAT_DAY: dollars,
+  SWITCHBOARD_BUDGET_MONTH: dollars,
   SWITCHBOARD_APPROVAL_TIMEOUT: seconds(600, 86_400),
   SWITCHBOARD_IDLE_RELEASE: seconds(600, 86_400),
   SWITCHBOARD_STREAM_TIMEOUT: seconds(120, 3_600),

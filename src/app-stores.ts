@@ -11,13 +11,20 @@ import type { ScheduleOptions } from './bot/options.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import { createFileScheduleStore } from './schedule/file-store.js';
-import { createBotStateStore, createUserSessionStore } from './store/index.js';
+import {
+  type ControlsStore,
+  createBotStateStore,
+  createControlsStore,
+  createUserSessionStore,
+} from './store/index.js';
 import type { BotStateStore, SessionStore } from './store/types.js';
 
 /** Stores, and for replicas the lease and bus: PostgreSQL shared by replicas, or files for one process. */
 export interface SharedState {
   sessionStore: SessionStore;
   stateStore: BotStateStore;
+  /** Spend, budget extensions and chat caps (and stored rules). */
+  controlsStore: ControlsStore;
   /** Only with PostgreSQL: one process on files shares nothing. */
   cluster?: Pick<ClusterOptions, 'lease' | 'bus'>;
   /** Where schedules live and, with replicas, what fires each run once among them. */
@@ -34,6 +41,7 @@ export async function openSharedState(config: Config, logger: Logger, clock: Clo
       sessionStore: createUserSessionStore(join(config.dataDir, 'sessions'), { logger }),
       stateStore: createBotStateStore(config.dataDir, { logger }),
       schedules: { store: createFileScheduleStore(config.dataDir, { logger, clock }) },
+      controlsStore: createControlsStore(config.dataDir, { logger, clock }),
       check: () => directoryWritable(config.dataDir),
       async close() {},
     };
@@ -62,6 +70,7 @@ export async function openSharedState(config: Config, logger: Logger, clock: Clo
   return {
     sessionStore: stores.sessionStore,
     stateStore: stores.stateStore,
+    controlsStore: stores.controlsStore,
     cluster: { lease, bus },
     schedules: {
       store: createPostgresScheduleStore({ ...cluster, ready: () => stores.migrate() }),

@@ -141,11 +141,18 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   bot = createBot({
     adapters,
     sessions: createConfiguredSessions(config, shared.sessionStore, clock, logger, deps, sandbox, mcp),
-    stores: { state: shared.stateStore },
-    access: { allowedUsers, admins, linkedUsers: config.linkedUsers },
+    stores: { state: shared.stateStore, controls: shared.controlsStore },
+    access: {
+      allowedUsers,
+      admins,
+      linkedUsers: config.linkedUsers,
+      approvers: config.approvers,
+      selfApproval: config.selfApproval,
+    },
     limits: {
       approvalTimeoutMs: config.approvalTimeoutMs,
       idleReleaseMs: config.idleReleaseMs,
+      budgets: config.budgets,
       ...deps.limits,
     },
     ...(shared.cluster ? { cluster: { ...shared.cluster, leaseTtlMs: config.leaseTtlMs } } : {}),

@@ -10,6 +10,14 @@ export interface AccessOptions {
   allowedUsers?: readonly string[] | undefined;
   /** `platform:userId` entries that may answer any approval, see every session and use bypassPermissions. */
   admins?: readonly string[] | undefined;
+  /** `platform:userId` entries that may answer any approval prompt, besides the requester and admins. */
+  approvers?: readonly string[] | undefined;
+  /**
+   * Whether the person whose message started a turn may approve its
+   * execute-class calls (Bash) themselves; default true. When false an admin
+   * or an approver must.
+   */
+  selfApproval?: boolean | undefined;
   /** Person -> their ids on several platforms. */
   linkedUsers?: Readonly<Record<string, readonly string[]>> | undefined;
   /**
@@ -36,6 +44,8 @@ export function userKey(platform: string, userId: string): string {
 export class AccessPolicy {
   readonly #allowed: Set<string>;
   readonly #admins: Set<string>;
+  readonly #approvers: Set<string>;
+  readonly #selfApproval: boolean;
   readonly #personOf = new Map<string, string>();
   readonly #idsOf = new Map<string, string[]>();
   readonly #trusted: Set<string>;
@@ -48,6 +58,8 @@ export class AccessPolicy {
     }
     this.#allowed = new Set(this.#expand(options.allowedUsers ?? []));
     this.#admins = new Set(this.#expand(options.admins ?? []));
+    this.#approvers = new Set(this.#expand(options.approvers ?? []));
+    this.#selfApproval = options.selfApproval ?? true;
     this.#trusted = new Set(options.trustedPlatforms ?? ['console']);
   }
 
@@ -60,7 +72,10 @@ export class AccessPolicy {
   check(user: string): AccessDecision {
     if (this.#trusted.has(platformOf(user))) return 'allowed';
     if (!this.configured) return 'no-allowlist';
-    return this.#allowed.has(user) || this.#admins.has(user) ? 'allowed' : 'denied';
+    // An approver who could not use the bot could not press its buttons either.
+    return this.#allowed.has(user) || this.#admins.has(user) || this.#approvers.has(user)
+      ? 'allowed'
+      : 'denied';
   }
 
   /** Whether `user` (`platform:id`) is an admin. */
@@ -80,6 +95,22 @@ export class AccessPolicy {
   /** Whether everyone in `chat` (a chat key, `platform:...`) is an operator: the terminal chat. */
   isOperatorChat(chat: string): boolean {
     return this.#trusted.has(platformOf(chat));
+  }
+
+  /**
+   * Whether `user` may answer an approval prompt of `requester`'s turn for a
+   * tool of `toolClass`: an admin or a named approver always, the requester
+   * (or a linked id) unless self-approval is off and the call executes.
+   */
+  mayApprove(user: string, requester: string, toolClass: string): boolean {
+    if (this.isAdmin(user) || this.#approvers.has(user)) return true;
+    if (!this.owns(user, this.ownerKey(requester))) return false;
+    return this.#selfApproval || toolClass !== 'execute';
+  }
+
+  /** True when `requester` may not answer their own prompt for a call of `toolClass`. */
+  needsSecondPerson(toolClass: string): boolean {
+    return !this.#selfApproval && toolClass === 'execute';
   }
 
   /** The owner key sessions are recorded under: the linked person's name, or the user key. */

@@ -367,6 +367,18 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
     usage: '/cost',
     help: "tokens and cost of this session (admins: the bot's totals per day)",
   },
+  {
+    name: 'budget',
+    usage: '/budget [chat <dollars>|chat off]',
+    help: "spending caps, what is spent and when they reset (admins: set this chat's daily cap)",
+    argument: { name: 'set', description: 'chat <dollars> or chat off (admins)', required: false },
+  },
+  {
+    name: 'rules',
+    usage: '/rules [revoke <id>]',
+    help: 'what runs here without asking: stored rules and session grants (revoke one by id)',
+    argument: { name: 'revoke', description: 'revoke <id>', required: false },
+  },
   { name: 'tools', usage: '/tools', help: "the agent's tools, by MCP server" },
   {
     name: 'mcp',

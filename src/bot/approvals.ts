@@ -1,7 +1,8 @@
 /**
  * Pending tool approvals. Each permission request becomes a message with
  * Allow / Allow for this session / Deny buttons holding a short random id.
- * Only the person whose message started the turn, or an admin, may answer;
+ * The person whose message started the turn (unless self-approval is off
+ * for an execute-class call), an admin or a named approver may answer;
  * an unanswered request is denied after the timeout. Whatever happens, the
  * message is edited to say the outcome and who chose it, and the buttons go.
  */
@@ -31,6 +32,8 @@ export interface ApprovalInput {
   requester: Requester;
   /** Hands the answer to the session; false when the session no longer waits for it. */
   resolve: (answer: PermissionAnswer) => boolean;
+  /** Told who answered, once the session took a person's answer. */
+  onAnswered?: (answer: 'allow' | 'allow-session' | 'deny', by: Requester) => void;
 }
 
 interface Pending extends ApprovalInput {
@@ -102,9 +105,16 @@ export class ApprovalRegistry {
       await event.respond({ text: say.expired, ephemeral: true });
       return;
     }
-    const allowed = access.owns(presser, access.ownerKey(pending.requester.key)) || access.isAdmin(presser);
-    if (!allowed) {
-      await event.respond({ text: say.approvalOnlyFor(pending.requester.name), ephemeral: true });
+    const { toolClass } = pending.request;
+    if (!access.mayApprove(presser, pending.requester.key, toolClass)) {
+      const refusal = access.needsSecondPerson(toolClass)
+        ? say.approvalNotSelf
+        : say.approvalOnlyFor(pending.requester.name);
+      await event.respond({ text: refusal, ephemeral: true });
+      return;
+    }
+    if (payload.action === 'always' || payload.action === 'prefix') {
+      await event.respond({ text: say.expired, ephemeral: true });
       return;
     }
     const answer = payload.action as Answer;
@@ -115,7 +125,18 @@ export class ApprovalRegistry {
           ? say.allowedSession(event.user.name)
           : say.denied(event.user.name);
     const accepted = this.#settle(payload.id, answer, outcome);
+    if (accepted) pending.onAnswered?.(answer, { key: presser, name: event.user.name });
     await event.respond({ text: accepted ? say.answered[answer] : say.expired, ephemeral: true });
+  }
+
+  /** The request waiting under this id here, if any. */
+  pending(id: string): Pick<ApprovalInput, 'chat' | 'request' | 'requester'> | undefined {
+    return this.#pending.get(id);
+  }
+
+  /** Answers a prompt as a press would, with `outcome` on it; false when nothing waits for it any more. */
+  answer(id: string, answer: Answer, outcome: string): boolean {
+    return this.#settle(id, answer, outcome);
   }
 
   /** Denies every prompt of a turn that ended (stopped, failed) and marks them so. */

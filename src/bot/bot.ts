@@ -10,6 +10,7 @@ import { silentLogger } from '../logger.js';
 import { DEFAULT_PRICES } from '../provider/pricing.js';
 import { LocalTrigger } from '../schedule/local-trigger.js';
 import { Scheduler } from '../schedule/scheduler.js';
+import { createMemoryControlsStore } from '../store/controls.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
 import { AccessPolicy } from './access.js';
 import type { ChatEvent } from './adapter-contract.js';
@@ -17,10 +18,13 @@ import { accessGate, admit, type Sender } from './admission.js';
 import { ApprovalRegistry } from './approvals.js';
 import { Background } from './background.js';
 import { BackgroundRuns } from './bg-runs.js';
+import { Budgets } from './budgets.js';
 import { intake } from './intake.js';
 import type { Bot, BotOptions } from './options.js';
 import { ReplicaRouter, replicaGates } from './replicas.js';
 import { ChatRouter } from './router.js';
+import { RulePrompts } from './rule-prompts.js';
+import { Rules } from './rules.js';
 import { SaveHealth } from './save-health.js';
 import { SessionRegistry } from './sessions-registry.js';
 import { createOutbox } from './stream/index.js';
@@ -60,7 +64,11 @@ export function createBot(options: BotOptions): Bot {
   const outbox = options.outbox ?? createOutbox({ adapters, clock, logger });
   const access = new AccessPolicy(options.access ?? {});
   const approvals = new ApprovalRegistry({ outbox, access, clock, timeoutMs: approvalTimeoutMs, logger });
+  const controls = options.stores.controls ?? createMemoryControlsStore();
+  const budgets = new Budgets({ caps: limits.budgets ?? {}, store: controls, access, clock, logger });
   const background = new Background(logger);
+  const rules = new Rules(controls, clock);
+  const rulePrompts = new RulePrompts({ approvals, rules, access, outbox, background, logger });
   const notify = (chat: string, text: string) => background.track(outbox.send(chat, text), 'notice');
   const registry = new SessionRegistry({
     sessions,
@@ -126,6 +134,8 @@ export function createBot(options: BotOptions): Bot {
     background,
     queueLimit,
     prices: options.prices ?? DEFAULT_PRICES,
+    budgets: { budgets, waitMs: approvalTimeoutMs },
+    rules: { rules, prompts: rulePrompts },
     clock,
     logger,
     ...(options.voice ? { voice: options.voice } : {}),
@@ -211,6 +221,7 @@ export function createBot(options: BotOptions): Bot {
       await sessions.sessionStore.flush();
       await stateStore.flush();
       await scheduleOptions?.store.flush();
+      await controls.flush();
       state = 'stopped';
       logger.info('bot stopped');
     },

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Button } from './adapter-contract.js';
 
 /** What a button does. */
-export type ButtonAction = 'allow' | 'allow-session' | 'deny' | 'stop';
+export type ButtonAction = 'allow' | 'allow-session' | 'always' | 'prefix' | 'deny' | 'stop' | 'extend';
 
 /** A decoded payload. */
 export interface ButtonPayload {
@@ -16,7 +16,15 @@ export interface ButtonPayload {
   id: string;
 }
 
-const PREFIX: Record<ButtonAction, string> = { allow: 'a', 'allow-session': 's', deny: 'd', stop: 'x' };
+const PREFIX: Record<ButtonAction, string> = {
+  allow: 'a',
+  'allow-session': 's',
+  always: 'r',
+  prefix: 'p',
+  deny: 'd',
+  stop: 'x',
+  extend: 'e',
+};
 const ACTIONS = new Map(Object.entries(PREFIX).map(([action, p]) => [p, action as ButtonAction]));
 const ID_PATTERN = /^[0-9a-z]{1,24}$/;
 
@@ -40,12 +48,13 @@ export function decodeButton(payload: string): ButtonPayload | undefined {
   return { action, id: match[2] ?? '' };
 }
 
-/** Allow / Allow for this session / Deny, in one row. */
+/** Allow / Allow for this session / Always allow (admins: a stored rule) / Deny, in one row. */
 export function approvalButtons(id: string): Button[][] {
   return [
     [
       { label: 'Allow', payload: encodeButton('allow', id), style: 'primary' },
       { label: 'Allow for this session', payload: encodeButton('allow-session', id) },
+      { label: 'Always allow', payload: encodeButton('always', id) },
       { label: 'Deny', payload: encodeButton('deny', id), style: 'danger' },
     ],
   ];

@@ -11,10 +11,13 @@ import type { Scheduler } from '../schedule/scheduler.js';
 import type { InteractiveSession } from '../session/index.js';
 import type { BotStateStore } from '../store/types.js';
 import type { ApprovalRegistry } from './approvals.js';
+import { refuseOverBudget } from './budget-turn.js';
+import type { Budgets } from './budgets.js';
 import { shortId, stopButtons } from './buttons.js';
 import { type ChatGate, type ChatGateFactory, OPEN_GATE } from './chat-lease.js';
 import { type QueuedMessage, type RunningTurn, streamTurn } from './chat-turn.js';
 import type { BotObserver } from './options.js';
+import type { Rules } from './rules.js';
 import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
@@ -59,6 +62,10 @@ export interface RuntimeDeps {
   voice?: VoiceOptions;
   /** The bot's schedules, for the Schedule tool. */
   scheduler?: Scheduler;
+  /** Spending caps and how long a turn paused on one waits for an extension. */
+  budgets?: { budgets: Budgets; waitMs: number };
+  /** The chats' stored rules. */
+  rules?: Rules;
 }
 
 /** The state of one chat key. */
@@ -279,6 +286,9 @@ export class ChatRuntime {
     };
     signal?.addEventListener('abort', lost, { once: true });
     try {
+      // A cap reached: the message runs nothing (no session, no model request) and is answered.
+      const budgets = this.#d.budgets?.budgets;
+      if (budgets && (await refuseOverBudget(budgets, outbox, this.chat, item))) return;
       const held = await registry.acquire(this.chat, item.owner);
       const session = held.session;
       release = held.release;
@@ -310,6 +320,8 @@ export class ChatRuntime {
           ...(this.#d.saveHealth ? { saveHealth: this.#d.saveHealth, now: () => clock.now() } : {}),
           ...(this.#d.prices ? { prices: this.#d.prices } : {}),
           ...(this.#d.scheduler ? { scheduler: this.#d.scheduler } : {}),
+          ...(this.#d.budgets ? { budgets: this.#d.budgets } : {}),
+          ...(this.#d.rules ? { rules: this.#d.rules } : {}),
         });
         this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...ended });
       } finally {

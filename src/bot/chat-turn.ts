@@ -21,8 +21,11 @@ import type {
 import type { ChatSchedules, TokenUsage } from '../vocabulary.js';
 import type { Attachment } from './adapter-contract.js';
 import type { ApprovalRegistry, Requester } from './approvals.js';
+import { BudgetTurn } from './budget-turn.js';
+import type { Budgets } from './budgets.js';
 import { chatFileSender } from './file-delivery.js';
 import type { TurnOutcome } from './options.js';
+import type { Rules } from './rules.js';
 import type { SaveHealth } from './save-health.js';
 import type { Outbox, ReplyStream } from './stream/types.js';
 import { say } from './text.js';
@@ -85,6 +88,10 @@ export interface TurnContext {
   now?: () => number;
   /** The bot's schedules, for the Schedule tool (made as the turn's requester). */
   scheduler?: Scheduler;
+  /** The chat's stored rules: a call one covers runs without a prompt. */
+  rules?: Rules;
+  /** Spending caps, checked before every model request (with `prices`), and how long a paused turn waits. */
+  budgets?: { budgets: Budgets; waitMs: number };
 }
 
 const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
@@ -114,8 +121,11 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     reply.setStatus(`⏳ ${e.text.length > 200 ? `${e.text.slice(0, 199)}…` : e.text}`);
     statusShown = true;
   };
+  // Set when a stored rule allowed the running call: its tool line says which.
+  let ruleNote = '';
   const onToolEnd = (e: ToolEndEvent) => {
-    reply.setStatus(`${TOOL_MARK[e.status] ?? '•'} ${e.summary}`);
+    reply.setStatus(`${TOOL_MARK[e.status] ?? '•'} ${e.summary}${ruleNote}`);
+    ruleNote = '';
     statusShown = true;
   };
   // What the model says it is doing between tool calls: its newest line, so the chat never sits frozen.
@@ -139,7 +149,11 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
       ctx.tell(say.unattendedDenied(request.toolName));
       return;
     }
-    void ask(ctx, request);
+    void ask(ctx, request, (id) => {
+      ruleNote = say.ruleAllowedNote(id);
+      reply.setStatus(`⚙ ${request.summary}${ruleNote}`);
+      statusShown = true;
+    });
   };
   let saveError: Error | undefined;
   const onSaveError = (err: Error) => {
@@ -157,6 +171,19 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     save_error: onSaveError,
   });
   outbox.startTyping(ctx.chat);
+  const budget =
+    ctx.budgets && ctx.prices
+      ? new BudgetTurn({
+          ...ctx.budgets,
+          chat: ctx.chat,
+          requester: turn.requester,
+          session,
+          prices: ctx.prices,
+          outbox,
+          logger,
+          checkpoint: () => reply.checkpoint(),
+        })
+      : undefined;
   let result: TurnResult | undefined;
   try {
     // Stopped while the session was loading or the turn was being recorded: nothing to run.
@@ -172,6 +199,7 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
         // Files the agent sends go out after the text before them, through the outbox.
         sendFile: chatFileSender({ chat: ctx.chat, outbox, reply, logger, isCurrent: ctx.isCurrent }),
         ...(ctx.scheduler ? { schedules: chatSchedules(ctx.scheduler, ctx.chat, item) } : {}),
+        ...(budget ? { beforeRequest: budget.gate } : {}),
       },
     );
     result = await completed;
@@ -195,6 +223,13 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     ctx.tell(say.turnError(describeError(failure)));
   }
   reportSave(ctx, saveError, result !== undefined);
+  if (budget) {
+    await budget.finish().then(
+      (lines) => lines.forEach(ctx.tell),
+      (err: unknown) =>
+        logger.error({ chat: ctx.chat, err: describeError(err) }, 'could not record the spend'),
+    );
+  }
   if (outbox.capabilities(ctx.chat).replyFooter) {
     const cost = ctx.prices ? ledgerCost(session.getUsage(), ctx.prices) : undefined;
     const priced = cost && cost.unpriced.length === 0 ? formatUsd(cost.usd) : undefined;
@@ -237,9 +272,26 @@ function listen(session: InteractiveSession, listeners: SessionListeners): () =>
   };
 }
 
-/** Makes the text so far permanent, then posts the approval prompt under it. */
-async function ask(ctx: TurnContext, request: PermissionRequest): Promise<void> {
+/**
+ * Allows the call at once when a stored rule covers it (`byRule` is told the
+ * rule); otherwise makes the text so far permanent, then posts the approval
+ * prompt under it.
+ */
+async function ask(
+  ctx: TurnContext,
+  request: PermissionRequest,
+  byRule: (id: string) => void,
+): Promise<void> {
   const { session, turn, reply, outbox, approvals, logger } = ctx;
+  const rule = await ctx.rules?.match(ctx.chat, request).catch((err: unknown) => {
+    logger.warn({ chat: ctx.chat, err: describeError(err) }, 'could not read the stored rules; asking');
+    return undefined;
+  });
+  if (rule && session.resolvePermission(request.id, 'allow')) {
+    logger.info({ chat: ctx.chat, tool: request.toolName, rule: rule.id }, 'tool allowed by a stored rule');
+    byRule(rule.id);
+    return;
+  }
   try {
     await reply.checkpoint();
   } catch (err) {
@@ -260,6 +312,13 @@ async function ask(ctx: TurnContext, request: PermissionRequest): Promise<void> 
       const accepted = session.resolvePermission(request.id, answer);
       if (accepted && ctx.isCurrent()) outbox.startTyping(ctx.chat);
       return accepted;
+    },
+    onAnswered: (answer, by) => {
+      const { rules } = ctx;
+      if (answer !== 'allow-session' || !rules || request.scope === undefined) return;
+      rules.noteGrant(session.getSession().getSessionId(), request.scope, by.name).catch((err: unknown) => {
+        logger.warn({ chat: ctx.chat, err: describeError(err) }, 'could not note who made a session grant');
+      });
     },
   });
 }

@@ -10,7 +10,9 @@ import type { InteractiveSession } from '../session/index.js';
 import type { SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
 import type { BackgroundRuns } from './bg-runs.js';
+import type { Budgets } from './budgets.js';
 import type { ChatRuntime } from './chat-runtime.js';
+import type { Rules } from './rules.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import { say } from './text.js';
 
@@ -36,6 +38,10 @@ export interface CommandContext {
   scheduler?: Scheduler;
   /** Background runs (`/bg`). */
   backgroundRuns?: BackgroundRuns;
+  /** Spending caps, for `/budget`. */
+  budgets?: Budgets;
+  /** Stored rules, for `/rules`. */
+  rules?: Rules;
   logger: Logger;
   answer: (text: string) => Promise<void>;
   /**

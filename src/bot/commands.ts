@@ -11,9 +11,11 @@ import { validateSessionName } from '../store/index.js';
 import { PERMISSION_MODES, type PermissionMode } from '../vocabulary.js';
 import { COMMAND_CATALOGUE, type CommandInfo } from './adapter-contract.js';
 import { runBg, runBtw } from './aside-commands.js';
+import { runBudget } from './budget-command.js';
 import { type CommandContext, whenIdle } from './command-context.js';
 import { describeUsage, runCost } from './cost-command.js';
 import { runMcp } from './mcp-command.js';
+import { runRules } from './rules-command.js';
 import { runBusy, runSchedule, runSchedules, runTimezone, runUnschedule } from './schedule-commands.js';
 import { listSessions, resumeSession } from './session-commands.js';
 import { say } from './text.js';
@@ -39,6 +41,8 @@ const RUNNERS: Record<string, CommandRunner> = {
   stop: { takesArgs: true, run: runStop },
   status: { takesArgs: false, run: runStatus },
   cost: { takesArgs: false, run: runCost },
+  budget: { takesArgs: true, run: runBudget },
+  rules: { takesArgs: true, run: runRules },
   tools: { takesArgs: false, run: runTools },
   mcp: { takesArgs: true, run: runMcp },
   sessions: { takesArgs: false, run: listSessions },

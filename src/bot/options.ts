@@ -10,10 +10,12 @@ import type { Logger } from '../logger.js';
 import type { PriceTable } from '../provider/pricing.js';
 import type { BusyMode, ScheduleStore, ScheduleTrigger } from '../schedule/types.js';
 import type { SessionFactory } from '../session/factory.js';
+import type { ControlsStore } from '../store/controls.js';
 import type { BotStateStore } from '../store/types.js';
 import type { TokenUsage } from '../vocabulary.js';
 import type { AccessOptions } from './access.js';
 import type { ChatAdapter, EventSink } from './adapter-contract.js';
+import type { BudgetCaps } from './budgets.js';
 import type { SaveHealthView } from './save-health.js';
 import type { Outbox } from './stream/types.js';
 import type { VoiceOptions } from './voice.js';
@@ -22,6 +24,11 @@ import type { VoiceOptions } from './voice.js';
 export interface BotStores {
   /** Chat -> session bindings, delivery ids already handled, turns in flight. */
   state: BotStateStore;
+  /**
+   * Spend per person, chat and period, budget extensions and chat caps;
+   * default in memory (files or PostgreSQL keep them across restarts and replicas).
+   */
+  controls?: ControlsStore;
 }
 
 /** The bot's bounds; every one has a default. */
@@ -32,6 +39,8 @@ export interface BotLimits {
   idleReleaseMs?: number;
   /** Messages waiting per chat while a reply runs; default 20. */
   queueLimit?: number;
+  /** Spending caps in dollars at the bot's prices; default none. */
+  budgets?: BudgetCaps;
 }
 
 /** Several replicas of one bot sharing their chats. */

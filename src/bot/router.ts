@@ -20,6 +20,7 @@ import type { ApprovalRegistry } from './approvals.js';
 import { takeAttachments } from './attachment-intake.js';
 import type { Background } from './background.js';
 import type { BackgroundRuns } from './bg-runs.js';
+import type { Budgets } from './budgets.js';
 import { acceptWhileBusy } from './busy.js';
 import { decodeButton } from './buttons.js';
 import type { ChatGateFactory } from './chat-lease.js';
@@ -27,6 +28,8 @@ import { ChatRuntime } from './chat-runtime.js';
 import type { UnattendedApprovals } from './chat-turn.js';
 import { runCommand } from './commands.js';
 import type { BotObserver } from './options.js';
+import type { RulePrompts } from './rule-prompts.js';
+import type { Rules } from './rules.js';
 import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
@@ -63,6 +66,10 @@ export interface RouterDeps {
   busy?: BusyMode;
   /** Background runs (`/bg`), stopped with the chats at shutdown. */
   backgroundRuns?: BackgroundRuns;
+  /** Spending caps, and how long a turn paused on one waits for an extension. */
+  budgets?: { budgets: Budgets; waitMs: number };
+  /** Stored rules, and the `Always allow` presses that make them. */
+  rules?: { rules: Rules; prompts: RulePrompts };
 }
 
 /** Routes admitted events to the chats of this process. */
@@ -103,6 +110,8 @@ export class ChatRouter {
         const payload = decodeButton(event.payload);
         if (!payload) return false;
         if (payload.action === 'stop') return chat !== undefined && chat.runningTurnId === payload.id;
+        if (payload.action === 'extend') return this.#d.budgets?.budgets.has(payload.id) ?? false;
+        if (payload.action === 'prefix') return this.#d.rules?.prompts.has(payload.id) ?? false;
         return this.#d.approvals.has(payload.id);
       }
       default:
@@ -212,6 +221,9 @@ export class ChatRouter {
   async #press(event: ButtonEvent, chat: ChatRuntime, sender: Sender): Promise<void> {
     const payload = decodeButton(event.payload);
     if (!payload) return event.respond({ text: say.expired, ephemeral: true });
+    if (payload.action === 'extend') return this.#extend(event, payload.id, sender);
+    if ((payload.action === 'always' || payload.action === 'prefix') && this.#d.rules)
+      return this.#d.rules.prompts.press(event, payload, sender.key);
     if (payload.action !== 'stop') {
       const { approvals } = this.#d;
       // A prompt nobody waits for any more (its turn was cut off) must not keep buttons that do nothing.
@@ -227,6 +239,19 @@ export class ChatRouter {
       return event.respond({ text: say.alreadyFinished, ephemeral: true });
     chat.stop();
     return event.respond({ text: say.stopping, ephemeral: true });
+  }
+
+  /** `Allow $X more` on a budget notice: an admin extends the cap; the notice shows who did. */
+  async #extend(event: ButtonEvent, id: string, sender: Sender): Promise<void> {
+    const budgets = this.#d.budgets?.budgets;
+    const { answer, edited } = budgets
+      ? await budgets.extend(id, sender.key, event.user.name)
+      : { answer: say.expired, edited: undefined };
+    if (edited !== undefined && event.messageId !== undefined) {
+      const edit = this.#d.outbox.edit(event.chat, event.messageId, edited, { buttons: [] });
+      this.#d.background.track(edit, 'budget notice edit');
+    }
+    await event.respond({ text: answer, ephemeral: true });
   }
 
   #command(event: Extract<ChatEvent, { type: 'command' }>, chat: ChatRuntime, sender: Sender): void {
@@ -246,6 +271,8 @@ export class ChatRouter {
       ...(this.#d.voice?.pricePerMinute === undefined ? {} : { voicePrice: this.#d.voice.pricePerMinute }),
       access,
       logger,
+      ...(this.#d.budgets ? { budgets: this.#d.budgets.budgets } : {}),
+      ...(this.#d.rules ? { rules: this.#d.rules.rules } : {}),
       // The net under every command's own wording: no setting names for people who cannot change them.
       answer: (text: string) =>
         this.answer(event, access.isOperator(sender.key) ? text : withoutOperatorDetail(text)),
@@ -334,6 +361,8 @@ export class ChatRouter {
         ...(d.gate ? { gate: d.gate } : {}),
         ...(d.observer ? { observer: d.observer } : {}),
         ...(d.saveHealth ? { saveHealth: d.saveHealth } : {}),
+        ...(d.budgets ? { budgets: d.budgets } : {}),
+        ...(d.rules ? { rules: d.rules.rules } : {}),
         prices: d.prices,
         operatorChat: d.access.isOperatorChat(chat),
         ...(d.voice ? { voice: d.voice } : {}),

@@ -196,6 +196,7 @@ export const say = {
   ) =>
     `◔ ${state.usedPercentage >= 10 ? `${Math.round(state.usedPercentage)}%` : say.percent(state.usedPercentage)} of the context used (${fmt(state.usedTokens)} of ${plural(state.maxTokens, 'token')})${cost ? ` · ${cost} so far` : ''}`,
   approvalOnlyFor: (name: string) => `Only ${name} or an admin can answer this.`,
+  approvalNotSelf: 'Commands need a second person here: an admin or an approver can answer this.',
   expired: 'This request has expired; please ask again.',
   // Names are people's own text inside a Markdown message: quoted literally.
   allowed: (name: string) => `✅ Allowed by ${markdownLiteral(name)}`,
@@ -214,6 +215,42 @@ export const say = {
     '⚠️ The bot process answering here stopped responding, so that reply was cut off. Send your message again to continue.',
   leaseWaitExpired:
     '⚠️ Another replica was still answering in this chat for too long; send your message again.',
+  /** The 80% line, once per cap and period: `⚠️ 80% of your daily budget ($4.01 of $5.00) is used.` */
+  budgetWarning: (kind: BudgetKind, spent: string, limit: string) =>
+    `⚠️ 80% of ${BUDGET_NAMES[kind]} (${spent} of ${limit}) is used.`,
+  /** A reached cap: nothing run (a new message) or a reply paused before its next model request. */
+  budgetReached: (
+    kind: BudgetKind,
+    limit: string,
+    spent: string,
+    resetsAt: string,
+    paused: boolean,
+    offer: string | undefined,
+  ) => {
+    const name = BUDGET_NAMES[kind];
+    const head = `🛑 ${name[0]?.toUpperCase()}${name.slice(1)} (${limit}) is used up (${spent} spent), so ${
+      paused ? 'this reply paused before its next model request' : 'nothing was run'
+    }. It resets at ${resetsAt} UTC.`;
+    if (offer === undefined) return `${head} It was already extended once in this period.`;
+    return `${head} An admin can allow ${offer} more${paused ? ' to let the reply go on' : '; then send your message again'}.`;
+  },
+  budgetStopped:
+    'The reply stopped here: its budget was not extended in time. Send a message to go on once the budget resets or an admin allows more.',
+  budgetAdminOnly: 'Only an admin can allow more spending.',
+  budgetAlreadyReset: 'That budget has reset since; there is nothing to allow.',
+  budgetAlreadyExtended: 'That budget was already extended once in this period.',
+  budgetExtendedAnswer: (amount: string) => `Allowed ${amount} more.`,
+  budgetExtended: (amount: string, name: string) => `✅ ${amount} more allowed by ${markdownLiteral(name)}`,
+  ruleAdminOnly: 'Only an admin can make a rule.',
+  rulePrefixChoose: 'Choose which commands the rule allows (the message below).',
+  rulePrefixAsk: '📌 Always allow, in this chat, Bash commands that start with:',
+  rulePrefixCancelled: 'No rule made; the request still waits for an answer.',
+  rulePrefixStored: (id: string, prefix: string) =>
+    `📌 Rule ${id}: Bash commands that start with ${prefix} run without asking in this chat.`,
+  ruleStored: (id: string) => `Allowed; rule ${id} is stored for this chat.`,
+  alwaysAllowed: (name: string, id: string) => `✅ Always allowed by ${markdownLiteral(name)} (rule ${id})`,
+  /** Added to a tool's status line when a stored rule let it run unasked. */
+  ruleAllowedNote: (id: string) => ` · allowed by rule ${id}`,
   leaseLost:
     '⚠️ stopped: this bot process stalled past its lease on the chat; send your message again to continue',
   /** The line that introduces a scheduled run. */
@@ -224,6 +261,15 @@ export const say = {
   interruptedNote: '⏹ stopped for a newer message',
   noSchedules: 'Schedules are not set up in this bot.',
 } as const;
+
+/** Which budget a line is about (the same words as `CapKind` in budgets.ts). */
+type BudgetKind = 'user-day' | 'chat-day' | 'month';
+
+const BUDGET_NAMES: Record<BudgetKind, string> = {
+  'user-day': 'your daily budget',
+  'chat-day': "this chat's daily budget",
+  month: "the bot's monthly budget",
+};
 
 const KIND_NAMES: Record<Attachment['kind'], string> = {
   audio: 'voice messages',

@@ -27,6 +27,13 @@ export class SessionGrants {
     this.#onChange();
   }
 
+  /** Takes back an "allow for this session" grant and saves; false when there was none. */
+  revoke(scope: string): boolean {
+    if (!this.#scopes.delete(scope)) return false;
+    this.#onChange();
+    return true;
+  }
+
   /** Restores grants loaded with a saved session (no save). */
   restore(scopes: readonly string[]): void {
     for (const scope of scopes) this.#scopes.add(scope);

@@ -364,6 +364,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         this.#grants.mode = checkPermissionMode(mode);
         this.#saveMeta();
       },
+      listGrants: () => this.#grants.list(),
+      revokeGrant: (scope) => this.#grants.revoke(scope),
     };
   }
 
@@ -444,7 +446,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     if (change) this.#history.push(change);
   }
 
-  #turnState({ sendFile, schedules }: SubmitOptions = {}): TurnState {
+  #turnState({ sendFile, schedules, beforeRequest }: SubmitOptions = {}): TurnState {
     const options = this.#options;
     const frame = this.#frame ?? this.#currentFrame();
     // What the model was told it has; a tool it knows of that is gone now is refused with a reason.
@@ -479,6 +481,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       compactor: { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) },
       maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       steering: this.#steering,
+      ...(beforeRequest ? { beforeRequest } : {}),
     };
   }
 }

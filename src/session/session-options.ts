@@ -84,6 +84,12 @@ export interface SubmitOptions {
   sendFile?: FileSender;
   /** Makes schedules in the caller's chat (Schedule); without it Schedule says there is no chat. */
   schedules?: ChatSchedules;
+  /**
+   * Awaited before every model request of the turn. It may hold the turn
+   * (a budget waiting for an extension); a string it returns ends the turn
+   * there with that notice, before the request is made.
+   */
+  beforeRequest?: (signal: AbortSignal) => Promise<string | undefined>;
 }
 
 /** The handle `getSession()` returns. */
@@ -91,6 +97,10 @@ export interface SessionHandle {
   getSessionId(): string;
   getPermissionMode(): PermissionMode;
   setPermissionMode(mode: PermissionMode): void;
+  /** The "allow for this session" grants (`Bash:npm test`), oldest first. */
+  listGrants(): string[];
+  /** Takes back one grant and saves the session; false when it had none such. */
+  revokeGrant(scope: string): boolean;
   /**
    * Waits for the saves queued so far (a rename, a mode, a compaction); the
    * newest one's error when it failed, else undefined. Failures are also

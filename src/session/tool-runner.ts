@@ -174,7 +174,7 @@ export async function runToolCalls(
       const scope = `${tool.name}:${safe(() => tool.scopeKey(call.input), '')}`;
       if (!host.grants.allows(scope)) {
         const outcome = await host.gate.request(
-          { toolName: tool.name, toolArgs: call.input, summary, toolClass: tool.toolClass },
+          { toolName: tool.name, toolArgs: call.input, summary, toolClass: tool.toolClass, scope },
           signal,
         );
         if (outcome === 'aborted' || signal.aborted) {

@@ -61,6 +61,8 @@ export interface TurnState {
   maxIterations: number;
   /** Messages written while the turn runs, joined at its next request. */
   steering?: SteeringInbox;
+  /** Awaited before every model request; a returned notice ends the turn there (a budget reached). */
+  beforeRequest?: (signal: AbortSignal) => Promise<string | undefined>;
 }
 
 /** How a turn ended: a result, and the error when it failed. */
@@ -168,6 +170,11 @@ export async function runTurn(
     const context = await meter.decide(history, call, [CONTEXT_GUARD_FRACTION], signal);
     if (context.usedTokens >= CONTEXT_GUARD_FRACTION * context.maxTokens) {
       addNotice(guardNotice(context));
+      return finish('complete');
+    }
+    const held = await state.beforeRequest?.(signal);
+    if (held !== undefined && !signal.aborted) {
+      addNotice(held);
       return finish('complete');
     }
     const joined = joinNext;

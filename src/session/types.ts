@@ -56,6 +56,8 @@ export interface PermissionRequest {
   /** One-line human summary of what the tool will do (`Bash: npm test`). */
   summary: string;
   toolClass: ToolClass;
+  /** What "allow for this session" would cover (`Bash:npm test`), as the session's grants list it. */
+  scope?: string;
 }
 
 /** Payload of `tool_start`. */

@@ -8,6 +8,12 @@ import { FileSessionStore, type SessionStoreOptions } from './file-store.js';
 import type { SessionStore } from './types.js';
 
 export { type BotStateStoreOptions, createBotStateStore, createMemoryBotStateStore } from './bot-state.js';
+export {
+  type ControlsStore,
+  type ControlsStoreOptions,
+  createControlsStore,
+  createMemoryControlsStore,
+} from './controls.js';
 export type { SessionStoreOptions } from './file-store.js';
 export { newSessionId, validateSessionId, validateSessionName } from './ids.js';
 export { createMemorySessionStore, type MemorySessionStore } from './memory-store.js';

@@ -35,7 +35,12 @@ describe('bot core: approvals', () => {
     h = await startBotHarness();
     const prompt = await askForBash(h);
     expect(prompt.text).toBe(PROMPT);
-    expect(prompt.buttons.flat().map((b) => b.label)).toEqual(['Allow', 'Allow for this session', 'Deny']);
+    expect(prompt.buttons.flat().map((b) => b.label)).toEqual([
+      'Allow',
+      'Allow for this session',
+      'Always allow',
+      'Deny',
+    ]);
     for (const p of payloads(prompt)) expect(Buffer.byteLength(p)).toBeLessThanOrEqual(64);
     // The text that led to the request is already a message above the prompt.
     const texts = h.texts();
@@ -112,5 +117,50 @@ describe('bot core: approvals', () => {
     } finally {
       await again.close();
     }
+  });
+});
+
+describe('bot core: who may approve', () => {
+  it('a named approver may answer anyone’s prompt; others still may not', async () => {
+    h = await startBotHarness({
+      allowedUsers: ['test:alice', 'test:bob', 'test:eve'],
+      approvers: ['test:bob'],
+    });
+    const prompt = await askForBash(h);
+    expect(await h.press(payloadOf(prompt, 'a:'), { user: USERS.stranger })).toEqual([
+      say.approvalOnlyFor('Alice'),
+    ]);
+    expect(await h.press(payloadOf(prompt, 'a:'), { user: USERS.bob })).toEqual(['Allowed.']);
+    await h.settle();
+    expect(h.adapter.messageText(prompt.id)).toBe(`${PROMPT}\n\n${say.allowed('Bob')}`);
+    expect(h.texts().join('\n')).toContain('Done running.');
+  });
+
+  it('with self-approval off the requester cannot allow their own command; an approver or admin must', async () => {
+    h = await startBotHarness({ approvers: ['test:bob'], selfApproval: false });
+    const prompt = await askForBash(h);
+    expect(await h.press(payloadOf(prompt, 'a:'))).toEqual([say.approvalNotSelf]);
+    await h.clock.advance(100);
+    expect(h.adapter.messages.get(prompt.id)?.buttons.length).toBe(1);
+    expect(await h.press(payloadOf(prompt, 'a:'), { user: USERS.admin })).toEqual(['Allowed.']);
+    await h.settle();
+    expect(h.texts().join('\n')).toContain('Done running.');
+  });
+
+  it('with self-approval off the requester still answers for calls that only read or change files', async () => {
+    h = await startBotHarness({ selfApproval: false, permissionMode: 'default' });
+    h.fakeAnthropic.enqueue(
+      { toolUse: [{ name: 'Write', input: { file_path: 'note.txt', content: 'hi' } }] },
+      { text: 'Wrote it.' },
+    );
+    await h.message('write a note');
+    let prompt: StoredMessage | undefined;
+    await h.until(() => {
+      prompt = h?.adapter.chatMessages(h.chat).find((m) => m.text.startsWith('🔐'));
+      return prompt !== undefined && prompt.buttons.length > 0;
+    }, 'approval prompt');
+    expect(await h.press(payloadOf(prompt as StoredMessage, 'a:'))).toEqual(['Allowed.']);
+    await h.settle();
+    expect(h.texts().join('\n')).toContain('Wrote it.');
   });
 });

@@ -10,13 +10,19 @@ describe('button payloads', () => {
   it('round-trips every action and fits Telegram callback_data (64 bytes)', () => {
     const id = shortId();
     expect(id).toMatch(/^[0-9a-z]{10}$/);
-    for (const action of ['allow', 'allow-session', 'deny', 'stop'] as const) {
+    for (const action of ['allow', 'allow-session', 'always', 'prefix', 'deny', 'stop', 'extend'] as const) {
       const payload = encodeButton(action, id);
       expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(64);
       expect(decodeButton(payload)).toEqual({ action, id });
     }
     const rows = [...approvalButtons(id), ...stopButtons(id)];
-    expect(rows.flat().map((b) => b.payload)).toEqual([`a:${id}`, `s:${id}`, `d:${id}`, `x:${id}`]);
+    expect(rows.flat().map((b) => b.payload)).toEqual([
+      `a:${id}`,
+      `s:${id}`,
+      `r:${id}`,
+      `d:${id}`,
+      `x:${id}`,
+    ]);
   });
 
   it('rejects payloads it did not make', () => {

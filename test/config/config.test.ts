@@ -184,6 +184,30 @@ describe('loadConfig', () => {
     expect(c.secrets).toContain('discord-token-value');
   });
 
+  it('reads who may approve and the spending caps; unset caps are no caps', () => {
+    const c = loadConfig({
+      env: {
+        ...base,
+        SWITCHBOARD_APPROVERS: 'telegram:5, slack:U1',
+        SWITCHBOARD_SELF_APPROVAL: 'OFF',
+        SWITCHBOARD_BUDGET_USER_DAY: '5',
+        SWITCHBOARD_BUDGET_MONTH: '300.50',
+      },
+    });
+    expect(c.approvers).toEqual(['telegram:5', 'slack:U1']);
+    expect(c.selfApproval).toBe(false);
+    expect(c.budgets).toEqual({ userDay: 5, month: 300.5 });
+    const plain = loadConfig({ env: base });
+    expect(plain.selfApproval).toBe(true);
+    expect(plain.budgets).toEqual({});
+    expect(problems({ ...base, SWITCHBOARD_BUDGET_CHAT_DAY: '$5' }).variables).toEqual([
+      'SWITCHBOARD_BUDGET_CHAT_DAY',
+    ]);
+    expect(problems({ ...base, SWITCHBOARD_SELF_APPROVAL: 'maybe' }).variables).toEqual([
+      'SWITCHBOARD_SELF_APPROVAL',
+    ]);
+  });
+
   it('runs the console alongside platforms with --console', () => {
     const c = loadConfig({ env: { ...base, DISCORD_BOT_TOKEN: 'discord-token-value' }, argv: ['--console'] });
     expect(c.console).toBe(true);

@@ -30,7 +30,12 @@ import { AnthropicProvider } from '../../src/provider/index.js';
 import type { PriceTable } from '../../src/provider/pricing.js';
 import { createFileScheduleStore } from '../../src/schedule/file-store.js';
 import { createSessionFactory, type SessionFactoryOptions } from '../../src/session/factory.js';
-import { createBotStateStore, createUserSessionStore } from '../../src/store/index.js';
+import {
+  type ControlsStore,
+  createBotStateStore,
+  createControlsStore,
+  createUserSessionStore,
+} from '../../src/store/index.js';
 import type { BotStateStore, SessionStore } from '../../src/store/types.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 import { RecordingAdapter } from '../fakes/recording-adapter.js';
@@ -57,6 +62,8 @@ export interface HarnessOptions
     Partial<Omit<SessionFactoryOptions, 'provider' | 'clock' | 'logger' | 'sessionStore'>> {
   sessionStore?: SessionStore;
   stateStore?: BotStateStore;
+  /** Spend and budgets; default a file store in the data root (kept across restart()). */
+  controlsStore?: ControlsStore;
   /** Run as one replica among several. */
   cluster?: ClusterOptions;
   /** List prices for `/cost` and `/status` (the bot's default otherwise). */
@@ -184,6 +191,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
   });
   const sessionStore = options.sessionStore ?? createUserSessionStore(dirs.sessions, { logger });
   const stateStore = options.stateStore ?? createBotStateStore(dirs.data, { logger, clock });
+  const controlsStore = options.controlsStore ?? createControlsStore(dirs.data, { logger, clock });
   const {
     root: _r,
     fakeAnthropic: _f,
@@ -196,14 +204,18 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     extraAdapters = [],
     sessionStore: _ss,
     stateStore: _st,
+    controlsStore: _cs,
     cluster,
     allowedUsers = ['test:alice', 'test:bob'],
     admins = ['test:root'],
     linkedUsers,
     trustedPlatforms,
+    approvers,
+    selfApproval,
     approvalTimeoutMs,
     idleReleaseMs,
     queueLimit,
+    budgets,
     prices,
     voice,
     ...sessionOptions
@@ -218,9 +230,9 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
       clock,
       logger,
     }),
-    stores: { state: stateStore },
-    access: { allowedUsers, admins, linkedUsers, trustedPlatforms },
-    limits: defined({ approvalTimeoutMs, idleReleaseMs, queueLimit }),
+    stores: { state: stateStore, controls: controlsStore },
+    access: { allowedUsers, admins, linkedUsers, trustedPlatforms, approvers, selfApproval },
+    limits: defined({ approvalTimeoutMs, idleReleaseMs, queueLimit, budgets }),
     ...(cluster ? { cluster } : {}),
     ...(prices ? { prices } : {}),
     ...(voice ? { voice: typeof voice === 'function' ? voice(clock) : voice } : {}),

@@ -6,62 +6,27 @@
  * decides when a lease expires or is renewed.
  */
 import type pg from 'pg';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { encodeButton } from '../../src/bot/buttons.js';
 import { say } from '../../src/bot/text.js';
-import { VirtualClock } from '../../src/clock.js';
-import { createPostgresChatLease, createPostgresControlBus } from '../../src/cluster/index.js';
-import type { ChatLease, ControlBus } from '../../src/cluster/types.js';
-import { createPostgresStores, type PostgresStores } from '../../src/store/postgres/index.js';
 import type { StoredMessage } from '../fakes/recording-adapter.js';
-import { type BotHarness, startBotHarness } from '../helpers/bot-harness.js';
+import type { BotHarness } from '../helpers/bot-harness.js';
 import { SKIP_REASON, testDatabaseUrl, testSchemas } from '../store-postgres/database.js';
+import { pgReplicas, type Replica } from './pg-replicas.js';
 
 const url = testDatabaseUrl();
 const schemas = url ? testSchemas(url) : undefined;
 const START = Date.parse('2026-01-01T00:00:00Z');
 const TTL = 1_000;
 
-interface Replica {
-  h: BotHarness;
-  stores: PostgresStores;
-  lease: ChatLease;
-  bus: ControlBus;
-  /** The clock of this replica's lease: expiry as this replica sees it, and keep-alive. */
-  leaseClock: VirtualClock;
-}
-
-const open: Replica[] = [];
+const replicaOf = pgReplicas(url, { start: START, leaseTtlMs: TTL });
+/** A replica on `schema`; its lease may use a pool of its own (`leasePool`), to be cut off alone. */
+const replica = (schema: string, first?: Replica, leasePool?: pg.Pool) =>
+  replicaOf(schema, { ...(first ? { first } : {}), ...(leasePool ? { leasePool } : {}) });
 
 afterAll(async () => {
   await schemas?.cleanup();
 });
-
-afterEach(async () => {
-  for (const r of open.splice(0).reverse()) {
-    await r.h.close();
-    await Promise.allSettled([r.bus.close(), r.lease.close()]);
-    await r.stores.close();
-  }
-});
-
-/** A replica on `schema`; its lease may use a pool of its own (`leasePool`), to be cut off alone. */
-async function replica(schema: string, first?: Replica, leasePool?: pg.Pool): Promise<Replica> {
-  const stores = createPostgresStores({ connectionString: url as string, schema });
-  await stores.migrate();
-  const leaseClock = new VirtualClock(START);
-  const lease = createPostgresChatLease({ pool: leasePool ?? stores.pool, schema, clock: leaseClock });
-  const bus = createPostgresControlBus({ pool: stores.pool, schema });
-  const h = await startBotHarness({
-    sessionStore: stores.sessionStore,
-    stateStore: stores.stateStore,
-    cluster: { lease, bus, leaseTtlMs: TTL },
-    ...(first ? { fakeAnthropic: first.h.fakeAnthropic } : {}),
-  });
-  const r = { h, stores, lease, bus, leaseClock };
-  open.push(r);
-  return r;
-}
 
 /** Starts a turn on `r` that streams "Partial" and stalls until aborted. */
 async function stalledTurn(r: Replica, text: string, partial = 'Partial'): Promise<string> {

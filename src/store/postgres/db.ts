@@ -118,6 +118,42 @@ export function readFailed(logger: Logger, err: unknown, what: string, schema: s
   );
 }
 
+/** What {@link statementRunner} returns: `run` one statement, `flush` waits for those in flight. */
+export interface StatementRunner {
+  run<T>(kind: 'read' | 'write', what: string, body: () => Promise<T>): Promise<T>;
+  flush(): Promise<void>;
+}
+
+/**
+ * Runs each statement after `ready` (migrations), tracked so `flush()` can
+ * wait for it, with failures turned into store errors that say what failed.
+ */
+export function statementRunner(ready: () => Promise<void>, logger: Logger, schema: string): StatementRunner {
+  const pending = new Set<Promise<unknown>>();
+  return {
+    async run(kind, what, body) {
+      await ready();
+      const task = body();
+      const tracked = task.then(
+        () => undefined,
+        () => undefined,
+      );
+      pending.add(tracked);
+      void tracked.then(() => pending.delete(tracked));
+      try {
+        return await task;
+      } catch (err) {
+        throw kind === 'read'
+          ? readFailed(logger, err, what, schema)
+          : writeFailed(logger, err, what, schema);
+      }
+    },
+    async flush() {
+      while (pending.size > 0) await Promise.all([...pending]);
+    },
+  };
+}
+
 /**
  * Memoizes an async start-up step (migrations) so every caller waits for the
  * same run; a failed run is forgotten so the next call tries again.

@@ -4,7 +4,9 @@
  */
 import type { Clock } from '../../clock.js';
 import { type Logger, silentLogger } from '../../logger.js';
+import type { ControlsStore } from '../controls.js';
 import type { BotStateStore, SessionStore } from '../types.js';
+import { createPostgresControlsStore } from './controls-store.js';
 import {
   DEFAULT_SCHEMA,
   once,
@@ -17,6 +19,7 @@ import { migratePostgres } from './migrations.js';
 import { PostgresSessionStore } from './session-store.js';
 import { createPostgresBotStateStore } from './state-store.js';
 
+export { createPostgresControlsStore, type PostgresControlsStoreOptions } from './controls-store.js';
 export {
   DEFAULT_SCHEMA,
   type PgClient,
@@ -44,6 +47,8 @@ export type PostgresStoresOptions = PostgresConnection & {
 export interface PostgresStores {
   sessionStore: SessionStore;
   stateStore: BotStateStore;
+  /** Spend, budget extensions and rules, shared by every replica. */
+  controlsStore: ControlsStore;
   /** The pool in use, to share with the cluster primitives (`createPostgresChatLease`, ...). */
   pool: PgPool;
   schema: string;
@@ -91,16 +96,18 @@ export function createPostgresStores(options: PostgresStoresOptions): PostgresSt
       ? {}
       : { deliveryRetentionMs: options.deliveryRetentionMs }),
   });
+  const controlsStore = createPostgresControlsStore({ pool, schema, ready, logger });
   let closing: Promise<void> | undefined;
   return {
     sessionStore,
     stateStore,
+    controlsStore,
     pool,
     schema,
     migrate: ready,
     close() {
       closing ??= (async () => {
-        await Promise.all([sessionStore.flush(), stateStore.flush()]);
+        await Promise.all([sessionStore.flush(), stateStore.flush(), controlsStore.flush()]);
         if (owned) await pool.end();
       })();
       return closing;

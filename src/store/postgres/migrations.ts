@@ -98,6 +98,24 @@ export const MIGRATIONS: readonly Migration[] = [
         settings jsonb NOT NULL
       );`,
   },
+  {
+    version: 4,
+    name: 'team controls: spend counters, once-flags and settings',
+    sql: (t) => `
+      CREATE TABLE ${t('team_counters')} (
+        key text PRIMARY KEY,
+        value double precision NOT NULL
+      );
+      CREATE TABLE ${t('team_flags')} (
+        key text PRIMARY KEY,
+        set_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE ${t('team_settings')} (
+        key text PRIMARY KEY,
+        value jsonb NOT NULL,
+        seq bigserial
+      );`,
+  },
 ];
 
 /** Advisory lock class for migrations (two-key form; the second key is the schema's hash). */

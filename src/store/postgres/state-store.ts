@@ -8,7 +8,7 @@ import { type Clock, systemClock } from '../../clock.js';
 import { type Logger, silentLogger } from '../../logger.js';
 import { activeTurnSchema, chatBindingSchema } from '../schema.js';
 import type { ActiveTurn, BotStateStore, ChatBinding } from '../types.js';
-import { type PgPool, qualified, readFailed, writeFailed } from './db.js';
+import { type PgPool, qualified, statementRunner } from './db.js';
 
 /** Options of {@link createPostgresBotStateStore}. */
 export interface PostgresBotStateStoreOptions {
@@ -38,25 +38,8 @@ export function createPostgresBotStateStore(options: PostgresBotStateStoreOption
   const retention = Math.max(1, options.deliveryRetentionMs ?? DAY_MS);
   const pruneEvery = Math.max(0, options.pruneIntervalMs ?? 60_000);
   const t = (table: string) => qualified(schema, table);
-  const pending = new Set<Promise<unknown>>();
+  const { run, flush } = statementRunner(ready, logger, schema);
   let nextPrune = Number.NEGATIVE_INFINITY;
-
-  /** Runs one statement, tracked for flush(), with failures turned into store errors. */
-  async function run<T>(kind: 'read' | 'write', what: string, body: () => Promise<T>): Promise<T> {
-    await ready();
-    const task = body();
-    const tracked = task.then(
-      () => undefined,
-      () => undefined,
-    );
-    pending.add(tracked);
-    void tracked.then(() => pending.delete(tracked));
-    try {
-      return await task;
-    } catch (err) {
-      throw kind === 'read' ? readFailed(logger, err, what, schema) : writeFailed(logger, err, what, schema);
-    }
-  }
 
   /** A stored binding, or undefined (logged) when the row is not one. */
   function binding(chat: string, value: unknown): ChatBinding | undefined {
@@ -141,8 +124,6 @@ export function createPostgresBotStateStore(options: PostgresBotStateStoreOption
         }
         return out;
       }),
-    async flush() {
-      while (pending.size > 0) await Promise.all([...pending]);
-    },
+    flush,
   };
 }

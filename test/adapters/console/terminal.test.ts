@@ -124,7 +124,7 @@ describe('the terminal chat (npm start on a pseudo-terminal)', SLOW, () => {
     );
     await t.typeLine('run echo');
     await t.waitFor(
-      (s) => s.includes('(type the number)') && s.split('\n').at(-1) === '1-3 ›',
+      (s) => s.includes('(type the number)') && s.split('\n').at(-1) === '1-4 ›',
       'the approval',
     );
     let shown = await t.screen();

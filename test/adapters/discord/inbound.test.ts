@@ -26,6 +26,8 @@ describe('Discord adapter: inbound messages', () => {
       'stop',
       'status',
       'cost',
+      'budget',
+      'rules',
       'tools',
       'mcp',
       'sessions',
@@ -53,7 +55,7 @@ describe('Discord adapter: inbound messages', () => {
 
   it('registers globally when no guild is configured', async () => {
     rig = await startRig({}, { guildId: undefined as unknown as string });
-    expect(rig.fake.commands.get('global')?.length).toBe(14);
+    expect(rig.fake.commands.get('global')?.length).toBe(15);
   });
 
   it('opens a thread from a mention in a text channel and emits the message for the thread', async () => {

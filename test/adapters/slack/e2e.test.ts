@@ -152,7 +152,7 @@ describe('Slack end to end (npm start wiring)', () => {
       .botMessages('C1', ts)
       .find((m) => (m.blocks ?? []).some((b) => b.type === 'actions'))!;
     expect(visibleText(prompt)).toMatch(
-      /^🔐 Write wants to write `.*note\.txt.*` \(1 line\):\n\n```\nhi\n```\n\[Allow\] \[Allow for this session\] \[Deny\]$/,
+      /^🔐 Write wants to write `.*note\.txt.*` \(1 line\):\n\n```\nhi\n```\n\[Allow\] \[Allow for this session\] \[Always allow\] \[Deny\]$/,
     );
     const allow = (prompt.blocks ?? []).flatMap((b) => b.elements ?? []).find((e) => e.text.text === 'Allow');
 

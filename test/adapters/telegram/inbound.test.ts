@@ -56,6 +56,8 @@ describe('Telegram inbound', () => {
       'stop',
       'status',
       'cost',
+      'budget',
+      'rules',
       'tools',
       'mcp',
       'sessions',
