@@ -57,9 +57,10 @@ export async function runBg(ctx: CommandContext, args: string): Promise<void> {
   }
   const id = await ctx.backgroundRuns.start({
     chat: ctx.chat,
+    user: ctx.user,
     userName: ctx.userName,
     owner: ctx.owner,
     prompt: args,
   });
-  await ctx.answer(`Started session ${id} in the background; its result will be posted here when it ends.`);
+  await ctx.answer(`Started session ${id} in the background; a line will say here when it ends.`);
 }

@@ -12,7 +12,7 @@ import { LocalTrigger } from '../schedule/local-trigger.js';
 import { Scheduler } from '../schedule/scheduler.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
 import { AccessPolicy } from './access.js';
-import type { ChatEvent } from './adapter-contract.js';
+import { type ChatEvent, chatPlatform } from './adapter-contract.js';
 import { accessGate, admit, type Sender } from './admission.js';
 import { ApprovalRegistry } from './approvals.js';
 import { Background } from './background.js';
@@ -115,7 +115,7 @@ export function createBot(options: BotOptions): Bot {
       clock,
       logger,
     });
-  const router = new ChatRouter({
+  const router: ChatRouter = new ChatRouter({
     registry,
     saveHealth,
     sessionStore: sessions.sessionStore,
@@ -130,7 +130,17 @@ export function createBot(options: BotOptions): Bot {
     logger,
     ...(options.observer ? { observer: options.observer } : {}),
     ...(scheduler ? { scheduler } : {}),
-    backgroundRuns: new BackgroundRuns({ registry, outbox, background, logger }),
+    backgroundRuns: new BackgroundRuns({
+      registry,
+      outbox,
+      background,
+      logger,
+      openThread: (chat, text) =>
+        adapters.find((a) => a.platform === chatPlatform(chat))?.openThread?.(chat, text) ??
+        Promise.resolve(undefined),
+      // The router is made right here; a run only starts once a command reaches it.
+      enqueue: (chat, item): boolean => router.enqueue(chat, item),
+    }),
     ...(scheduleOptions?.unattendedApprovals
       ? { unattendedApprovals: scheduleOptions.unattendedApprovals }
       : {}),

@@ -254,6 +254,7 @@ export class ChatRuntime {
         'turn could not run',
       );
       this.#tell(say.turnError(describeError(err)));
+      item.onDone?.({ outcome: 'error' });
     } finally {
       this.#running = undefined;
       this.#current = undefined;
@@ -302,7 +303,9 @@ export class ChatRuntime {
           ...(this.#d.prices ? { prices: this.#d.prices } : {}),
           ...(this.#d.scheduler ? { scheduler: this.#d.scheduler } : {}),
         });
-        this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...ended });
+        const { response: _text, ...finished } = ended;
+        this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...finished });
+        item.onDone?.(ended);
       } finally {
         if (!recordSettled)
           await stateStore.endTurn(this.chat).catch((err: unknown) => {
@@ -312,6 +315,7 @@ export class ChatRuntime {
     } catch (err) {
       logger.error({ chat: this.chat, turn: turn.turnId, err: describeError(err) }, 'turn could not run');
       this.#tell(say.turnError(describeError(err)));
+      item.onDone?.({ outcome: 'error' });
     } finally {
       signal?.removeEventListener('abort', lost);
       release?.();

@@ -58,4 +58,34 @@ describe('/bg', () => {
     expect(result).toContain('Denied without asking, as nobody watches a background run: Bash.');
     expect(h.texts().some((t) => t.startsWith('🔐'))).toBe(false);
   });
+
+  it('where the chat has threads, runs in a new one like any conversation and says when it ends, with a link', async () => {
+    h = await startBotHarness({ threads: true });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    h.fakeAnthropic.enqueue(
+      { text: 'The main reply.', release: held },
+      { text: 'Research done: 42.\nDetails follow.' },
+    );
+    await h.message('main question');
+    await h.until(() => h?.fakeAnthropic.log.length === 1, 'main request');
+    await h.ask('bg', 'research the answer');
+    const opener = h.adapter
+      .chatMessages(h.chat)
+      .find((m) => m.text === '🧵 Background: research the answer');
+    const thread = `${h.chat}:t${opener?.id}`;
+    await h.until(() => h?.texts().some((t) => t.startsWith('🧵 Background done')) ?? false, 'done line');
+    expect(h.texts(thread)).toEqual(['Research done: 42.\nDetails follow.']);
+    expect(h.texts()).toContain(`🧵 Background done: Research done: 42. (thread ${opener?.id})`);
+    expect(h.fakeAnthropic.log[0]?.finished).toBe(false);
+    // The thread is a conversation of its own: a reply there continues the background session.
+    await h.message('go on', { chat: thread });
+    await h.until(() => h?.texts(thread).includes('Alice said: go on') ?? false, 'reply in the thread');
+    expect(JSON.stringify(h.fakeAnthropic.requests.at(-1).messages)).toContain('research the answer');
+    expect(JSON.stringify(h.fakeAnthropic.requests.at(-1).messages)).not.toContain('main question');
+    release();
+    await h.settle();
+  });
 });

@@ -105,6 +105,8 @@ export interface RecordingAdapterOptions {
   latencyMs?: number;
   /** Implement native streaming (startStream/updateStream/finishStream); default false. */
   nativeStream?: boolean;
+  /** Chats have threads (`openThread` opens `<chat>:t<id>` under a sent message); default false. */
+  threads?: boolean;
 }
 
 interface Injection {
@@ -166,6 +168,7 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
     this.latencyMs = options.latencyMs ?? 0;
     this.#native = options.nativeStream ?? false;
     this.#caps = this.#toCaps(options.capabilities);
+    if (!options.threads) Object.assign(this, { openThread: undefined });
     if (!this.#native) {
       // Without native streaming the methods must not exist (the outbox checks for them).
       Object.assign(this, { startStream: undefined, updateStream: undefined, finishStream: undefined });
@@ -199,6 +202,16 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
   async deliver(event: ChatEvent): Promise<void> {
     if (!this.#sink) throw new Error('RecordingAdapter.deliver: start() was not called');
     await this.#sink(event);
+  }
+
+  /** Sends `text` into `chat` and opens a thread under it: chat key `<chat>:t<message id>`. */
+  async openThread(chat: string, text: string): Promise<{ chat: string; link: string; messageId: string }> {
+    const sent = await this.send(chat, { text, format: 'plain' });
+    return {
+      chat: `${chat}:t${sent.messageId}`,
+      link: `thread ${sent.messageId}`,
+      messageId: sent.messageId,
+    };
   }
 
   describeChat(chat: string): string {
