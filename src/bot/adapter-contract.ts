@@ -284,7 +284,7 @@ export interface ChatAdapter extends Partial<NativeStreaming> {
   /**
    * Opens a new thread or forum topic beside `chat`, starting with `text`,
    * for work that runs next to the chat (`/bg`): the new chat's key and a
-   * link to it (in the platform's markup) for a line in `chat`, and the id of
+   * link to it for a line in `chat`, and the id of
    * its first message when replies there should answer it. Undefined, or no
    * method, where the chat has no threads: the work then reports back in
    * `chat` itself.
@@ -315,8 +315,8 @@ export interface HttpRoutes {
 export interface OpenedThread {
   /** The new chat's key. */
   chat: string;
-  /** A link to it, in the platform's markup. */
-  link: string;
+  /** Its address (a URL), for a Markdown link in the chat it was opened from; absent when it has none. */
+  url?: string;
   /** Its first message, which the work's reply answers. */
   messageId?: string;
 }

@@ -95,11 +95,9 @@ export class BackgroundRuns {
         const first = (response ?? '').trim().split('\n')[0] ?? '';
         const gist = first.length > 120 ? `${first.slice(0, 119)}…` : first;
         const how = outcome === 'complete' ? 'done' : outcome === 'interrupted' ? 'stopped' : 'failed';
+        const where = thread.url ? ` ([thread](${thread.url}))` : '';
         background.track(
-          outbox.send(
-            request.chat,
-            `🧵 Background ${how}: ${gist || request.prompt.slice(0, 80)} (${thread.link})`,
-          ),
+          outbox.send(request.chat, `🧵 Background ${how}: ${gist || request.prompt.slice(0, 80)}${where}`),
           'background line',
         );
       },

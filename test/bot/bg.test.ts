@@ -78,7 +78,9 @@ describe('/bg', () => {
     const thread = `${h.chat}:t${opener?.id}`;
     await h.until(() => h?.texts().some((t) => t.startsWith('🧵 Background done')) ?? false, 'done line');
     expect(h.texts(thread)).toEqual(['Research done: 42.\nDetails follow.']);
-    expect(h.texts()).toContain(`🧵 Background done: Research done: 42. (thread ${opener?.id})`);
+    expect(h.texts()).toContain(
+      `🧵 Background done: Research done: 42. ([thread](<https://chat.example/test/t${opener?.id}>))`,
+    );
     expect(h.fakeAnthropic.log[0]?.finished).toBe(false);
     // The thread is a conversation of its own: a reply there continues the background session.
     await h.message('go on', { chat: thread });

@@ -205,13 +205,10 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
   }
 
   /** Sends `text` into `chat` and opens a thread under it: chat key `<chat>:t<message id>`. */
-  async openThread(chat: string, text: string): Promise<{ chat: string; link: string; messageId: string }> {
+  async openThread(chat: string, text: string): Promise<{ chat: string; url: string; messageId: string }> {
     const sent = await this.send(chat, { text, format: 'plain' });
-    return {
-      chat: `${chat}:t${sent.messageId}`,
-      link: `thread ${sent.messageId}`,
-      messageId: sent.messageId,
-    };
+    const id = sent.messageId;
+    return { chat: `${chat}:t${id}`, url: `https://chat.example/${this.platform}/t${id}`, messageId: id };
   }
 
   describeChat(chat: string): string {
