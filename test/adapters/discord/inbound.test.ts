@@ -31,6 +31,13 @@ describe('Discord adapter: inbound messages', () => {
       'resume',
       'fork',
       'mode',
+      'schedule',
+      'schedules',
+      'unschedule',
+      'timezone',
+      'btw',
+      'bg',
+      'busy',
       'help',
     ]);
     expect(rig.fake.commands.has('global')).toBe(false);
@@ -52,7 +59,7 @@ describe('Discord adapter: inbound messages', () => {
 
   it('registers globally when no guild is configured', async () => {
     rig = await startRig({}, { guildId: undefined as unknown as string });
-    expect(rig.fake.commands.get('global')?.length).toBe(13);
+    expect(rig.fake.commands.get('global')?.length).toBe(20);
   });
 
   it('opens a thread from a mention in a text channel and emits the message for the thread', async () => {
