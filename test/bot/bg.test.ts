@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotHarness, startBotHarness } from '../helpers/bot-harness.js';
+import { latch } from '../helpers/latch.js';
 
 let h: BotHarness | undefined;
 afterEach(async () => {
@@ -15,10 +16,7 @@ afterEach(async () => {
 describe('/bg', () => {
   it('runs in a session of its own while the chat is busy, and reports back under its line', async () => {
     h = await startBotHarness();
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: held, open: release } = latch();
     h.fakeAnthropic.enqueue({ text: 'The main reply.', release: held }, { text: 'Research done: 42.' });
     await h.message('main question');
     await h.until(() => h?.fakeAnthropic.log.length === 1, 'main request');
@@ -61,10 +59,7 @@ describe('/bg', () => {
 
   it('where the chat has threads, runs in a new one like any conversation and says when it ends, with a link', async () => {
     h = await startBotHarness({ threads: true });
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: held, open: release } = latch();
     h.fakeAnthropic.enqueue(
       { text: 'The main reply.', release: held },
       { text: 'Research done: 42.\nDetails follow.' },

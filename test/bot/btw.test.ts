@@ -7,6 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotHarness, startBotHarness } from '../helpers/bot-harness.js';
+import { latch } from '../helpers/latch.js';
 
 let h: BotHarness | undefined;
 afterEach(async () => {
@@ -19,10 +20,7 @@ describe('/btw', () => {
     h = await startBotHarness();
     await mkdir(h.dirs.workspace, { recursive: true });
     await writeFile(join(h.dirs.workspace, 'notes.txt'), 'remember the milk\n');
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: held, open: release } = latch();
     h.fakeAnthropic.enqueue(
       { text: 'Let me look.', toolUse: [{ name: 'Read', input: { file_path: 'notes.txt' } }], release: held },
       // The side question's answer: it arrives while the first request is still held open.
