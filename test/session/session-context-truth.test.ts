@@ -67,9 +67,9 @@ describe('context that tells the truth', () => {
     fx.fake.enqueue({ text: 'ok' });
     await (await s.submit('hi')).completed;
     expect(fx.fake.countRequests).toHaveLength(0);
-    // About 3,400 tokens of 4,000 with the system prompt: within reach of the 95% guard.
+    // About 3,400 tokens of 4,000 with the system prompt and the tools: within reach of the 95% guard.
     fx.fake.enqueue({ text: 'ok' });
-    await (await s.submit('word '.repeat(1_400))).completed;
+    await (await s.submit('word '.repeat(1_200))).completed;
     expect(fx.fake.countRequests).toHaveLength(1);
     expect(fx.fake.requests).toHaveLength(2);
     expect(s.getContextState().maxTokens).toBe(4_000);
