@@ -97,6 +97,18 @@ export {
   SandboxTurn,
 } from './sandbox/index.js';
 // The session engine.
+// Schedules.
+export { createFileScheduleStore, type FileScheduleStoreOptions } from './schedule/file-store.js';
+export { LocalTrigger } from './schedule/local-trigger.js';
+export type {
+  BusyMode,
+  ChatSettings,
+  DueHandler,
+  Schedule,
+  ScheduleStore,
+  ScheduleTrigger,
+} from './schedule/types.js';
+export type { ScheduleSpec } from './schedule/when.js';
 export * from './session/index.js';
 // Stores.
 export {

@@ -1,7 +1,9 @@
 /**
  * `switchboard/postgres`: everything several replicas share through
  * PostgreSQL — the session and bot-state stores, the per-chat lease and the
- * control bus. A separate entry so single-process users never load it.
+ * control bus, and the schedules (their table and the pg-boss trigger that
+ * fires each run on one replica). A separate entry so single-process users
+ * never load it.
  *
  * @example
  * import { createPostgresChatLease, createPostgresControlBus, createPostgresStores } from 'switchboard/postgres';
@@ -24,4 +26,6 @@ export {
   type PostgresClusterOptions,
   type PostgresControlBusOptions,
 } from './cluster/index.js';
+export { PgBossTrigger, type PgBossTriggerOptions } from './schedule/pgboss-trigger.js';
+export { createPostgresScheduleStore, type PostgresScheduleStoreOptions } from './schedule/postgres-store.js';
 export * from './store/postgres/index.js';

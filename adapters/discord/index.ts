@@ -21,6 +21,7 @@
  * await bot.start();
  */
 import {
+  ChannelType,
   type Client,
   type ClientEvents,
   Events,
@@ -44,13 +45,13 @@ import { SwitchboardError } from '../../src/errors.js';
 import { type Logger, silentLogger } from '../../src/logger.js';
 import { DEFAULT_DOWNLOAD_LIMITS } from './attachments.js';
 import { DEFAULT_PACES, type DiscordPaces, discordCapabilities } from './capabilities.js';
-import { PLATFORM, parseChatKey } from './chat-key.js';
+import { PLATFORM, parseChatKey, threadKey } from './chat-key.js';
 import { COMMANDS } from './commands.js';
 import { buildClient, checkClient, connect, whenReady } from './connection.js';
 import type { InboundContext } from './context.js';
 import { toSwitchboardError } from './errors.js';
 import { guardGateway } from './gateway-guard.js';
-import { DiscordInbound } from './inbound.js';
+import { DiscordInbound, threadName } from './inbound.js';
 import { DiscordInteractions } from './interactions.js';
 import { DiscordOutbound } from './outbound.js';
 import { uploadToDiscord } from './upload.js';
@@ -237,6 +238,25 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     delete: (chat: string, messageId: string) => outbound.delete(chat, messageId),
     typing: (chat: string) => outbound.typing(chat),
     sendFile: (chat, file) => uploadToDiscord(rest(), chat, file),
+
+    /**
+     * A new thread in the channel of the chat's thread, under a message
+     * saying what it is for; the bot owns it, so its messages are a session.
+     * A DM has no threads.
+     */
+    async openThread(chat: string, text: string) {
+      const { kind, channelId } = parseChatKey(chat);
+      if (kind === 'dm' || !client) return undefined;
+      const current = await client.channels.fetch(channelId);
+      const parent = current?.isThread() ? current.parent : null;
+      if (!parent || parent.type !== ChannelType.GuildText) return undefined;
+      const opener = await parent.send({ content: text.slice(0, 2000), allowedMentions: { parse: [] } });
+      const thread = await opener.startThread({
+        name: threadName(text, 'switchboard'),
+        autoArchiveDuration: 1440,
+      });
+      return { chat: threadKey(thread.id), url: thread.url };
+    },
 
     describeChat(chat: string): string {
       const { kind, channelId } = parseChatKey(chat);

@@ -34,7 +34,7 @@ import { toSwitchboardError } from './errors.js';
 import { type SlackFile, SlackFiles } from './files.js';
 import { type BotIdentity, SlackInbound } from './inbound.js';
 import { SlackInteractions } from './interactions.js';
-import { parseSlackChatKey, SLACK_PLATFORM } from './keys.js';
+import { parseSlackChatKey, SLACK_PLATFORM, slackChatKey } from './keys.js';
 import { callSlack, SlackOutbound } from './outbound.js';
 import { SlackStreams } from './stream.js';
 import { ThreadTracker } from './threads.js';
@@ -186,6 +186,11 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       }
     },
   });
+  /** A top-level message in `channel`, whose ts starts a thread. */
+  async function startThread(channel: string, text: string): Promise<string> {
+    const res = await callSlack(sendClient, 'chat.postMessage', { channel, text });
+    return String(res.ts);
+  }
 
   const adapter: SlackAdapter = {
     platform: SLACK_PLATFORM,
@@ -284,6 +289,20 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
       streams.updateStream(handle, message),
     finishStream: (handle: StreamHandle, message: OutboundMessage): Promise<SentMessage> =>
       streams.finishStream(handle, message),
+    /** A new thread in the chat's channel (a new top-level message), joined so replies there reach the bot. */
+    async openThread(chat: string, text: string) {
+      const { channel } = parseSlackChatKey(chat);
+      const ts = await startThread(channel, text);
+      tracker.join(channel, ts);
+      let url: string | undefined;
+      try {
+        const res = await callSlack(sendClient, 'chat.getPermalink', { channel, message_ts: ts });
+        url = String(res.permalink);
+      } catch (err) {
+        logger.debug({ err, channel }, 'chat.getPermalink failed; the line goes without a link');
+      }
+      return { chat: slackChatKey(channel, ts), messageId: ts, ...(url ? { url } : {}) };
+    },
     describeChat(chat: string): string {
       const { channel, threadTs } = parseSlackChatKey(chat);
       // Plain words: the label is shown in Markdown and in mrkdwn alike.

@@ -292,6 +292,15 @@ export interface ChatAdapter extends Partial<NativeStreaming> {
    * `FILE_TOO_LARGE`; a 429 a `RateLimitError`, like every other call.
    */
   sendFile?(chat: string, file: OutboundFile): Promise<SentMessage>;
+  /**
+   * Opens a new thread or forum topic beside `chat`, starting with `text`,
+   * for work that runs next to the chat (`/bg`): the new chat's key and a
+   * link to it for a line in `chat`, and the id of
+   * its first message when replies there should answer it. Undefined, or no
+   * method, where the chat has no threads: the work then reports back in
+   * `chat` itself.
+   */
+  openThread?(chat: string, text: string): Promise<OpenedThread | undefined>;
   /** Human label for a chat key in `/sessions` ("#general thread"). */
   describeChat?(chat: string): string;
   /**
@@ -311,6 +320,16 @@ export interface ChatAdapter extends Partial<NativeStreaming> {
  */
 export interface HttpRoutes {
   handle(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): boolean;
+}
+
+/** A thread or topic an adapter opened (`ChatAdapter.openThread`). */
+export interface OpenedThread {
+  /** The new chat's key. */
+  chat: string;
+  /** Its address (a URL), for a Markdown link in the chat it was opened from; absent when it has none. */
+  url?: string;
+  /** Its first message, which the work's reply answers. */
+  messageId?: string;
 }
 
 /** The platform prefix of a chat key (`telegram:42:7` -> `telegram`). */

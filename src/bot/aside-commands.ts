@@ -6,28 +6,30 @@
 import { describeError } from '../errors.js';
 import type { CommandContext } from './command-context.js';
 
-/** Longest side question, like a message's limit of a few pages. */
-const MAX_QUESTION_CHARS = 4_000;
+/** Longest side question or background prompt, like a message's limit of a few pages. */
+const MAX_TEXT_CHARS = 4_000;
+
+/** Why `args` cannot be used (the line to answer), or undefined when it can. */
+function refusal(args: string, what: string, usage: string): string | undefined {
+  if (!args) return usage;
+  if (args.length > MAX_TEXT_CHARS)
+    return `The ${what} is ${args.length} characters; keep it under ${MAX_TEXT_CHARS.toLocaleString('en-US')}.`;
+  return undefined;
+}
 
 /** `/btw <question>`. */
 export async function runBtw(ctx: CommandContext, args: string): Promise<void> {
-  if (!args) {
-    await ctx.answer(
-      'Usage: /btw <question>: asked beside the running reply, and kept out of the conversation.',
-    );
-    return;
-  }
-  if (args.length > MAX_QUESTION_CHARS) {
-    await ctx.answer(
-      `The question is ${args.length} characters; keep it under ${MAX_QUESTION_CHARS.toLocaleString('en-US')}.`,
-    );
-    return;
-  }
+  const refused = refusal(
+    args,
+    'question',
+    'Usage: /btw <question>: asked beside the running reply, and kept out of the conversation.',
+  );
+  if (refused) return ctx.answer(refused);
   const session = await ctx.registry.existing(ctx.chat);
-  if (!session) {
-    await ctx.answer('Nothing to ask about yet: this chat has no conversation. Send a message to start one.');
-    return;
-  }
+  if (!session)
+    return ctx.answer(
+      'Nothing to ask about yet: this chat has no conversation. Send a message to start one.',
+    );
   try {
     const answer = await session.askAside({ text: args, author: ctx.userName });
     await ctx.answer(`💬 ${answer}`);
@@ -39,27 +41,19 @@ export async function runBtw(ctx: CommandContext, args: string): Promise<void> {
 
 /** `/bg <prompt>`. */
 export async function runBg(ctx: CommandContext, args: string): Promise<void> {
-  if (!args) {
-    await ctx.answer(
-      'Usage: /bg <prompt>: runs in a new session beside this chat and reports back when done.',
-    );
-    return;
-  }
-  if (args.length > MAX_QUESTION_CHARS) {
-    await ctx.answer(
-      `The prompt is ${args.length} characters; keep it under ${MAX_QUESTION_CHARS.toLocaleString('en-US')}.`,
-    );
-    return;
-  }
-  if (!ctx.backgroundRuns) {
-    await ctx.answer('Background runs are not set up in this bot.');
-    return;
-  }
+  const refused = refusal(
+    args,
+    'prompt',
+    'Usage: /bg <prompt>: runs in a new session beside this chat and reports back when done.',
+  );
+  if (refused) return ctx.answer(refused);
+  if (!ctx.backgroundRuns) return ctx.answer('Background runs are not set up in this bot.');
   const id = await ctx.backgroundRuns.start({
     chat: ctx.chat,
+    user: ctx.user,
     userName: ctx.userName,
     owner: ctx.owner,
     prompt: args,
   });
-  await ctx.answer(`Started session ${id} in the background; its result will be posted here when it ends.`);
+  await ctx.answer(`Started session ${id} in the background; a line will say here when it ends.`);
 }

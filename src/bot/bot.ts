@@ -13,7 +13,7 @@ import { Scheduler } from '../schedule/scheduler.js';
 import { createMemoryControlsStore } from '../store/controls.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
 import { AccessPolicy } from './access.js';
-import type { ChatEvent } from './adapter-contract.js';
+import { type ChatEvent, chatPlatform } from './adapter-contract.js';
 import { accessGate, admit, type Sender } from './admission.js';
 import { ApprovalRegistry } from './approvals.js';
 import { Background } from './background.js';
@@ -123,7 +123,7 @@ export function createBot(options: BotOptions): Bot {
       clock,
       logger,
     });
-  const router = new ChatRouter({
+  const router: ChatRouter = new ChatRouter({
     registry,
     saveHealth,
     sessionStore: sessions.sessionStore,
@@ -147,6 +147,11 @@ export function createBot(options: BotOptions): Bot {
       background,
       logger,
       isOperatorChat: (chat) => access.isOperatorChat(chat),
+      openThread: (chat, text) =>
+        adapters.find((a) => a.platform === chatPlatform(chat))?.openThread?.(chat, text) ??
+        Promise.resolve(undefined),
+      // The router is made right here; a run only starts once a command reaches it.
+      enqueue: (chat, item): boolean => router.enqueue(chat, item),
     }),
     ...(scheduleOptions?.unattendedApprovals
       ? { unattendedApprovals: scheduleOptions.unattendedApprovals }

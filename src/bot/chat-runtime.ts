@@ -268,6 +268,7 @@ export class ChatRuntime {
         'turn could not run',
       );
       this.#tell(say.turnError(describeError(err)));
+      item.onDone?.({ outcome: 'error' });
     } finally {
       this.#running = undefined;
       this.#current = undefined;
@@ -323,7 +324,9 @@ export class ChatRuntime {
           ...(this.#d.budgets ? { budgets: this.#d.budgets } : {}),
           ...(this.#d.rules ? { rules: this.#d.rules } : {}),
         });
-        this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...ended });
+        const { response: _text, ...finished } = ended;
+        this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...finished });
+        item.onDone?.(ended);
       } finally {
         if (!recordSettled)
           await stateStore.endTurn(this.chat).catch((err: unknown) => {
@@ -333,6 +336,7 @@ export class ChatRuntime {
     } catch (err) {
       logger.error({ chat: this.chat, turn: turn.turnId, err: describeError(err) }, 'turn could not run');
       this.#tell(say.turnError(describeError(err)));
+      item.onDone?.({ outcome: 'error' });
     } finally {
       signal?.removeEventListener('abort', lost);
       release?.();

@@ -49,6 +49,8 @@ export interface QueuedMessage {
    * approval prompts with no at once, `ask` posts them like any other.
    */
   unattended?: UnattendedApprovals;
+  /** Told when the message's turn has ended (or could not run), with the reply's text. */
+  onDone?: (ended: { outcome: TurnOutcome; response?: string }) => void;
 }
 
 /** How approvals are answered in a run nobody started by writing (`SWITCHBOARD_UNATTENDED_APPROVALS`). */
@@ -102,7 +104,9 @@ const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
 };
 
 /** Runs one turn with its events wired to the reply; reports errors in the chat. */
-export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutcome; usage?: TokenUsage }> {
+export async function streamTurn(
+  ctx: TurnContext,
+): Promise<{ outcome: TurnOutcome; usage?: TokenUsage; response?: string }> {
   const { session, turn, item, reply, outbox, approvals, logger } = ctx;
   let failure: Error | undefined;
   let statusShown = false;
@@ -245,7 +249,7 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     'turn ended',
   );
   const outcome: TurnOutcome = failure && !aborted ? 'error' : stopped ? 'interrupted' : 'complete';
-  return { outcome, ...(result ? { usage: result.usage } : {}) };
+  return { outcome, ...(result ? { usage: result.usage, response: result.response } : {}) };
 }
 
 /** Says a chat's first failed save, and its first good one after. A turn that never ran saved nothing. */

@@ -15,6 +15,7 @@ export type {
   BotStats,
   BotStores,
   ClusterOptions,
+  ScheduleOptions,
   TurnOutcome,
 } from './options.js';
 export { MAX_INPUT_CHARS } from './text.js';

@@ -25,7 +25,7 @@ import { acceptWhileBusy } from './busy.js';
 import { decodeButton } from './buttons.js';
 import type { ChatGateFactory } from './chat-lease.js';
 import { ChatRuntime } from './chat-runtime.js';
-import type { UnattendedApprovals } from './chat-turn.js';
+import type { QueuedMessage, UnattendedApprovals } from './chat-turn.js';
 import { runCommand } from './commands.js';
 import type { BotObserver } from './options.js';
 import type { RulePrompts } from './rule-prompts.js';
@@ -150,8 +150,7 @@ export class ChatRouter {
   async runScheduled(schedule: Schedule): Promise<void> {
     const { outbox, logger } = this.#d;
     const [lineId] = await outbox.send(schedule.chat, say.scheduledRun(schedule.prompt), { plain: true });
-    const chat = this.#runtime(schedule.chat);
-    const queued = chat.enqueue({
+    const queued = this.enqueue(schedule.chat, {
       kind: 'message',
       messageId: lineId ?? `schedule:${schedule.id}`,
       text: schedule.prompt,
@@ -160,11 +159,20 @@ export class ChatRouter {
       owner: schedule.owner,
       unattended: this.#d.unattendedApprovals ?? 'ask',
     });
-    if (!queued) {
+    if (!queued)
       logger.warn({ chat: schedule.chat, schedule: schedule.id }, 'scheduled run dropped: queue full');
-      this.notify(schedule.chat, say.queueFull(this.#d.queueLimit));
-    }
-    this.#prune(chat);
+  }
+
+  /**
+   * Queues a message the bot makes itself (a schedule's run, background
+   * work in its thread) in `chat`; a full queue is said in the chat and false returned.
+   */
+  enqueue(chat: string, item: QueuedMessage): boolean {
+    const runtime = this.#runtime(chat);
+    const queued = runtime.enqueue(item);
+    if (!queued) this.notify(chat, say.queueFull(this.#d.queueLimit));
+    this.#prune(runtime);
+    return queued;
   }
 
   /** Messages queued and replies running, over every chat of this process. */

@@ -111,8 +111,10 @@ export class Scheduler {
         'INVALID_SCHEDULE',
         `This chat has ${MAX_SCHEDULES_PER_CHAT} schedules already; remove one with /unschedule <id> first.`,
       );
+    let id = randomBytes(3).toString('hex');
+    while (await store.get(id)) id = randomBytes(3).toString('hex');
     const schedule: Schedule = {
-      id: randomBytes(3).toString('hex'),
+      id,
       ...who,
       prompt: parsed.prompt,
       label: parsed.label,

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { say } from '../../src/bot/text.js';
 import { type BotHarness, startBotHarness, USERS } from '../helpers/bot-harness.js';
+import { latch } from '../helpers/latch.js';
 
 let h: BotHarness | undefined;
 afterEach(async () => {
@@ -24,10 +25,7 @@ const blocks = (request: { messages: Array<{ content: unknown }> }): Array<{ tex
 async function toolTurnHeld(harness: BotHarness): Promise<() => void> {
   await mkdir(harness.dirs.workspace, { recursive: true });
   await writeFile(join(harness.dirs.workspace, 'notes.txt'), 'remember the milk\n');
-  let release = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const { promise: held, open: release } = latch();
   harness.fakeAnthropic.enqueue(
     { text: 'Let me look.', toolUse: [{ name: 'Read', input: { file_path: 'notes.txt' } }], release: held },
     { text: 'Done, on the other branch.' },
@@ -62,10 +60,7 @@ describe('busy modes', () => {
 
   it('steer: a message sent while the turn writes its final answer is queued as its own turn', async () => {
     h = await startBotHarness();
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: held, open: release } = latch();
     h.fakeAnthropic.enqueue({ text: 'All done.', release: held });
     await h.message('finish up');
     await h.until(() => h?.fakeAnthropic.log.length === 1, 'first request');

@@ -105,6 +105,8 @@ export interface RecordingAdapterOptions {
   latencyMs?: number;
   /** Implement native streaming (startStream/updateStream/finishStream); default false. */
   nativeStream?: boolean;
+  /** Chats have threads (`openThread` opens `<chat>:t<id>` under a sent message); default false. */
+  threads?: boolean;
 }
 
 interface Injection {
@@ -166,6 +168,7 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
     this.latencyMs = options.latencyMs ?? 0;
     this.#native = options.nativeStream ?? false;
     this.#caps = this.#toCaps(options.capabilities);
+    if (!options.threads) Object.assign(this, { openThread: undefined });
     if (!this.#native) {
       // Without native streaming the methods must not exist (the outbox checks for them).
       Object.assign(this, { startStream: undefined, updateStream: undefined, finishStream: undefined });
@@ -199,6 +202,13 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
   async deliver(event: ChatEvent): Promise<void> {
     if (!this.#sink) throw new Error('RecordingAdapter.deliver: start() was not called');
     await this.#sink(event);
+  }
+
+  /** Sends `text` into `chat` and opens a thread under it: chat key `<chat>:t<message id>`. */
+  async openThread(chat: string, text: string): Promise<{ chat: string; url: string; messageId: string }> {
+    const sent = await this.send(chat, { text, format: 'plain' });
+    const id = sent.messageId;
+    return { chat: `${chat}:t${id}`, url: `https://chat.example/${this.platform}/t${id}`, messageId: id };
   }
 
   describeChat(chat: string): string {

@@ -73,6 +73,8 @@ export interface HarnessOptions
   /** Reuse a running fake (restart); it is then not closed by this harness. */
   fakeAnthropic?: FakeAnthropic;
   capabilities?: Partial<ChatCapabilities>;
+  /** The recording adapters' chats have threads (`openThread`). */
+  threads?: boolean;
   /** Extra platforms, each served by its own RecordingAdapter (the first adapter is `test`). */
   platforms?: string[];
   /** More adapters (a real platform adapter against its fake), next to the recording ones. */
@@ -180,6 +182,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
       clock,
       platform,
       ...(options.capabilities ? { capabilities: options.capabilities } : {}),
+      ...(options.threads ? { threads: true } : {}),
     });
   }
   const adapter = adapters.test as RecordingAdapter;
@@ -200,6 +203,7 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     platforms: _p,
     schedules,
     startAt: _at,
+    threads: _threads,
     clock: _clock,
     extraAdapters = [],
     sessionStore: _ss,

@@ -355,4 +355,41 @@ describe('Discord end to end', () => {
     await said(dm.id, /You said: .*what broke/);
     expect(JSON.stringify(anthropic.requests[0].messages)).not.toContain('trace.log');
   });
+
+  it('/bg runs in a new thread of the channel and links it from the thread it was asked in', async () => {
+    app = await startScaledApp(fake, anthropic, root);
+    anthropic.enqueue({ text: 'Hello.' }, { text: 'Research done: 42.' });
+    const opening = fake.userMessage({
+      channelId: fake.generalId,
+      author: fake.user('alice'),
+      content: `${mention(fake)} hello there`,
+    });
+    const first = await fake.waitFor(() => fake.channels.get(opening.id), 'thread');
+    await fake.waitFor(() => botTexts(fake, first.id).some((m) => m.content === 'Hello.'), 'first reply');
+    fake.slashCommand({
+      channelId: first.id,
+      user: fake.user('alice'),
+      name: 'bg',
+      options: { prompt: 'research the answer' },
+    });
+    const done = await fake.waitFor(
+      () => botTexts(fake, first.id).find((m) => m.content.startsWith('🧵 Background done')),
+      'done line',
+    );
+    const threads = fake.threadsOf(fake.generalId);
+    expect(threads).toHaveLength(2);
+    const second = threads.find((t) => t.id !== first.id);
+    expect(botTexts(fake, second?.id as string).map((m) => m.content)).toContain('Research done: 42.');
+    expect(done.content).toContain('Research done: 42.');
+    expect(done.content).toContain(second?.id);
+    // A reply in the new thread continues the background session.
+    anthropic.enqueue({ text: 'Going on.' });
+    fake.userMessage({ channelId: second?.id as string, author: fake.user('alice'), content: 'go on' });
+    await fake.waitFor(
+      () => botTexts(fake, second?.id as string).some((m) => m.content === 'Going on.'),
+      'follow-up',
+    );
+    expect(JSON.stringify(anthropic.requests.at(-1).messages)).toContain('research the answer');
+    expect(JSON.stringify(anthropic.requests.at(-1).messages)).not.toContain('hello there');
+  });
 });

@@ -34,6 +34,13 @@ describe('Discord adapter: inbound messages', () => {
       'resume',
       'fork',
       'mode',
+      'schedule',
+      'schedules',
+      'unschedule',
+      'timezone',
+      'btw',
+      'bg',
+      'busy',
       'help',
     ]);
     expect(rig.fake.commands.has('global')).toBe(false);

@@ -417,3 +417,36 @@ describe('Slack end to end: files into the chat', () => {
     expect(JSON.stringify(anthropic.requests[0].messages)).not.toContain('huge.log');
   });
 });
+
+describe('Slack: /bg', () => {
+  it('/bg runs in a new thread of the channel and links it from the thread it was asked in', async () => {
+    app = await startSlackApp(fake, anthropic, root);
+    anthropic.enqueue({ text: 'Hello.' }, { text: 'Research done: 42.' });
+    const { ts } = await fake.userMessage({
+      channel: 'C1',
+      user: 'U1',
+      text: `<@${fake.botUserId}> hello there`,
+    });
+    await fake.until(() => fake.botTexts('C1', ts).includes('Hello.'), 10_000, 'first reply');
+    await fake.userMessage({ channel: 'C1', user: 'U1', text: '!bg research the answer', threadTs: ts });
+    await fake.until(
+      () => fake.botTexts('C1', ts).some((t) => t.startsWith('🧵 Background done')),
+      10_000,
+      'done line',
+    );
+    // A new top-level message opened the background thread; the reply is in it.
+    const opener = fake.botMessages('C1').find((m) => m.threadTs === undefined && m.ts !== ts);
+    expect(opener && visibleText(opener)).toBe('🧵 Background: research the answer');
+    const thread = opener?.ts as string;
+    await fake.until(() => fake.botTexts('C1', thread).includes('Research done: 42.'), 10_000, 'bg reply');
+    const line = fake.botTexts('C1', ts).find((t) => t.startsWith('🧵 Background done')) as string;
+    expect(line).toContain('Research done: 42.');
+    expect(line).toContain(`/archives/C1/p${thread.replace('.', '')}`);
+    // A reply in the new thread continues the background session.
+    anthropic.enqueue({ text: 'Going on.' });
+    await fake.userMessage({ channel: 'C1', user: 'U1', text: 'go on', threadTs: thread });
+    await fake.until(() => fake.botTexts('C1', thread).includes('Going on.'), 10_000, 'follow-up');
+    expect(JSON.stringify(anthropic.requests.at(-1).messages)).toContain('research the answer');
+    expect(JSON.stringify(anthropic.requests.at(-1).messages)).not.toContain('hello there');
+  });
+});

@@ -64,6 +64,13 @@ describe('Telegram inbound', () => {
       'resume',
       'fork',
       'mode',
+      'schedule',
+      'schedules',
+      'unschedule',
+      'timezone',
+      'btw',
+      'bg',
+      'busy',
       'help',
     ]);
     await fake.waitFor(() => fake.callsTo('getUpdates').length > 0);
