@@ -46,7 +46,15 @@ export interface ScriptedResponse {
   /** The last tool call's input stops halfway and the reply ends with `max_tokens` (no content_block_stop). */
   cutToolInput?: boolean;
   /** With `stopReason: 'refusal'`: the stop_details the API sends. */
-  refusal?: { category: string; explanation: string };
+  refusal?: { category: string; explanation: string; recommended_model?: string };
+  /** With a refusal and `fallbacks: "default"`: what the fallback model answers. */
+  fallbackText?: string;
+  /**
+   * Blocks in the API's shape streamed first, as the API streams them
+   * (server tool calls and results, text with citations, compaction…).
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: blocks in the API's JSON shape.
+  blocks?: any[];
 }
 
 /** A request as the fake saw it. */

@@ -8,6 +8,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { streamRawBlock, withServerFallback } from './anthropic-blocks.js';
 import { type CacheUsage, FakePromptCache } from './anthropic-cache.js';
 import {
   fakeWindow,
@@ -170,7 +171,8 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
       entry.finished = true;
       return;
     }
-    if (body.stream === true) await streamResponse(res, body, script, entry, cached);
+    if (body.stream === true)
+      await streamResponse(res, body, withServerFallback(script, body, betas), entry, cached);
     else sendJson(res, body, script, entry, cached);
   }
 
@@ -248,6 +250,10 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
       send('content_block_stop', { type: 'content_block_stop', index });
       index++;
     };
+    for (const raw of script.blocks ?? []) {
+      streamRawBlock(send, index++, raw);
+      content.push(raw);
+    }
     for (const thought of script.thinking ?? []) {
       const signature = sign(body.model, thought, ++thinkingSeq);
       const visible = shown ? thought : '';
