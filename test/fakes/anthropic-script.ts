@@ -67,6 +67,8 @@ export interface RecordedRequest {
   /** Text chunks written so far. */
   chunksSent: number;
   finished: boolean;
+  /** Thinking blocks the bindings removed or let through (`input_transformations`), once checked. */
+  inputTransformations?: Array<{ type: string; path: string; reason: string }>;
   /** The usage the fake reported for this request (cache accounting included), once it answered. */
   usage?: Record<string, unknown>;
 }

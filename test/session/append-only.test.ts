@@ -121,12 +121,14 @@ describe('append-only conversations', () => {
             before.messages,
           );
         }
-        // No request was refused and no thinking was lost on the way.
+        // No request was refused, no block was dropped by a binding check, and no thinking was
+        // lost: the last request carries every thinking block the replies before it had.
         expect(fx.fake.log.every((entry) => entry.finished)).toBe(true);
-        const sent = JSON.stringify(bodies.at(-1).messages);
-        const returned = fx.fake.log.filter((e) => JSON.stringify(e.body).includes('"thinking"')).length;
-        expect(returned).toBeGreaterThan(0);
-        expect(sent).toContain('"type":"thinking"');
+        expect(fx.fake.log.flatMap((entry) => entry.inputTransformations ?? [])).toEqual([]);
+        const replies = session.getFullHistory().filter((m) => m.role === 'assistant' && m.kind !== 'notice');
+        const earlier = replies.slice(0, -1).flatMap((m) => m.content.filter((b) => b.type === 'thinking'));
+        const sent = JSON.stringify(bodies.at(-1).messages).match(/"type":"thinking"/g) ?? [];
+        expect(sent.length).toBe(earlier.length);
       }),
       { numRuns: 12 },
     );
