@@ -116,7 +116,8 @@ describe('the fake binds thinking as the API does', () => {
     const second = await send(fake, conversation('Be brief.'));
     if (!second.ok) throw new Error(second.error);
     const full = conversation('Be brief.');
-    const messages = [
+    // biome-ignore lint/suspicious/noExplicitAny: messages as the wire takes them.
+    const messages: any[] = [
       ...full.messages,
       { role: 'assistant', content: second.message.content },
       { role: 'user', content: 'ok' },
