@@ -113,6 +113,8 @@ describe('npm start: an append-only conversation', () => {
     const first = await notesServer();
     expect(first).toBeDefined();
     process.kill(first?.pid as number, 'SIGKILL');
+    // The next turn starts once the bot has seen the server go.
+    await logged('is down (', 1);
     fake.enqueue({ thinking: ['no notes'], text: 'Answer B.' });
     await say('the notes server is gone', 'Answer B.');
     // The bot starts it again after its backoff and says so in its log.
