@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
+import { expectAppendOnly, expectCacheReadsKept } from '../helpers/append-only.js';
 import { NOTES_SERVER, toolChanges } from '../mcp/helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -40,10 +41,6 @@ async function descendants(pid: number): Promise<Array<{ pid: number; cmd: strin
   }
   return out;
 }
-
-// biome-ignore lint/suspicious/noExplicitAny: request bodies from the fake.
-const unmarked = (value: any): any =>
-  JSON.parse(JSON.stringify(value, (key, v) => (key === 'cache_control' ? undefined : v)));
 
 describe('npm start: an append-only conversation', () => {
   it('survives an MCP server that drops and returns, two continuations and ten more turns', async () => {
@@ -133,26 +130,13 @@ describe('npm start: an append-only conversation', () => {
     child.stdin?.end();
     expect(await exited).toBe(0);
 
-    const bodies = fake.requests.map(unmarked);
-    expect(fake.log.every((e) => e.finished && e.usage !== undefined)).toBe(true);
-    expect(fake.log.flatMap((e) => e.inputTransformations ?? [])).toEqual([]);
-    for (let i = 1; i < bodies.length; i++) {
-      expect(bodies[i].tools, `tools of request ${i}`).toEqual(bodies[0].tools);
-      expect(bodies[i].messages.slice(0, bodies[i - 1].messages.length), `messages of request ${i}`).toEqual(
-        bodies[i - 1].messages,
-      );
-    }
+    const bodies = expectAppendOnly(fake);
     // The server's tools went and came back in system messages at the end, never by changing `tools`.
     const changes = toolChanges(bodies.at(-1));
     expect(changes.some((c) => c.startsWith('-mcp__notes__'))).toBe(true);
     expect(changes.some((c) => c.startsWith('+mcp__notes__'))).toBe(true);
     expect(JSON.stringify(bodies.at(-1).messages).match(/"type":"thinking"/g)).toHaveLength(1 + 1 + 3 + 9);
-    for (let i = beforeTen + 1; i < fake.log.length; i++) {
-      const [prev, cur] = [fake.log[i - 1]?.usage, fake.log[i]?.usage] as Array<Record<string, number>>;
-      expect(cur?.cache_read_input_tokens).toBe(
-        (prev?.cache_read_input_tokens ?? 0) + (prev?.cache_creation_input_tokens ?? 0),
-      );
-    }
+    expectCacheReadsKept(fake, beforeTen + 1);
     expect((await readdir(join(dir, 'data', 'sessions'))).some((f) => f.endsWith('.jsonl'))).toBe(true);
   }, 120_000);
 });
