@@ -70,7 +70,8 @@ describe('append-only conversations', () => {
           }),
         );
         let n = 0;
-        for (const s of steps) {
+        // The run ends with a turn, so there is always a last request to look at.
+        for (const s of [...steps, { kind: 'ask' } as const]) {
           if (s.kind === 'mcp') online = s.on;
           else if (s.kind === 'mode')
             session
