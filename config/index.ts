@@ -59,6 +59,8 @@ export interface ModelSettings {
   /** Unset: the model's default effort. */
   effort?: Effort;
   thinking: ThinkingSetting;
+  /** Retry a refused request on the recommended fallback model (SWITCHBOARD_FALLBACK, default on). */
+  fallback: boolean;
   /** Overrides the registry's window (for a model it does not know). */
   contextWindow?: number;
   /** Overrides the registry's output limit. */
@@ -278,6 +280,7 @@ function toConfig(
     model: e.SWITCHBOARD_MODEL,
     modelSettings: {
       thinking: e.SWITCHBOARD_THINKING,
+      fallback: e.SWITCHBOARD_FALLBACK,
       ...(e.SWITCHBOARD_EFFORT === undefined ? {} : { effort: e.SWITCHBOARD_EFFORT }),
       ...(e.SWITCHBOARD_CONTEXT_WINDOW === undefined ? {} : { contextWindow: e.SWITCHBOARD_CONTEXT_WINDOW }),
       ...(e.SWITCHBOARD_MAX_OUTPUT_TOKENS === undefined

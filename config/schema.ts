@@ -150,6 +150,11 @@ export const envSchema = z.object({
       message: `expected ${THINKING_SETTINGS.join(' or ')}`,
     })
     .transform((v) => (v ?? 'adaptive') as (typeof THINKING_SETTINGS)[number]),
+  SWITCHBOARD_FALLBACK: optionalString
+    .refine((v) => v === undefined || v === 'on' || v === 'off', {
+      message: 'expected on or off (on: a request the model refuses is retried on the recommended model)',
+    })
+    .transform((v) => v !== 'off'),
   SWITCHBOARD_DATA_DIR: optionalString.transform((v) => v ?? './data'),
   SWITCHBOARD_WORKSPACE: optionalString.transform((v) => v ?? './workspace'),
   SWITCHBOARD_WORKSPACE_PER_CHAT: bool,

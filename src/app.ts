@@ -316,6 +316,7 @@ function createConfiguredSessions(
       apiKey: config.anthropic.apiKey,
       model: config.model,
       thinking: config.modelSettings.thinking,
+      fallback: config.modelSettings.fallback,
       ...(config.modelSettings.effort ? { effort: config.modelSettings.effort } : {}),
       models: {
         ...(config.modelSettings.contextWindow ? { contextWindow: config.modelSettings.contextWindow } : {}),

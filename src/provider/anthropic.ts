@@ -12,7 +12,7 @@ import { withCacheBreakpoints } from './cache.js';
 import { mapProviderError } from './errors.js';
 import { checkModelSettings } from './model-settings.js';
 import { getModelInfo, type ModelInfo, type ModelOverrides } from './models.js';
-import { buildRequestBody, type RequestSettings } from './request.js';
+import { type BlockBinding, buildRequestBody, type RequestSettings } from './request.js';
 import type { Provider, ProviderEvent, ProviderRequest, RefusalDetails } from './types.js';
 
 /** Options for {@link AnthropicProvider}. */
@@ -29,6 +29,18 @@ export interface AnthropicProviderOptions {
   timeoutMs?: number;
   /** `output_config.effort` (SWITCHBOARD_EFFORT); default the model's own. */
   effort?: Effort;
+  /**
+   * SWITCHBOARD_FALLBACK: a request the model's classifiers refuse is retried
+   * on the recommended fallback model (Refusals and fallback page); default on.
+   */
+  fallback?: boolean;
+  /**
+   * What a thinking block that fails the API's prefix check does to a
+   * request, on the models with preserved thinking: `drop_block` (default)
+   * removes it and the request goes on; `error` is a 400. The session keeps
+   * its conversations append-only, so a mismatch is rare either way.
+   */
+  blockBinding?: BlockBinding;
   /** SWITCHBOARD_THINKING; default `adaptive` (the model's default). */
   thinking?: ThinkingSetting;
   /** Window and output limit that override the registry (SWITCHBOARD_CONTEXT_WINDOW, SWITCHBOARD_MAX_OUTPUT_TOKENS). */
@@ -71,6 +83,8 @@ export class AnthropicProvider implements Provider {
     this.#secrets = [options.apiKey];
     this.#settings = {
       thinking: options.thinking ?? 'adaptive',
+      fallback: options.fallback ?? true,
+      blockBinding: options.blockBinding ?? 'drop_block',
       ...(options.effort === undefined ? {} : { effort: options.effort }),
     };
     this.#overrides = options.models ?? {};
@@ -87,6 +101,10 @@ export class AnthropicProvider implements Provider {
     return getModelInfo(model, this.#overrides, this.#logger);
   }
 
+  retriesRefusals(model: string): boolean {
+    return this.#settings.fallback !== false && this.describeModel(model).fallback === 'client';
+  }
+
   async countTokens(
     request: Omit<ProviderRequest, 'signal' | 'maxTokens'> & { signal?: AbortSignal },
   ): Promise<number> {
@@ -95,7 +113,9 @@ export class AnthropicProvider implements Provider {
       this.describeModel(request.model),
       this.#settings,
     );
-    const { max_tokens: _max, stream: _stream, ...params } = body;
+    const { max_tokens: _max, stream: _stream, ...rest } = body;
+    // What to do after a refusal is no part of what is counted.
+    const { fallbacks: _fallbacks, ...params } = rest as typeof rest & { fallbacks?: unknown };
     try {
       const result = await this.#client.messages.countTokens(params as Anthropic.MessageCountTokensParams, {
         ...(request.signal ? { signal: request.signal } : {}),
@@ -155,8 +175,8 @@ export class AnthropicProvider implements Provider {
           }
           case 'message_delta': {
             if (event.delta.stop_reason) stopReason = event.delta.stop_reason;
-            const details = (event.delta as { stop_details?: RefusalDetails | null }).stop_details;
-            if (details) refusal = { ...details };
+            const details = (event.delta as { stop_details?: ApiRefusal | null }).stop_details;
+            if (details) refusal = refusalDetails(details);
             // message_delta usage is cumulative for the whole message.
             readUsage(usage, event.usage);
             break;
@@ -185,6 +205,21 @@ export class AnthropicProvider implements Provider {
       );
     }
   }
+}
+
+/** `stop_details` of a refusal, as the API sends it. */
+interface ApiRefusal {
+  category?: string | null;
+  explanation?: string | null;
+  recommended_model?: string | null;
+}
+
+function refusalDetails(details: ApiRefusal): RefusalDetails {
+  return {
+    ...(details.category ? { category: details.category } : {}),
+    ...(details.explanation ? { explanation: details.explanation } : {}),
+    ...(details.recommended_model ? { recommendedModel: details.recommended_model } : {}),
+  };
 }
 
 interface ApiUsage {

@@ -56,9 +56,20 @@ export interface ModelInfo {
    * Haiku 5.5; not Sonnet 5).
    */
   systemMessages: boolean;
+  /**
+   * The model's classifiers may refuse (`stop_reason: "refusal"`), and a
+   * refused request can be retried on another model (Refusals and fallback
+   * page: Fable 5–5.2, Opus 5.5, Opus 5, Sonnet 5.5, Haiku 5.5): `server`
+   * where the request may ask for it with `fallbacks: "default"`, `client`
+   * where the retry is the caller's (Haiku 5.5 has no server-side fallback).
+   */
+  fallback: 'server' | 'client' | 'none';
 }
 
-type Entry = Omit<ModelInfo, 'id' | 'known' | 'effort'> & { prefix: string };
+type Entry = Omit<ModelInfo, 'id' | 'known' | 'effort' | 'fallback'> & {
+  prefix: string;
+  fallback?: ModelInfo['fallback'];
+};
 
 const M = 1_000_000;
 /** Effort page: every level on Opus 4.7+ and the 5.x line; Opus 4.6 / Sonnet 4.6 predate `xhigh`; Opus 4.5 has low–high. */
@@ -72,10 +83,25 @@ const NEITHER = { preservedThinking: false, systemMessages: false } as const;
 
 // Longer prefixes first, so a more specific entry wins (`claude-opus-5-5` before `claude-opus-5`).
 const REGISTRY: readonly Entry[] = [
-  { prefix: 'claude-fable-5-2', ...CURRENT, ...BOUND, thinking: 'adaptive-always', displayUpdates: true },
-  { prefix: 'claude-fable-5-1', ...CURRENT, ...BOUND, thinking: 'adaptive-always', displayUpdates: true },
+  {
+    prefix: 'claude-fable-5-2',
+    fallback: 'server',
+    ...CURRENT,
+    ...BOUND,
+    thinking: 'adaptive-always',
+    displayUpdates: true,
+  },
+  {
+    prefix: 'claude-fable-5-1',
+    fallback: 'server',
+    ...CURRENT,
+    ...BOUND,
+    thinking: 'adaptive-always',
+    displayUpdates: true,
+  },
   {
     prefix: 'claude-fable-5',
+    fallback: 'server',
     ...CURRENT,
     ...UNBOUND_SYSTEM,
     thinking: 'adaptive-always',
@@ -90,17 +116,39 @@ const REGISTRY: readonly Entry[] = [
     thinking: 'adaptive-always',
     displayUpdates: true,
   },
-  { prefix: 'claude-opus-5-5', ...CURRENT, ...BOUND, thinking: 'adaptive-always', displayUpdates: true },
+  {
+    prefix: 'claude-opus-5-5',
+    fallback: 'server',
+    ...CURRENT,
+    ...BOUND,
+    thinking: 'adaptive-always',
+    displayUpdates: true,
+  },
   {
     prefix: 'claude-opus-5',
+    fallback: 'server',
     ...CURRENT,
     ...UNBOUND_SYSTEM,
     thinking: 'adaptive-optional',
     displayUpdates: false,
   },
-  { prefix: 'claude-sonnet-5-5', ...CURRENT, ...BOUND, thinking: 'adaptive', displayUpdates: true },
+  {
+    prefix: 'claude-sonnet-5-5',
+    fallback: 'server',
+    ...CURRENT,
+    ...BOUND,
+    thinking: 'adaptive',
+    displayUpdates: true,
+  },
   { prefix: 'claude-sonnet-5', ...CURRENT, ...NEITHER, thinking: 'adaptive-optional', displayUpdates: false },
-  { prefix: 'claude-haiku-5-5', ...CURRENT, ...BOUND, thinking: 'adaptive', displayUpdates: false },
+  {
+    prefix: 'claude-haiku-5-5',
+    fallback: 'client',
+    ...CURRENT,
+    ...BOUND,
+    thinking: 'adaptive',
+    displayUpdates: false,
+  },
   {
     prefix: 'claude-opus-4-8',
     ...CURRENT,
@@ -167,7 +215,14 @@ export function getModelInfo(model: string, overrides: ModelOverrides = {}, logg
   const entry = REGISTRY.find((e) => model.startsWith(e.prefix));
   if (entry) {
     const { prefix, ...rest } = entry;
-    return { id: prefix, known: true, effort: rest.efforts.length > 0, ...rest, ...definedOnly(overrides) };
+    return {
+      id: prefix,
+      known: true,
+      effort: rest.efforts.length > 0,
+      ...rest,
+      fallback: rest.fallback ?? 'none',
+      ...definedOnly(overrides),
+    };
   }
   if (!warned.has(model) && overrides.contextWindow === undefined) {
     warned.add(model);
@@ -188,6 +243,7 @@ export function getModelInfo(model: string, overrides: ModelOverrides = {}, logg
     efforts: [],
     preservedThinking: false,
     systemMessages: false,
+    fallback: 'none',
     ...definedOnly(overrides),
   };
 }

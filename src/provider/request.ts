@@ -18,6 +18,8 @@ export const BLOCK_BINDING_BETA = 'thinking-binding-controls-2026-08-01';
 /** Betas of mid-conversation tool changes: by reference, and with the tool defined inline. */
 export const TOOL_CHANGES_BETA = 'mid-conversation-tool-changes-2026-07-01';
 export const INLINE_TOOLS_BETA = 'inline-tools-2026-09-15';
+/** Beta of `fallbacks` (Refusals and fallback page). */
+export const SERVER_FALLBACK_BETA = 'server-side-fallback-2026-07-01';
 
 /**
  * What a thinking block that fails the prefix check does to a request
@@ -37,6 +39,12 @@ export interface RequestSettings {
    * `drop_block`, so a mismatch costs thinking, never a person's turn.
    */
   blockBinding?: BlockBinding;
+  /**
+   * Retry a request the model's classifiers refuse on the model Anthropic
+   * recommends for the refusal (`fallbacks: "default"` where the model takes
+   * it); default on.
+   */
+  fallback?: boolean;
 }
 
 /** A request body and the beta names it needs. */
@@ -61,6 +69,8 @@ export function buildRequestBody(
   const thinking = thinkingParam(model, settings, betas);
   const messages = toApiMessages(request.messages, model.systemMessages);
   toolChangeBetas(messages, betas);
+  const fallbacks = settings.fallback !== false && model.fallback === 'server';
+  if (fallbacks) betas.push(SERVER_FALLBACK_BETA);
   const body = {
     model: request.model,
     max_tokens: request.maxTokens,
@@ -68,6 +78,8 @@ export function buildRequestBody(
     ...(request.system ? { system: request.system } : {}),
     ...(request.tools.length > 0 ? { tools: toApiTools(request.tools) } : {}),
     ...(thinking ? { thinking } : {}),
+    // Refusals and fallback page: the API retries a refused request on the recommended model.
+    ...(fallbacks ? { fallbacks: 'default' } : {}),
     ...(settings.effort && model.efforts.includes(settings.effort)
       ? { output_config: { effort: settings.effort } }
       : {}),

@@ -37,6 +37,8 @@ export interface ProviderRequest {
 export interface RefusalDetails {
   category?: string;
   explanation?: string;
+  /** The model Anthropic recommends retrying a refused request on (`stop_details.recommended_model`). */
+  recommendedModel?: string;
 }
 
 /** What a provider yields while streaming one response. */
@@ -85,6 +87,12 @@ export interface Provider {
   stream(request: ProviderRequest): AsyncIterable<ProviderEvent>;
   /** The model's window, output limit and thinking settings (the registry, with the provider's overrides). */
   describeModel?(model: string): ModelInfo;
+  /**
+   * Whether a refused request may be retried by the session on the model the
+   * refusal recommends (a model with classifiers but no server-side fallback,
+   * and fallback not turned off).
+   */
+  retriesRefusals?(model: string): boolean;
   /**
    * Counts the input tokens of a request exactly (the token-counting
    * endpoint). Used near the compaction threshold and the guard, where an

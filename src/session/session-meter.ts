@@ -56,6 +56,7 @@ export class SessionMeter {
       // Counting and describing models cost nothing to meter: they pass straight through.
       ...(inner.countTokens ? { countTokens: inner.countTokens.bind(inner) } : {}),
       ...(inner.describeModel ? { describeModel: inner.describeModel.bind(inner) } : {}),
+      ...(inner.retriesRefusals ? { retriesRefusals: inner.retriesRefusals.bind(inner) } : {}),
     };
   }
 

@@ -22,6 +22,7 @@ import { runToolCalls, type ToolHost } from './tool-runner.js';
 import { addUsage } from './turn-usage.js';
 import type {
   CompactEvent,
+  ContentBlock,
   ContextWindowState,
   HistoryMessage,
   TokenUsage,
@@ -123,6 +124,8 @@ export async function runTurn(
   const texts: string[] = [];
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   let maxTokens = call.maxTokens;
+  /** The model this turn asks: the session's, or the fallback a refusal recommended. */
+  let model = call.model;
   let continuations = 0;
   let repaired = false;
   let compactedForWindow = false;
@@ -178,7 +181,14 @@ export async function runTurn(
       return finish('complete');
     }
     const joined = joinNext;
-    const reply = await stream(state, maxTokens, signal, texts, joined, sources);
+    const reply = await stream(
+      { ...state, call: { ...call, model } },
+      maxTokens,
+      signal,
+      texts,
+      joined,
+      sources,
+    );
     joinNext = false;
     if (reply.error || !reply.end) {
       const error = reply.error;
@@ -195,9 +205,7 @@ export async function runTurn(
       // An abort keeps even an empty reply for that reason; a failure before any text keeps nothing.
       texts.push(sources.display(reply.content));
       if (error?.code === 'ABORTED' || !nothingArrived) {
-        history.push(
-          createMessage('assistant', reply.content, clock, { state: 'interrupted', model: call.model }),
-        );
+        history.push(createMessage('assistant', reply.content, clock, { state: 'interrupted', model }));
       }
       return finish('interrupted', error);
     }
@@ -219,10 +227,12 @@ export async function runTurn(
     else texts.push(text);
     const message = createMessage('assistant', reply.content, clock, {
       state: 'complete',
-      model: call.model,
+      model,
       stopReason: stopReason as NonNullable<HistoryMessage['stopReason']>,
     });
     history.push(message);
+    // Refusals and fallback page: a `fallback` block marks where another model took over; say which.
+    for (const handover of fallbacks(reply.content)) emitter.emit('notice', handover);
     addUsage(usage, reply.end.usage);
     meter.report(reply.end.usage, history.length);
 
@@ -256,6 +266,14 @@ export async function runTurn(
         );
         return finish('complete');
       case 'refusal': {
+        // Refusals and fallback page: where the retry is ours, ask the recommended model once.
+        const recommended = reply.end.refusal?.recommendedModel;
+        if (recommended && recommended !== model && call.provider.retriesRefusals?.(model)) {
+          message.withheld = 'refusal';
+          emitter.emit('notice', `${model} declined this request; ${recommended} answers it instead.`);
+          model = recommended;
+          continue;
+        }
         // Stop reasons page: a refused exchange must not stay in what the model sees, or the next turn is refused too.
         for (const m of history.slice(history.indexOf(prompt))) m.withheld = 'refusal';
         addNotice(refusalNotice(reply.end.refusal?.explanation));
@@ -283,6 +301,16 @@ export async function runTurn(
         return finish('complete');
     }
   }
+}
+
+/** A sentence for each `fallback` block of a reply: which model declined and which one answered. */
+function fallbacks(content: readonly ContentBlock[]): string[] {
+  return content.flatMap((b) => {
+    if (b.type !== 'api' || b.block.type !== 'fallback') return [];
+    const from = (b.block.from as { model?: string } | undefined)?.model ?? 'The model';
+    const to = (b.block.to as { model?: string } | undefined)?.model ?? 'another model';
+    return [`${from} declined this request; ${to} answered it.`];
+  });
 }
 
 /** Streams one request, sending text as it arrives and the progress notes as `progress_note`. */

@@ -18,7 +18,7 @@ describe('loadConfig', () => {
   it('applies the documented defaults and resolves paths against cwd', () => {
     const c = loadConfig({ env: base, cwd: '/srv/bot' });
     expect(c.model).toBe('claude-sonnet-5-5');
-    expect(c.modelSettings).toEqual({ thinking: 'adaptive' });
+    expect(c.modelSettings).toEqual({ thinking: 'adaptive', fallback: true });
     expect(c.dataDir).toBe('/srv/bot/data');
     expect(c.workspace).toBe('/srv/bot/workspace');
     expect(c.permissionMode).toBe('default');
@@ -40,11 +40,13 @@ describe('loadConfig', () => {
         SWITCHBOARD_MAX_OUTPUT_TOKENS: '32000',
         SWITCHBOARD_EFFORT: 'medium',
         SWITCHBOARD_THINKING: 'between_tools',
+        SWITCHBOARD_FALLBACK: 'off',
       },
       cwd: '/srv/bot',
     });
     expect(c.modelSettings).toEqual({
       thinking: 'between_tools',
+      fallback: false,
       effort: 'medium',
       contextWindow: 400_000,
       maxOutputTokens: 32_000,
@@ -54,10 +56,12 @@ describe('loadConfig', () => {
       SWITCHBOARD_EFFORT: 'extreme',
       SWITCHBOARD_CONTEXT_WINDOW: '1M',
       SWITCHBOARD_THINKING: 'disabled',
+      SWITCHBOARD_FALLBACK: 'sometimes',
     });
     expect(p.variables.sort()).toEqual([
       'SWITCHBOARD_CONTEXT_WINDOW',
       'SWITCHBOARD_EFFORT',
+      'SWITCHBOARD_FALLBACK',
       'SWITCHBOARD_THINKING',
     ]);
     expect(p.message).toMatch(/SWITCHBOARD_EFFORT expected one of low, medium, high, xhigh, max/);

@@ -5,6 +5,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { imageSize } from 'image-size';
+import type { IssuedThinking } from './anthropic-binding.js';
+import { features } from './anthropic-features.js';
 import { fakeInputTokens, fakePdfPages } from './anthropic-tokens.js';
 
 /** The models that reject the old settings (Sonnet 5.5 migration guide; same rules on Opus 5.5, Haiku 5.5, Fable 5.x). */
@@ -21,7 +23,7 @@ export function fakeWindow(model: string): number {
 
 /** Thinking blocks the fake handed out, by signature: who wrote them and what text they carry. */
 export interface ThinkingLedger {
-  issued: Map<string, { model: string; thinking: string }>;
+  issued: Map<string, IssuedThinking>;
   /** tool_use id -> signatures of the thinking blocks that came before it in the same response. */
   beforeTool: Map<string, string[]>;
   /** JSON of assistant contents that ended with `pause_turn`: sending them back last is allowed. */
@@ -55,6 +57,7 @@ export function validate(
   return (
     basics(body) ??
     settings(body, betas) ??
+    features(body, betas) ??
     images(body) ??
     documents(body) ??
     thinking(body, ledger) ??

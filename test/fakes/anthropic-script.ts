@@ -46,7 +46,15 @@ export interface ScriptedResponse {
   /** The last tool call's input stops halfway and the reply ends with `max_tokens` (no content_block_stop). */
   cutToolInput?: boolean;
   /** With `stopReason: 'refusal'`: the stop_details the API sends. */
-  refusal?: { category: string; explanation: string };
+  refusal?: { category: string; explanation: string; recommended_model?: string };
+  /** With a refusal and `fallbacks: "default"`: what the fallback model answers. */
+  fallbackText?: string;
+  /**
+   * Blocks in the API's shape streamed first, as the API streams them
+   * (server tool calls and results, text with citations, compaction…).
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: blocks in the API's JSON shape.
+  blocks?: any[];
 }
 
 /** A request as the fake saw it. */
@@ -59,6 +67,8 @@ export interface RecordedRequest {
   /** Text chunks written so far. */
   chunksSent: number;
   finished: boolean;
+  /** Thinking blocks the bindings removed or let through (`input_transformations`), once checked. */
+  inputTransformations?: Array<{ type: string; path: string; reason: string }>;
   /** The usage the fake reported for this request (cache accounting included), once it answered. */
   usage?: Record<string, unknown>;
 }

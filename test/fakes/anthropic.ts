@@ -8,6 +8,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkBindings, type InputTransformation, prefixOfNew } from './anthropic-binding.js';
+import { streamRawBlock, withServerFallback } from './anthropic-blocks.js';
 import { type CacheUsage, FakePromptCache } from './anthropic-cache.js';
 import {
   fakeWindow,
@@ -34,7 +36,18 @@ const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * Starts the fake on 127.0.0.1 with a random port. `now` is the clock the
  * prompt cache's lifetimes run on (a test's VirtualClock); default real time.
  */
-export async function startFakeAnthropic(options: { now?: () => number } = {}): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(
+  options: {
+    now?: () => number;
+    /**
+     * When the calling account was created (YYYY-MM-DD): since 2026-08-31 a
+     * thinking block that fails its prefix check is a 400 by default
+     * (Prefix checks on thinking blocks page). Default 2026-09-15.
+     */
+    accountCreated?: string;
+  } = {},
+): Promise<FakeAnthropic> {
+  const accountCreated = options.accountCreated ?? '2026-09-15';
   const cache = new FakePromptCache(options.now ?? Date.now);
   const queue: ScriptedResponse[] = [];
   // biome-ignore lint/suspicious/noExplicitAny: parsed JSON bodies.
@@ -145,10 +158,19 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
       notify();
     });
     notify();
+    // What the model sees: the client's body less the thinking blocks their bindings remove.
+    const organization = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '');
+    const seen = structuredClone(body);
+    const binding = queue[0]?.error
+      ? { transformations: [] }
+      : checkBindings(seen, betas, ledger.issued, organization, accountCreated);
     // A scripted error answers first; a request the API would reject consumes no scripted reply.
-    const validation = queue[0]?.error
-      ? undefined
-      : validate(body, betas, ledger, fake.contextWindow ?? fakeWindow(body.model));
+    const validation =
+      'error' in binding
+        ? binding.error
+        : queue[0]?.error
+          ? undefined
+          : validate(seen, betas, ledger, fake.contextWindow ?? fakeWindow(seen.model));
     if (validation) {
       sendError(res, 400, 'invalid_request_error', validation);
       entry.finished = true;
@@ -164,14 +186,18 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
       entry.finished = true;
       return;
     }
-    const cached = cache.account(body);
+    const cached = cache.account(seen);
     if ('error' in cached) {
       sendError(res, 400, 'invalid_request_error', cached.error);
       entry.finished = true;
       return;
     }
-    if (body.stream === true) await streamResponse(res, body, script, entry, cached);
-    else sendJson(res, body, script, entry, cached);
+    const transformations = 'transformations' in binding ? binding.transformations : [];
+    entry.inputTransformations = transformations;
+    const issue = { organization, transformations };
+    if (body.stream === true)
+      await streamResponse(res, seen, withServerFallback(script, seen, betas), entry, cached, issue);
+    else sendJson(res, seen, script, entry, cached);
   }
 
   function textChunks(script: ScriptedResponse): string[] {
@@ -208,6 +234,7 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
     script: ScriptedResponse,
     entry: RecordedRequest,
     cached: CacheUsage,
+    issue: { organization: string; transformations: InputTransformation[] },
   ): Promise<void> {
     const texts = textChunks(script);
     const tools = (script.toolUse ?? []).map((t) => ({ ...t, id: t.id ?? `toolu_fake_${++toolSeq}` }));
@@ -227,6 +254,8 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
         content: [],
         stop_reason: null,
         stop_sequence: null,
+        // Prefix checks page: every block the bindings removed, or let through, is reported.
+        ...(issue.transformations.length > 0 ? { input_transformations: issue.transformations } : {}),
         usage: {
           input_tokens: usage.input_tokens,
           output_tokens: 1,
@@ -248,10 +277,19 @@ export async function startFakeAnthropic(options: { now?: () => number } = {}): 
       send('content_block_stop', { type: 'content_block_stop', index });
       index++;
     };
+    for (const raw of script.blocks ?? []) {
+      streamRawBlock(send, index++, raw);
+      content.push(raw);
+    }
     for (const thought of script.thinking ?? []) {
       const signature = sign(body.model, thought, ++thinkingSeq);
       const visible = shown ? thought : '';
-      ledger.issued.set(signature, { model: body.model, thinking: visible });
+      ledger.issued.set(signature, {
+        model: body.model,
+        thinking: visible,
+        prefix: prefixOfNew(body, content),
+        organization: issue.organization,
+      });
       signatures.push(signature);
       content.push({ type: 'thinking', thinking: visible, signature });
       block({ type: 'thinking', thinking: '', signature: '' }, [
