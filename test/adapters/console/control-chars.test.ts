@@ -59,7 +59,7 @@ it('shows every control character the model writes as a marker: reply, tool line
   );
   input.write('go\n');
   await until(/\(type the number\)/);
-  input.write('3\n');
+  input.write('4\n'); // Deny: the fourth choice, after Always allow
   await until(/Done /);
 
   expect(terminal.screen()).not.toMatch(CONTROLS);

@@ -62,7 +62,7 @@ describe('Discord adapter: inbound messages', () => {
 
   it('registers globally when no guild is configured', async () => {
     rig = await startRig({}, { guildId: undefined as unknown as string });
-    expect(rig.fake.commands.get('global')?.length).toBe(15);
+    expect(rig.fake.commands.get('global')?.length).toBe(23);
   });
 
   it('opens a thread from a mention in a text channel and emits the message for the thread', async () => {
