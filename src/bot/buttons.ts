@@ -7,8 +7,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Button } from './adapter-contract.js';
 
-/** What a button does. */
-export type ButtonAction = 'allow' | 'allow-session' | 'deny' | 'stop';
+/**
+ * What a button does: answer an approval, stop a reply, or answer a tool's
+ * question (pick an option, skip an optional field, decline, cancel).
+ */
+export type ButtonAction =
+  | 'allow'
+  | 'allow-session'
+  | 'deny'
+  | 'stop'
+  | 'pick'
+  | 'skip'
+  | 'decline'
+  | 'cancel';
 
 /** A decoded payload. */
 export interface ButtonPayload {
@@ -16,7 +27,16 @@ export interface ButtonPayload {
   id: string;
 }
 
-const PREFIX: Record<ButtonAction, string> = { allow: 'a', 'allow-session': 's', deny: 'd', stop: 'x' };
+const PREFIX: Record<ButtonAction, string> = {
+  allow: 'a',
+  'allow-session': 's',
+  deny: 'd',
+  stop: 'x',
+  pick: 'p',
+  skip: 'k',
+  decline: 'n',
+  cancel: 'c',
+};
 const ACTIONS = new Map(Object.entries(PREFIX).map(([action, p]) => [p, action as ButtonAction]));
 const ID_PATTERN = /^[0-9a-z]{1,24}$/;
 

@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import { formatUsd, ledgerCost, type PriceTable } from '../provider/pricing.js';
 import type { IncomingFile, InteractiveSession } from '../session/index.js';
 import type {
+  ElicitationRequest,
   PermissionRequest,
   SessionEvents,
   ToolEndEvent,
@@ -120,6 +121,9 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
   const onPermission = (request: PermissionRequest) => {
     void ask(ctx, request);
   };
+  const onQuestion = (request: ElicitationRequest) => {
+    void askQuestion(ctx, request);
+  };
   let saveError: Error | undefined;
   const onSaveError = (err: Error) => {
     saveError ??= err;
@@ -133,6 +137,7 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     error: onError,
     notice: onNotice,
     permission_request: onPermission,
+    elicitation_request: onQuestion,
     save_error: onSaveError,
   });
   outbox.startTyping(ctx.chat);
@@ -213,20 +218,50 @@ function listen(session: InteractiveSession, listeners: SessionListeners): () =>
   };
 }
 
-/** Makes the text so far permanent, then posts the approval prompt under it. */
-async function ask(ctx: TurnContext, request: PermissionRequest): Promise<void> {
-  const { session, turn, reply, outbox, approvals, logger } = ctx;
+/**
+ * Makes the text so far permanent, so a prompt shows under it; false when
+ * the turn was stopped meanwhile. Nobody is thinking while a person is
+ * asked: the typing indicator stops.
+ */
+async function beforeAsking(ctx: TurnContext): Promise<boolean> {
   try {
-    await reply.checkpoint();
+    await ctx.reply.checkpoint();
   } catch (err) {
-    logger.warn({ chat: ctx.chat, err: describeError(err) }, 'checkpoint before an approval failed');
+    ctx.logger.warn({ chat: ctx.chat, err: describeError(err) }, 'checkpoint before a prompt failed');
   }
-  if (!ctx.isCurrent() || turn.stopNote !== undefined) {
+  if (!ctx.isCurrent() || ctx.turn.stopNote !== undefined) return false;
+  ctx.outbox.stopTyping(ctx.chat);
+  return true;
+}
+
+/** Posts a tool's question under the text so far; its answer goes back to the tool. */
+async function askQuestion(ctx: TurnContext, request: ElicitationRequest): Promise<void> {
+  if (!(await beforeAsking(ctx))) {
+    request.answer({ action: 'cancel' });
+    return;
+  }
+  ctx.approvals.ask({
+    chat: ctx.chat,
+    turnId: ctx.turn.turnId,
+    requester: ctx.turn.requester,
+    request: {
+      ...request,
+      answer: (answer) => {
+        const accepted = request.answer(answer);
+        if (accepted && ctx.isCurrent()) ctx.outbox.startTyping(ctx.chat);
+        return accepted;
+      },
+    },
+  });
+}
+
+/** Posts the approval prompt under the text so far. */
+async function ask(ctx: TurnContext, request: PermissionRequest): Promise<void> {
+  const { session, turn, outbox, approvals } = ctx;
+  if (!(await beforeAsking(ctx))) {
     session.resolvePermission(request.id, 'deny');
     return;
   }
-  // Nobody is thinking while we wait for a person: no typing indicator.
-  outbox.stopTyping(ctx.chat);
   approvals.open({
     chat: ctx.chat,
     turnId: turn.turnId,

@@ -236,6 +236,9 @@ export class ChatRouter {
       reply(say.tooLong(event.text.length));
       return;
     }
+    // The answer to a tool's question waiting for this person here, not a new message.
+    const user = { key: sender.key, name: event.user.name };
+    if (!files.length && this.#d.approvals.takeReply(event.chat, user, text, event.messageId)) return;
     const queued = chat.enqueue({
       kind: 'message',
       messageId: event.messageId,
