@@ -143,7 +143,7 @@ export function parseAnswer(field: ElicitationField, raw: string): Parsed {
         if (!values.includes(option)) values.push(option);
       }
       const outside = outOfRange(field, values.length);
-      return outside ? { reason: `Choose ${outside} options.` } : { value: values };
+      return outside ? { reason: `Choose ${outside} of the options.` } : { value: values };
     }
     case 'number':
     case 'integer': {

@@ -40,7 +40,7 @@ async function question(h: BotHarness, label: string): Promise<StoredMessage> {
   let found: StoredMessage | undefined;
   await h.until(() => {
     found = h.adapter.chatMessages(h.chat).find((m) => m.text.startsWith('❓'));
-    return found !== undefined && found.text.includes(`\n\n${label}`) && found.buttons.length > 0;
+    return found?.text.includes(`\n\n${label}`) === true && found.buttons.length > 0;
   }, `question for ${label}`);
   return found as StoredMessage;
 }
@@ -155,5 +155,26 @@ describe('a question from an MCP server', () => {
     await h.settle();
     expect(toolResults(h.fakeAnthropic.requests).some((r) => r.text.includes('User cancelled'))).toBe(true);
     expect(h.texts()).toContain('Hello Bob.');
+  });
+
+  it('is cancelled when the reply is stopped, and the buttons go', async () => {
+    const { h } = await everything();
+    await startAsking(h);
+    expect(await h.ask('stop')).toMatch(/Stopped/);
+    await h.settle();
+    const settled = h.adapter.chatMessages(h.chat).find((m) => m.text.startsWith('❓'));
+    expect(settled?.text).toContain('⏹ Cancelled: the reply was stopped');
+    expect(settled?.buttons).toEqual([]);
+  });
+
+  it('is declined without asking anyone when the call has no chat', async () => {
+    const { h, mcp } = await everything();
+    const tool = mcp.tools().find((t) => t.name === ASK);
+    const result = await tool?.run(
+      {},
+      { cwd: '.', signal: new AbortController().signal, env: {}, clock: h.clock },
+    );
+    expect(result?.content).toContain('❌ User declined to provide the requested information.');
+    expect(h.texts().some((t) => t.startsWith('❓'))).toBe(false);
   });
 });
