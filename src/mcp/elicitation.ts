@@ -6,10 +6,10 @@
  * held, so a person taking their time does not get the server restarted.
  *
  * Declined without asking anyone: a question when no call is running, when
- * calls from more than one turn are running (the protocol does not say
- * which call a question belongs to, and guessing could show one person's
- * question to another), when the call has no chat to ask in, and the URL
- * mode (sending a person to a server's page is left out).
+ * more than one is (the protocol does not say which call a question belongs
+ * to, and guessing could show one person's question to another), when the
+ * call has no chat to ask in, and the URL mode (sending a person to a
+ * server's page is left out; the client offers only the form mode).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {

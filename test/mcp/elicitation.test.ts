@@ -11,12 +11,14 @@
 import { describe, expect, it } from 'vitest';
 import { toolResults } from '../fakes/anthropic.js';
 import type { StoredMessage } from '../fakes/recording-adapter.js';
-import { everythingStdio } from '../fixtures/mcp/published.js';
+import { everythingStdio, startEverythingHttp } from '../fixtures/mcp/published.js';
 import type { BotHarness } from '../helpers/bot-harness.js';
 import { USERS } from '../helpers/bot-harness.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import { closingMcpWorlds, type McpWorld } from './helpers.js';
 
 const startMcpWorld = closingMcpWorlds();
+const cleanups = useCleanups();
 const ASK = 'mcp__everything__trigger-elicitation-request';
 const APPROVAL_TIMEOUT_MS = 60_000;
 
@@ -176,5 +178,38 @@ describe('a question from an MCP server', () => {
     );
     expect(result?.content).toContain('❌ User declined to provide the requested information.');
     expect(h.texts().some((t) => t.startsWith('❓'))).toBe(false);
+  });
+
+  it('is declined without asking when calls from two chats run on the server at once', async () => {
+    const { h } = await everything();
+    // The fake model answers in the order requests come: Alice's call, Bob's call and reply, Alice's reply.
+    h.fakeAnthropic.enqueue({ toolUse: [{ name: ASK, input: {} }] });
+    await h.message('ask me things');
+    const q = await question(h, 'String');
+    // Bob's call asks too, while Alice's still runs: whose question it is cannot be told.
+    const bobs = 'test:200';
+    h.fakeAnthropic.enqueue({ toolUse: [{ name: ASK, input: {} }] }, { text: 'Bob got no question.' });
+    await h.message('ask me too', { chat: bobs, user: USERS.bob });
+    await h.until(() => h.texts(bobs).includes('Bob got no question.'), 'the reply to Bob');
+    expect(toolResult(h)).toContain('❌ User declined');
+    expect(h.texts(bobs).some((t) => t.startsWith('❓'))).toBe(false);
+    // Alice's own question still waits for her.
+    h.fakeAnthropic.enqueue({ text: 'Alice declined.' });
+    await h.press(buttonLabelled(q, 'Decline'));
+    await h.settle();
+    expect(h.texts()).toContain('Alice declined.');
+  });
+
+  it('is asked over Streamable HTTP too', async () => {
+    const server = await startEverythingHttp();
+    cleanups.push(() => server.kill());
+    const { h } = await startMcpWorld(
+      { everything: { type: 'http', url: server.url, permission: 'inspect' } },
+      { harness: { approvalTimeoutMs: APPROVAL_TIMEOUT_MS } },
+    );
+    const q = await startAsking(h);
+    await h.press(buttonLabelled(q, 'Cancel'));
+    await h.settle();
+    expect(toolResult(h)).toContain('⚠️ User cancelled the elicitation dialog.');
   });
 });
