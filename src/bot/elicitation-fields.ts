@@ -26,7 +26,7 @@ export function fieldPrompt(
   requester: string,
 ): string {
   const field = question.fields[index];
-  const lines = [`❓ ${oneLine(question.source)} asks ${requester}: ${showHidden(question.message)}`];
+  const lines = [questionHeading(question, requester, 'asks')];
   for (const line of answered) lines.push(`✓ ${line}`);
   if (!field) return lines.join('\n');
   const count = question.fields.length > 1 ? ` (${index + 1} of ${question.fields.length})` : '';
@@ -34,6 +34,15 @@ export function fieldPrompt(
   if (field.description) lines.push(showHidden(field.description));
   lines.push(hint(field));
   return lines.join('\n');
+}
+
+/** `❓ <server> asks <person>: <message>`, hidden characters shown. */
+export function questionHeading(
+  question: ElicitationQuestion,
+  requester: string,
+  verb: 'asks' | 'asked',
+): string {
+  return `❓ ${oneLine(question.source)} ${verb} ${requester}: ${showHidden(question.message)}`;
 }
 
 /** How to answer `field`. */

@@ -16,7 +16,14 @@ import type { ElicitationAnswer, ElicitationField, ElicitationValue } from '../t
 import type { ButtonEvent } from './adapter-contract.js';
 import type { Requester } from './approvals.js';
 import { type ButtonPayload, shortId } from './buttons.js';
-import { answeredLine, fieldButtons, fieldPrompt, parseAnswer, pickedValue } from './elicitation-fields.js';
+import {
+  answeredLine,
+  fieldButtons,
+  fieldPrompt,
+  parseAnswer,
+  pickedValue,
+  questionHeading,
+} from './elicitation-fields.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
 
@@ -114,12 +121,13 @@ export class QuestionRegistry {
       return event.respond({ text: say.approvalOnlyFor(open.requester.name), ephemeral: true });
     const name = event.user.name;
     const field = open.request.question.fields[open.index];
+    let outcome: boolean | 'next';
     let said: string;
     if (payload.action === 'decline' || payload.action === 'cancel') {
-      this.#settle(open, { action: payload.action }, OUTCOME[payload.action](name));
+      outcome = this.#settle(open, { action: payload.action }, OUTCOME[payload.action](name));
       said = PRESSED[payload.action];
     } else if (!field) {
-      this.#settle(open, { action: 'accept', content: {} }, OUTCOME.accept(name));
+      outcome = this.#settle(open, { action: 'accept', content: {} }, OUTCOME.accept(name));
       said = PRESSED.accept;
     } else {
       const value =
@@ -128,9 +136,11 @@ export class QuestionRegistry {
           : pickedValue(field, Number.parseInt(payload.id.slice(STEP_ID_LENGTH), 36));
       if (payload.action === 'pick' && value === undefined)
         return event.respond({ text: say.expired, ephemeral: true });
-      said = this.#fill(open, field, value, name) ? PRESSED.accept : PRESSED.next;
+      outcome = this.#fill(open, field, value, name);
+      said = outcome === 'next' ? PRESSED.next : PRESSED.accept;
     }
-    await event.respond({ text: said, ephemeral: true });
+    // The tool had stopped waiting (its call ended): the press changed nothing.
+    await event.respond({ text: outcome === false ? say.expired : said, ephemeral: true });
   }
 
   /**
@@ -175,17 +185,24 @@ export class QuestionRegistry {
     while (this.#edits.size) await Promise.allSettled([...this.#edits]);
   }
 
-  /** Records one field's answer and moves on; true when that was the last field (and the answer went). */
-  #fill(open: Open, field: ElicitationField, value: ElicitationValue | undefined, name: string): boolean {
+  /**
+   * Records one field's answer and moves on: `next` when another field
+   * follows, else whether the tool took the answers.
+   */
+  #fill(
+    open: Open,
+    field: ElicitationField,
+    value: ElicitationValue | undefined,
+    name: string,
+  ): boolean | 'next' {
     if (value !== undefined) open.values[field.name] = value;
     open.answered.push(answeredLine(field, value));
     open.index++;
     if (open.index < open.request.question.fields.length) {
       this.#step(open, false);
-      return false;
+      return 'next';
     }
-    this.#settle(open, { action: 'accept', content: open.values }, OUTCOME.accept(name));
-    return true;
+    return this.#settle(open, { action: 'accept', content: open.values }, OUTCOME.accept(name));
   }
 
   /** Shows the current field (a new message first, then edits of it) under a new step id. */
@@ -209,9 +226,9 @@ export class QuestionRegistry {
     this.#open.set(open.stepId, open);
   }
 
-  /** Gives the answer to the tool and edits the message to say how it ended. */
-  #settle(open: Open, answer: ElicitationAnswer, outcome: string, final = false): void {
-    if (this.#open.get(open.stepId) !== open) return;
+  /** Gives the answer to the tool and edits the message to say how it ended; false when the tool no longer waited. */
+  #settle(open: Open, answer: ElicitationAnswer, outcome: string, final = false): boolean {
+    if (this.#open.get(open.stepId) !== open) return false;
     this.#forget(open);
     let accepted = false;
     try {
@@ -221,10 +238,11 @@ export class QuestionRegistry {
     }
     this.#options.logger.info({ chat: open.chat, action: answer.action, accepted }, 'question settled');
     const { question } = open.request;
-    const lines = [`❓ ${question.source} asked ${open.requester.name}: ${question.message}`];
+    const lines = [questionHeading(question, open.requester.name, 'asked')];
     for (const line of answer.action === 'accept' ? open.answered : []) lines.push(`✓ ${line}`);
     lines.push('', accepted || final ? outcome : say.expired);
     this.#edit(open, lines.join('\n'), []);
+    return accepted;
   }
 
   /** Closes the current step: its buttons now find nothing, and are told so. */
