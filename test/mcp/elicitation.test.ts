@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { toolResults } from '../fakes/anthropic.js';
 import type { StoredMessage } from '../fakes/recording-adapter.js';
 import { everythingStdio, startEverythingHttp } from '../fixtures/mcp/published.js';
+import { startRemoteMcp } from '../fixtures/mcp/remote-server.js';
 import type { BotHarness } from '../helpers/bot-harness.js';
 import { USERS } from '../helpers/bot-harness.js';
 import { useCleanups } from '../helpers/cleanups.js';
@@ -211,5 +212,26 @@ describe('a question from an MCP server', () => {
     await h.press(buttonLabelled(q, 'Cancel'));
     await h.settle();
     expect(toolResult(h)).toContain('⚠️ User cancelled the elicitation dialog.');
+  });
+
+  it('with nothing to fill in is a confirmation: Accept, Decline or Cancel', async () => {
+    const remote = await startRemoteMcp();
+    cleanups.push(() => remote.close());
+    const { h } = await startMcpWorld({ remote: { type: 'http', url: remote.url } });
+    h.fakeAnthropic.enqueue(
+      { toolUse: [{ name: 'mcp__remote__confirm', input: {} }] },
+      { text: 'Confirmed.' },
+    );
+    await h.message('go');
+    let q: StoredMessage | undefined;
+    await h.until(() => {
+      q = h.adapter.chatMessages(h.chat).find((m) => m.text.startsWith('❓') && m.buttons.length > 0);
+      return q !== undefined;
+    }, 'the confirmation');
+    expect(q?.text).toBe('❓ remote asks Alice: Go ahead?');
+    expect(q?.buttons.flat().map((b) => b.label)).toEqual(['Accept', 'Decline', 'Cancel']);
+    expect(await h.press(buttonLabelled(q as StoredMessage, 'Accept'))).toEqual(['Sent.']);
+    await h.settle();
+    expect(toolResult(h)).toBe('confirm: accept');
   });
 });

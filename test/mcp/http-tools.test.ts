@@ -77,6 +77,6 @@ describe('MCP tools over Streamable HTTP', () => {
     await h.message('next turn');
     await h.settle();
     expect(toolNames(h.fakeAnthropic.requests[2])).toContain('mcp__remote__shout');
-    expect(await h.ask('status')).toContain('MCP server `remote`: connected, 3 tools');
+    expect(await h.ask('status')).toContain('MCP server `remote`: connected, 4 tools');
   });
 });
