@@ -164,11 +164,8 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
         });
         return;
       case 'text':
-        if (offer) {
-          // A reply to the agent now would wait behind the approval; say what is expected instead.
-          screen.line(`  An approval is waiting: type a number from 1 to ${offer.buttons.length}, or /stop.`);
-          return;
-        }
+        // Text typed while choices wait goes on as a message: it answers a tool's question that
+        // asks for text (the core takes it), or waits behind an approval, as on every platform.
         await sink({ type: 'message', chat: CONSOLE_CHAT, user, text: typed.text, messageId: `in${id}` });
     }
   };

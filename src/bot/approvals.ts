@@ -5,6 +5,8 @@
  * for an execute-class call), an admin or a named approver may answer;
  * an unanswered request is denied after the timeout. Whatever happens, the
  * message is edited to say the outcome and who chose it, and the buttons go.
+ * Questions a tool asks (MCP elicitation) go the same way, through the
+ * same buttons, rules and timeout (see elicitations.ts).
  */
 import type { Clock, TimerHandle } from '../clock.js';
 import { describeError } from '../errors.js';
@@ -13,7 +15,8 @@ import type { PermissionAnswer, PermissionRequest } from '../session/types.js';
 import type { AccessPolicy } from './access.js';
 import type { ButtonEvent } from './adapter-contract.js';
 import { type ApprovalView, approvalView } from './approval-prompt.js';
-import { approvalButtons, type ButtonPayload, shortId } from './buttons.js';
+import { approvalButtons, type ButtonAction, type ButtonPayload, shortId } from './buttons.js';
+import { type QuestionInput, QuestionRegistry } from './elicitations.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
 
@@ -53,6 +56,8 @@ export interface ApprovalOptions {
 }
 
 type Answer = 'allow' | 'allow-session' | 'deny';
+/** The buttons of a tool's question. */
+const QUESTION_ACTIONS = new Set<ButtonAction>(['pick', 'skip', 'decline', 'cancel']);
 
 /** How many settled prompt ids are remembered, so a late second press is told apart from a forgotten prompt. */
 const SETTLED_MEMORY = 1_000;
@@ -64,24 +69,42 @@ export class ApprovalRegistry {
   readonly #edits = new Set<Promise<void>>();
   /** Recently settled ids, oldest first (a Set keeps insertion order). */
   readonly #settled = new Set<string>();
+  readonly #questions: QuestionRegistry;
 
   constructor(options: ApprovalOptions) {
     this.#options = options;
+    this.#questions = new QuestionRegistry({
+      ...options,
+      mayAnswer: (presser, requester) => this.#mayAnswer(presser, requester),
+    });
   }
 
-  /** Number of prompts waiting for an answer. */
+  /** Number of prompts and questions waiting for an answer. */
   get size(): number {
-    return this.#pending.size;
+    return this.#pending.size + this.#questions.size;
   }
 
-  /** True while the prompt with this short id waits for an answer here. */
+  /** True while the prompt or question with this short id waits for an answer here. */
   has(id: string): boolean {
-    return this.#pending.has(id);
+    return this.#pending.has(id) || this.#questions.has(id);
   }
 
-  /** True when the prompt with this id was answered, timed out or closed here recently. */
+  /** True when the prompt or question with this id was answered, timed out or closed here recently. */
   settledHere(id: string): boolean {
-    return this.#settled.has(id);
+    return this.#settled.has(id) || this.#questions.settledHere(id);
+  }
+
+  /** Puts a tool's question to the person who started the turn. */
+  ask(input: QuestionInput): void {
+    this.#questions.open(input);
+  }
+
+  /**
+   * Takes a message as the answer to the question waiting for its sender
+   * in that chat; false when none waits (it is then an ordinary message).
+   */
+  takeReply(chat: string, user: { key: string; name: string }, text: string, messageId?: string): boolean {
+    return this.#questions.reply(chat, user.key, user.name, text, messageId);
   }
 
   /** Posts the prompt and starts its timeout; returns the short id on its buttons. */
@@ -99,6 +122,7 @@ export class ApprovalRegistry {
 
   /** Handles a press of one of the approval buttons; always responds exactly once. */
   async press(event: ButtonEvent, payload: ButtonPayload, presser: string): Promise<void> {
+    if (QUESTION_ACTIONS.has(payload.action)) return this.#questions.press(event, payload, presser);
     const { access } = this.#options;
     const pending = this.#pending.get(payload.id);
     if (!pending || pending.chat !== event.chat || payload.action === 'stop') {
@@ -139,21 +163,30 @@ export class ApprovalRegistry {
     return this.#settle(id, answer, outcome);
   }
 
-  /** Denies every prompt of a turn that ended (stopped, failed) and marks them so. */
+  /** Denies every prompt and cancels every question of a turn that ended (stopped, failed). */
   closeTurn(turnId: string, outcome: string = say.deniedStopped): void {
     for (const pending of [...this.#pending.values()]) {
       if (pending.turnId === turnId) this.#settle(pending.id, 'deny', outcome, true);
     }
+    this.#questions.closeTurn(turnId);
   }
 
-  /** Denies every open prompt (shutdown). */
+  /** Denies every open prompt and cancels every question (shutdown). */
   closeAll(outcome: string): void {
     for (const id of [...this.#pending.keys()]) this.#settle(id, 'deny', outcome, true);
+    this.#questions.closeAll(outcome);
   }
 
   /** Waits for the outcome edits still in flight. */
   async idle(): Promise<void> {
     while (this.#edits.size) await Promise.allSettled([...this.#edits]);
+    await this.#questions.idle();
+  }
+
+  /** Only the person whose message started the turn, or an admin, answers for it. */
+  #mayAnswer(presser: string, requester: Requester): boolean {
+    const { access } = this.#options;
+    return access.owns(presser, access.ownerKey(requester.key)) || access.isAdmin(presser);
   }
 
   /**

@@ -7,8 +7,24 @@
 import { randomBytes } from 'node:crypto';
 import type { Button } from './adapter-contract.js';
 
-/** What a button does. */
-export type ButtonAction = 'allow' | 'allow-session' | 'always' | 'prefix' | 'deny' | 'stop' | 'extend';
+/**
+ * What a button does: answer an approval (once, for the session, always by
+ * a stored rule, by a confirmed command prefix), stop a reply, extend a
+ * budget, or answer a tool's question (pick an option, skip an optional
+ * field, decline, cancel).
+ */
+export type ButtonAction =
+  | 'allow'
+  | 'allow-session'
+  | 'always'
+  | 'prefix'
+  | 'deny'
+  | 'stop'
+  | 'extend'
+  | 'pick'
+  | 'skip'
+  | 'decline'
+  | 'cancel';
 
 /** A decoded payload. */
 export interface ButtonPayload {
@@ -24,6 +40,10 @@ const PREFIX: Record<ButtonAction, string> = {
   deny: 'd',
   stop: 'x',
   extend: 'e',
+  pick: 'o',
+  skip: 'k',
+  decline: 'n',
+  cancel: 'c',
 };
 const ACTIONS = new Map(Object.entries(PREFIX).map(([action, p]) => [p, action as ButtonAction]));
 const ID_PATTERN = /^[0-9a-z]{1,24}$/;

@@ -11,6 +11,7 @@ import { formatUsd, ledgerCost, type PriceTable } from '../provider/pricing.js';
 import type { Scheduler } from '../schedule/scheduler.js';
 import type { IncomingFile, InteractiveSession } from '../session/index.js';
 import type {
+  ElicitationRequest,
   PermissionRequest,
   SessionEvents,
   ToolEndEvent,
@@ -159,6 +160,9 @@ export async function streamTurn(
       statusShown = true;
     });
   };
+  const onQuestion = (request: ElicitationRequest) => {
+    void askQuestion(ctx, request);
+  };
   let saveError: Error | undefined;
   const onSaveError = (err: Error) => {
     saveError ??= err;
@@ -172,6 +176,7 @@ export async function streamTurn(
     error: onError,
     notice: onNotice,
     permission_request: onPermission,
+    elicitation_request: onQuestion,
     save_error: onSaveError,
   });
   outbox.startTyping(ctx.chat);
@@ -277,16 +282,52 @@ function listen(session: InteractiveSession, listeners: SessionListeners): () =>
 }
 
 /**
+ * Makes the text so far permanent, so a prompt shows under it; false when
+ * the turn was stopped meanwhile. Nobody is thinking while a person is
+ * asked: the typing indicator stops.
+ */
+async function beforeAsking(ctx: TurnContext): Promise<boolean> {
+  try {
+    await ctx.reply.checkpoint();
+  } catch (err) {
+    ctx.logger.warn({ chat: ctx.chat, err: describeError(err) }, 'checkpoint before a prompt failed');
+  }
+  if (!ctx.isCurrent() || ctx.turn.stopNote !== undefined) return false;
+  ctx.outbox.stopTyping(ctx.chat);
+  return true;
+}
+
+/** Posts a tool's question under the text so far; its answer goes back to the tool. */
+async function askQuestion(ctx: TurnContext, request: ElicitationRequest): Promise<void> {
+  if (!(await beforeAsking(ctx))) {
+    request.answer({ action: 'cancel' });
+    return;
+  }
+  ctx.approvals.ask({
+    chat: ctx.chat,
+    turnId: ctx.turn.turnId,
+    requester: ctx.turn.requester,
+    request: {
+      ...request,
+      answer: (answer) => {
+        const accepted = request.answer(answer);
+        if (accepted && ctx.isCurrent()) ctx.outbox.startTyping(ctx.chat);
+        return accepted;
+      },
+    },
+  });
+}
+
+/**
  * Allows the call at once when a stored rule covers it (`byRule` is told the
- * rule); otherwise makes the text so far permanent, then posts the approval
- * prompt under it.
+ * rule); otherwise posts the approval prompt under the text so far.
  */
 async function ask(
   ctx: TurnContext,
   request: PermissionRequest,
   byRule: (id: string) => void,
 ): Promise<void> {
-  const { session, turn, reply, outbox, approvals, logger } = ctx;
+  const { session, turn, outbox, approvals, logger } = ctx;
   const rule = await ctx.rules?.match(ctx.chat, request).catch((err: unknown) => {
     logger.warn({ chat: ctx.chat, err: describeError(err) }, 'could not read the stored rules; asking');
     return undefined;
@@ -296,17 +337,10 @@ async function ask(
     byRule(rule.id);
     return;
   }
-  try {
-    await reply.checkpoint();
-  } catch (err) {
-    logger.warn({ chat: ctx.chat, err: describeError(err) }, 'checkpoint before an approval failed');
-  }
-  if (!ctx.isCurrent() || turn.stopNote !== undefined) {
+  if (!(await beforeAsking(ctx))) {
     session.resolvePermission(request.id, 'deny');
     return;
   }
-  // Nobody is thinking while we wait for a person: no typing indicator.
-  outbox.stopTyping(ctx.chat);
   approvals.open({
     chat: ctx.chat,
     turnId: turn.turnId,

@@ -329,6 +329,14 @@ export class ChatRouter {
       reply(say.tooLong(event.text.length));
       return;
     }
+    // The answer to a tool's question waiting for this person here, not a new message.
+    const user = { key: sender.key, name: event.user.name };
+    if (
+      !files.length &&
+      !audio.length &&
+      this.#d.approvals.takeReply(event.chat, user, text, event.messageId)
+    )
+      return;
     const item = {
       kind: 'message' as const,
       messageId: event.messageId,

@@ -17,9 +17,12 @@ import type { Logger } from '../logger.js';
 /** The MCP log levels that reach the bot's log (RFC 5424 severities, from `warning` up). */
 const LOGGED_LEVELS = new Set(['warning', 'error', 'critical', 'alert', 'emergency']);
 
-/** The client's capabilities: `roots` when there is a workspace to offer. */
+/**
+ * The client's capabilities: `elicitation` (form mode: a server may ask the
+ * person a question during a call), and `roots` when there is a workspace to offer.
+ */
 export function clientCapabilities(workspace: string | undefined): ClientCapabilities {
-  return workspace === undefined ? {} : { roots: { listChanged: false } };
+  return { elicitation: { form: {} }, ...(workspace === undefined ? {} : { roots: { listChanged: false } }) };
 }
 
 /** Options for {@link installClientHandlers}. */

@@ -22,9 +22,11 @@ import {
 import { type Clock, sleep, type TimerHandle } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { ToolContext } from '../tools/types.js';
 import { clientCapabilities, installClientHandlers, quietServerLogs } from './client-handlers.js';
 import type { McpServerConfig } from './config.js';
 import { listAllTools, makeTransport } from './connect.js';
+import { type ElicitationAsker, installElicitation } from './elicitation.js';
 import { startSilenceTimer } from './silence.js';
 import { GroupStdioTransport } from './stdio-transport.js';
 
@@ -81,6 +83,8 @@ export class McpServerConnection {
   #attempt = 0;
   #retry: TimerHandle | undefined;
   #retryAt: number | undefined;
+  /** The requests running now, which a server's question (elicitation) goes to. */
+  readonly #askers = new Set<ElicitationAsker>();
 
   constructor(options: McpConnectionOptions) {
     this.#options = options;
@@ -116,15 +120,17 @@ export class McpServerConnection {
    * Calls `tool` with `args`. `signal` cancels the call (the SDK sends
    * `notifications/cancelled`). Rejects with a message for the model when
    * the server is down, or when it stays silent longer than the call
-   * timeout (then the server is marked down and restarted).
+   * timeout (then the server is marked down and restarted). `elicit` puts
+   * a question the server asks meanwhile to the person (see elicitation.ts).
    */
   call(
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
     onProgress?: (progress: Progress) => void,
+    elicit?: ToolContext['elicit'],
   ): Promise<CallToolResult> {
-    return this.#request(tool, signal, async (client, options) => {
+    return this.#request(tool, signal, elicit, async (client, options) => {
       const result = (await client.callTool({ name: tool, arguments: args }, undefined, {
         ...options,
         // Asking for progress sends a progressToken: a server that reports it shows it is alive.
@@ -139,16 +145,21 @@ export class McpServerConnection {
 
   /** Reads the resource at `uri` (`resources/read`), on the same terms as a call. */
   readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
-    return this.#request(`resources/read ${uri.slice(0, 200)}`, signal, async (client, options) => ({
-      result: await client.readResource({ uri }, options),
-      outcome: 'ok',
-    }));
+    return this.#request(
+      `resources/read ${uri.slice(0, 200)}`,
+      signal,
+      undefined,
+      async (client, options) => ({
+        result: await client.readResource({ uri }, options),
+        outcome: 'ok',
+      }),
+    );
   }
 
   /** Every prompt the server offers (`prompts/list`, all pages); none without the `prompts` capability. */
   async listPrompts(signal: AbortSignal): Promise<McpPrompt[]> {
     if (this.#state !== 'connected' || !this.#client?.getServerCapabilities()?.prompts) return [];
-    return this.#request('prompts/list', signal, async (client, options) => {
+    return this.#request('prompts/list', signal, undefined, async (client, options) => {
       const prompts: McpPrompt[] = [];
       let cursor: string | undefined;
       do {
@@ -162,7 +173,7 @@ export class McpServerConnection {
 
   /** One prompt filled with `args` (`prompts/get`). */
   getPrompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
-    return this.#request(`prompts/get ${name}`, signal, async (client, options) => ({
+    return this.#request(`prompts/get ${name}`, signal, undefined, async (client, options) => ({
       result: await client.getPrompt({ name, arguments: args }, options),
       outcome: 'ok',
     }));
@@ -175,11 +186,13 @@ export class McpServerConnection {
 
   /**
    * One request to the server, bounded by the silence timer, with one log
-   * line saying how it went and how long it took.
+   * line saying how it went and how long it took. While it runs, a
+   * question the server asks goes to `elicit`, with the timer held.
    */
   async #request<T>(
     what: string,
     signal: AbortSignal,
+    elicit: ToolContext['elicit'],
     run: (
       client: Client,
       options: { signal: AbortSignal; timeout: number; rearm: () => void },
@@ -192,6 +205,12 @@ export class McpServerConnection {
     const log = (outcome: string) =>
       logger.info({ server: this.name, tool: what, outcome, ms: clock.now() - started }, 'MCP call');
     const silence = startSilenceTimer(clock, this.#options.callTimeoutMs ?? MCP_CALL_TIMEOUT_MS);
+    const asker: ElicitationAsker = {
+      ...(elicit === undefined ? {} : { elicit }),
+      hold: silence.stop,
+      release: silence.rearm,
+    };
+    this.#askers.add(asker);
     try {
       const { result, outcome } = await run(client, {
         signal: AbortSignal.any([signal, silence.signal]),
@@ -216,6 +235,7 @@ export class McpServerConnection {
       if (!signal.aborted && client !== this.#client) throw new Error(this.downMessage());
       throw err;
     } finally {
+      this.#askers.delete(asker);
       silence.stop();
     }
   }
@@ -278,6 +298,7 @@ export class McpServerConnection {
       if (client === this.#client && this.#state === 'connected')
         this.#dropped(this.#exitReason('the connection closed'));
     };
+    installElicitation(client, { server: this.name, logger, askers: this.#askers });
     installClientHandlers(client, {
       server: this.name,
       logger,

@@ -94,8 +94,12 @@ export function mcpTool(tool: McpTool, options: McpToolOptions): McpToolOutcome 
       async run(input, context): Promise<ToolResult> {
         let result: CallToolResult;
         try {
-          result = await connection.call(tool.name, input, context.signal, (progress) =>
-            context.reportProgress?.(scrub(progressText(server.name, progress))),
+          result = await connection.call(
+            tool.name,
+            input,
+            context.signal,
+            (progress) => context.reportProgress?.(scrub(progressText(server.name, progress))),
+            context.elicit,
           );
         } catch (err) {
           throw new Error(scrub(describeError(err)));

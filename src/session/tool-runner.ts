@@ -9,7 +9,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { SandboxTurn } from '../sandbox/turn.js';
 import { decidePermission } from '../tools/permissions.js';
-import type { Tool } from '../tools/types.js';
+import type { ElicitationAnswer, ElicitationQuestion, Tool } from '../tools/types.js';
 import type { ChatSchedules, FileSender, ToolDefinition, ToolResultImage } from '../vocabulary.js';
 import type { TypedEmitter } from './emitter.js';
 import type { SessionGrants } from './grants.js';
@@ -200,6 +200,7 @@ export async function runToolCalls(
           reportProgress: (text) =>
             host.emitter.emit('tool_progress', { id: call.id, name: call.name, text }),
           ...(host.schedules ? { schedules: host.schedules } : {}),
+          elicit: (question) => askPerson(host.emitter, call, question, signal),
         }),
         signal,
       );
@@ -214,4 +215,31 @@ export async function runToolCalls(
     }
   }
   return results;
+}
+
+/**
+ * Puts a tool's question to whoever listens for `elicitation_request`:
+ * declined when nobody does, cancelled when the turn stops first.
+ */
+function askPerson(
+  emitter: TypedEmitter<SessionEvents>,
+  call: { id: string; name: string },
+  question: ElicitationQuestion,
+  signal: AbortSignal,
+): Promise<ElicitationAnswer> {
+  if (emitter.listenerCount('elicitation_request') === 0) return Promise.resolve({ action: 'decline' });
+  if (signal.aborted) return Promise.resolve({ action: 'cancel' });
+  return new Promise((resolve) => {
+    let settled = false;
+    const answer = (a: ElicitationAnswer) => {
+      if (settled) return false;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      resolve(a);
+      return true;
+    };
+    const onAbort = () => answer({ action: 'cancel' });
+    signal.addEventListener('abort', onAbort, { once: true });
+    emitter.emit('elicitation_request', { id: call.id, toolName: call.name, question, answer });
+  });
 }

@@ -5,6 +5,7 @@
  * `src/vocabulary.ts` and re-exported here.
  */
 
+import type { ElicitationAnswer, ElicitationQuestion } from '../tools/types.js';
 import type { ContextWindowState, TokenUsage, ToolClass } from '../vocabulary.js';
 
 // The shared vocabulary lives on the ground floor; the session re-exports it
@@ -74,6 +75,18 @@ export interface ToolProgressEvent {
   text: string;
 }
 
+/**
+ * Payload of `elicitation_request`: a running tool asks the person a
+ * question. `answer` settles it once; later calls return false.
+ */
+export interface ElicitationRequest {
+  /** The tool call that asks. */
+  id: string;
+  toolName: string;
+  question: ElicitationQuestion;
+  answer: (answer: ElicitationAnswer) => boolean;
+}
+
 /** Payload of `tool_end`. */
 export interface ToolEndEvent {
   id: string;
@@ -93,6 +106,8 @@ export interface SessionEvents {
   interrupted: [result: TurnResult];
   context_update: [state: ContextWindowState];
   permission_request: [request: PermissionRequest];
+  /** A running tool asks the person something (MCP elicitation); declined when nobody listens. */
+  elicitation_request: [request: ElicitationRequest];
   compact: [event: CompactEvent];
   error: [error: Error];
   /** The session's record could not be saved (the turn itself went on). */

@@ -37,7 +37,50 @@ export interface ToolContext {
   reportProgress?: (text: string) => void;
   /** Makes schedules in the chat the turn answers (Schedule); absent outside a chat. */
   schedules?: ChatSchedules;
+  /**
+   * Puts a question from the tool (an MCP server's elicitation) to the
+   * person who started the turn and waits for their answer; absent outside
+   * a chat, where a question is declined.
+   */
+  elicit?: (question: ElicitationQuestion) => Promise<ElicitationAnswer>;
 }
+
+/** One field of an {@link ElicitationQuestion}: a flat, primitive value. */
+export interface ElicitationField {
+  /** The property name the answer is keyed by. */
+  name: string;
+  /** What the person is shown: the title, else the name. */
+  label: string;
+  description?: string;
+  /** `choice` is one of `options` (a string enum); `choices` several of them (an array of enum). */
+  kind: 'string' | 'number' | 'integer' | 'boolean' | 'choice' | 'choices';
+  required: boolean;
+  /** For strings: `email`, `uri`, `date` or `date-time`. */
+  format?: string;
+  options?: { value: string; label: string }[];
+  /** Bounds: the value of a number, the length of a string, the count of `choices`. */
+  min?: number;
+  max?: number;
+  /** The server's suggestion, taken when an optional field is skipped. */
+  default?: ElicitationValue;
+}
+
+/** A value an elicitation answer may hold. */
+export type ElicitationValue = string | number | boolean | string[];
+
+/** A question a tool asks the person while it runs. */
+export interface ElicitationQuestion {
+  /** Who asks (the MCP server's name). */
+  source: string;
+  message: string;
+  fields: ElicitationField[];
+}
+
+/** The person's answer: the filled-in fields, a refusal, or no answer (dismissed, timed out, stopped). */
+export type ElicitationAnswer =
+  | { action: 'accept'; content: Record<string, ElicitationValue> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
 
 /** A tool's outcome; `isError` results are returned to the model, not thrown. */
 export interface ToolResult {

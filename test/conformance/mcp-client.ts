@@ -8,11 +8,15 @@
  * McpServerConnection, offers the tools through mcpTool (names, schemas,
  * permission classes), calls each tool once the way a model would (every
  * required argument filled from its schema), converts the results, and
- * closes (ending the HTTP session). Nothing here is specific to a scenario.
+ * closes (ending the HTTP session). A question a server asks during a call
+ * (elicitation) is answered as a person would who presses Skip on every
+ * field, taking the server's suggested values (Decline when a field has
+ * none to take). Nothing here is specific to a scenario.
  */
 import { systemClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { startMcpServers } from '../../src/mcp/index.js';
+import type { ElicitationAnswer, ElicitationQuestion, ElicitationValue } from '../../src/tools/types.js';
 
 const url = process.argv.at(-1);
 if (!url || !/^https?:\/\//.test(url)) {
@@ -44,6 +48,7 @@ for (const tool of mcp.tools()) {
       signal: AbortSignal.timeout(20_000),
       env: {},
       clock: systemClock,
+      elicit: async (question) => skipEverything(question),
     });
     console.log(`${tool.name}(${JSON.stringify(input)}) -> ${JSON.stringify(result)}`);
   } catch (err) {
@@ -52,6 +57,17 @@ for (const tool of mcp.tools()) {
 }
 await mcp.close();
 process.exit(failed ? 1 : 0);
+
+/** The answer of a person who skips every field: the suggestions, or Decline when a field has none. */
+function skipEverything(question: ElicitationQuestion): ElicitationAnswer {
+  const content: Record<string, ElicitationValue> = {};
+  for (const field of question.fields) {
+    if (field.default !== undefined) content[field.name] = field.default;
+    else if (field.required) return { action: 'decline' };
+  }
+  console.log(`${question.source} asked "${question.message}" -> ${JSON.stringify(content)}`);
+  return { action: 'accept', content };
+}
 
 /** Arguments a model would give: each required property's default, or a plain value of its type. */
 function exampleInput(schema: Record<string, unknown>): Record<string, unknown> {

@@ -79,6 +79,6 @@ describe('MCP tools over Streamable HTTP', () => {
     // The conversation's tools stay as first sent; the new one is added in a system message at the end.
     expect(JSON.stringify(h.fakeAnthropic.requests[2].tools)).toBe(JSON.stringify(first.tools));
     expect(toolChanges(h.fakeAnthropic.requests[2])).toEqual(['+mcp__remote__shout']);
-    expect(await h.ask('status')).toContain('MCP server remote: connected, 3 tools');
+    expect(await h.ask('status')).toContain('MCP server remote: connected, 4 tools');
   });
 });

@@ -33,15 +33,15 @@ describe('published MCP servers', () => {
     expect(LONG_NAME).toHaveLength(40);
     const { h } = await startMcpWorld({ [LONG_NAME]: everythingStdio });
     const tools = await h.ask('tools');
-    expect(tools).toContain(`MCP server ${LONG_NAME} (connected, 13 tools, 1 left out)`);
+    expect(tools).toContain(`MCP server ${LONG_NAME} (connected, 14 tools, 1 left out)`);
     expect(tools).toMatch(/left out: simulate-research-query, it runs only as a task/);
     expect(await h.ask('status', '', { user: USERS.admin })).toContain(
-      'connected, 13 tools, 1 left out (see /tools)',
+      'connected, 14 tools, 1 left out (see /tools)',
     );
     const structured = (await h.ask('tools')).match(/(mcp__[^,\s]*__get-struct[^,\s]*)/)?.[1] as string;
     await turnCalling(h, structured, { location: 'New York' }, 'Rainy.');
-    // The fake API refuses any tool name or schema the real one would; all 13 went through (read_resource included).
-    expect(toolNames(h.fakeAnthropic.requests[0]).filter((n) => n.startsWith('mcp__'))).toHaveLength(13);
+    // The fake API refuses any tool name or schema the real one would; all 14 went through (read_resource included, and trigger-elicitation-request, which server-everything offers only to a client that answers questions).
+    expect(toolNames(h.fakeAnthropic.requests[0]).filter((n) => n.startsWith('mcp__'))).toHaveLength(14);
     const result = toolResults(h.fakeAnthropic.requests).at(-1);
     // The text block already is the structured content: it is sent once.
     expect(JSON.parse(result?.text as string)).toEqual({

@@ -4,12 +4,13 @@
  * with capture-pane, the model served by the fake Messages API.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
+import { EVERYTHING } from '../../fixtures/mcp/published.js';
 import { startTerminal, type Terminal } from './tmux.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -34,7 +35,7 @@ afterEach(async () => {
 });
 
 /** Runs `npm start` on a fresh terminal; `again` keeps the data of the previous run. */
-async function start(again = false): Promise<Terminal> {
+async function start(again = false, env: Record<string, string> = {}): Promise<Terminal> {
   fake.reset();
   if (!again || !dir) dir = await mkdtemp(join(tmpdir(), 'sb-console-'));
   await term?.close();
@@ -48,6 +49,7 @@ async function start(again = false): Promise<Terminal> {
       SWITCHBOARD_DATA_DIR: join(dir, 'data'),
       SWITCHBOARD_WORKSPACE: join(dir, 'ws'),
       SWITCHBOARD_LOG_LEVEL: 'debug',
+      ...env,
     },
   });
   await term.waitFor((s) => /switchboard console/.test(s) && /^›$/m.test(s), 'the prompt', 60_000);
@@ -156,6 +158,33 @@ describe('the terminal chat (npm start on a pseudo-terminal)', SLOW, () => {
     await t.typeLine('clean up');
     shown = await t.waitFor((s) => s.includes('Not allowed, then.'), 'the reply after the denial');
     expect(shown).toContain('🚫 Bash: rm -rf build');
+  });
+
+  it("asks an MCP server's question: a typed line fills a text field, a number presses a button", async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sb-console-'));
+    const file = join(dir, 'mcp.json');
+    const everything = { command: process.execPath, args: [EVERYTHING, 'stdio'], permission: 'inspect' };
+    await writeFile(file, JSON.stringify({ mcpServers: { everything } }));
+    const t = await start(true, { SWITCHBOARD_MCP_CONFIG: file });
+    fake.enqueue(
+      { toolUse: [{ name: 'mcp__everything__trigger-elicitation-request', input: {} }] },
+      { text: 'Cancelled, fine.' },
+    );
+    await t.typeLine('ask me');
+    await t.waitFor((s) => s.includes('Reply with text.') && s.includes('(type the number)'), 'the question');
+    await t.typeLine('Terry Tester');
+    // Yes, No, Skip (the field is optional), Decline, Cancel.
+    let shown = await t.waitFor(
+      (s) => s.includes('Press Yes or No.') && s.split('\n').at(-1) === '1-5 ›',
+      'the yes/no field',
+    );
+    expect(shown).toContain('✓ String: Terry Tester');
+    await t.typeLine('5');
+    shown = await t.waitFor((s) => s.includes('Cancelled, fine.') && promptBack()(s), 'the reply');
+    expect(shown).toContain('⏹ Cancelled by');
+    expect(JSON.stringify(fake.requests.at(-1)?.messages.at(-1))).toContain(
+      'User cancelled the elicitation dialog',
+    );
   });
 
   it('Ctrl-C stops the running reply first and leaves on the second press', async () => {
