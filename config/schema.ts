@@ -102,6 +102,37 @@ const priceOverrides = optionalString.superRefine((v, ctx) => {
   }
 });
 
+/** `on` / `off`, default on. */
+const onOff = (meaning: string) =>
+  optionalString
+    .refine((v) => v === undefined || v === 'on' || v === 'off', {
+      message: `expected on or off (${meaning})`,
+    })
+    .transform((v) => v !== 'off');
+
+/**
+ * Web tool domains (Web search tool page: no scheme, subdomains included,
+ * a path allowed): `example.com, docs.example.org/blog`.
+ */
+const domainList = optionalString
+  .refine(
+    (v) =>
+      v === undefined ||
+      v.split(',').every((d) => /^[a-z0-9*]([a-z0-9.*-]{0,252})(\/[^\s,]*)?$/i.test(d.trim())),
+    {
+      message:
+        'expected comma-separated domains without http:// (example.com, docs.example.org/blog); subdomains are included',
+    },
+  )
+  .transform((v) =>
+    v === undefined
+      ? []
+      : v
+          .split(',')
+          .map((d) => d.trim().toLowerCase())
+          .filter((d) => d.length > 0),
+  );
+
 const postgresUrl = optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\/[^\s]+$/.test(v), {
   message: 'expected a postgres:// URL, e.g. postgres://user:password@db.internal:5432/switchboard',
 });
@@ -133,6 +164,15 @@ export const envSchema = z.object({
       message: 'expected on or off (on: a request the model refuses is retried on the recommended model)',
     })
     .transform((v) => v !== 'off'),
+  SWITCHBOARD_WEB_SEARCH: onOff('on: the agent may search the web (the API runs the searches)'),
+  SWITCHBOARD_WEB_FETCH: onOff('on: the agent may read web pages whose URLs are already in the conversation'),
+  SWITCHBOARD_WEB_ALLOWED_DOMAINS: domainList,
+  SWITCHBOARD_WEB_BLOCKED_DOMAINS: domainList,
+  SWITCHBOARD_WEB_MAX_USES: optionalString
+    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100), {
+      message: 'expected the most searches (and, apart, fetches) per model request, 1-100 (default 5)',
+    })
+    .transform((v) => (v === undefined ? 5 : Number(v))),
   SWITCHBOARD_DATA_DIR: optionalString.transform((v) => v ?? './data'),
   SWITCHBOARD_WORKSPACE: optionalString.transform((v) => v ?? './workspace'),
   SWITCHBOARD_WORKSPACE_PER_CHAT: bool,

@@ -117,6 +117,12 @@ export interface ConversationFrame {
   system: string;
   tools: ToolDefinition[];
   mode: PermissionMode;
+  /**
+   * Whether the chat lets the model use its web tools (`/web on|off`);
+   * absent: on. The tools stay declared either way; a change is said in a
+   * message.
+   */
+  web?: 'on' | 'off';
 }
 
 /** An image a tool returned (base64), as the Messages API takes it inside a tool_result. */
@@ -176,6 +182,12 @@ export interface ToolDefinition {
   description: string;
   /** JSON Schema of the tool's input object. */
   inputSchema: Record<string, unknown>;
+  /**
+   * A tool the API runs itself (web search, web fetch): the definition as
+   * the API takes it (`type`, `name`, its options), sent exactly so;
+   * `description` and `inputSchema` are for our own listings only.
+   */
+  server?: Record<string, unknown>;
 }
 
 /** A server of tools (an MCP server) as `/status` and `/tools` show it. */
