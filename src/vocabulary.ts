@@ -45,6 +45,8 @@ export interface TokenUsage {
   cacheCreationInputTokens?: number;
   /** The cache writes split by lifetime, when the provider reports it (the prices differ). */
   cacheCreation?: { ephemeral5mInputTokens: number; ephemeral1hInputTokens: number };
+  /** Web searches the API ran for the request (`usage.server_tool_use.web_search_requests`), billed apart. */
+  webSearchRequests?: number;
 }
 
 /** Tokens of one kind of work added up: what a session or a day consumed on one model. */
@@ -58,6 +60,8 @@ export interface UsageTotals {
   cacheWrite1hTokens: number;
   cacheReadTokens: number;
   outputTokens: number;
+  /** Web searches the API ran (priced per 1,000); absent when none. */
+  webSearches?: number;
 }
 
 /**

@@ -370,5 +370,11 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
     help: 'how freely tools may run (bypassPermissions: admins only)',
     argument: { name: 'mode', description: 'Permission mode', required: true, choices: PERMISSION_MODES },
   },
+  {
+    name: 'web',
+    usage: '/web <on|off>',
+    help: 'let the agent search and read the web in this chat, or not (admins only)',
+    argument: { name: 'state', description: 'on or off', required: true, choices: ['on', 'off'] },
+  },
   { name: 'help', usage: '/help', help: 'this list' },
 ];

@@ -88,7 +88,8 @@ export async function streamTurn(ctx: TurnContext): Promise<{ outcome: TurnOutco
     reply.append(delta);
   };
   const onToolStart = (e: ToolStartEvent) => {
-    reply.setStatus(`⚙ ${e.summary}`);
+    // The API's own tools (web search, fetch) carry their own mark: `🔎 Searching: …`.
+    reply.setStatus(e.server ? e.summary : `⚙ ${e.summary}`);
     statusShown = true;
   };
   const onToolEnd = (e: ToolEndEvent) => {

@@ -15,6 +15,7 @@ import { describeUsage, runCost } from './cost-command.js';
 import { listSessions, resumeSession } from './session-commands.js';
 import { say } from './text.js';
 import { runTools, toolServerLines } from './tools-command.js';
+import { runWeb, webStatusLine } from './web-command.js';
 
 export type { CommandContext } from './command-context.js';
 
@@ -43,6 +44,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   resume: { takesArgs: true, run: resumeSession },
   fork: { takesArgs: false, run: runFork },
   mode: { takesArgs: true, run: runMode },
+  web: { takesArgs: true, run: runWeb },
   help: { takesArgs: false, run: runHelp },
 };
 
@@ -164,6 +166,7 @@ async function runStatus(ctx: CommandContext): Promise<void> {
     `Model: ${session.getModel()} (${session.getModelInfo().contextWindow.toLocaleString('en-US')}-token window)`,
     `Cost: ${describeUsage(session.getUsage(), ctx.prices)}`,
     `Permission mode: ${session.getSession().getPermissionMode()}`,
+    webStatusLine(session),
     `Activity: ${activity}`,
   ];
   const sandbox = await ctx.registry.sandboxWarning();

@@ -31,7 +31,9 @@ export function describeUsage(ledger: UsageLedger, prices: PriceTable, day?: str
   const unpriced = cost.unpriced.length > 0 ? ` (no price for ${cost.unpriced.join(', ')})` : '';
   return (
     `${count(promptTokens(t))} tokens in (${Math.round(cacheHitRate(t) * 100)}% from the cache), ` +
-    `${count(t.outputTokens)} out, ${count(t.calls)} requests: ${formatUsd(cost.usd)}${unpriced}`
+    `${count(t.outputTokens)} out, ${count(t.calls)} requests` +
+    `${t.webSearches ? `, ${count(t.webSearches)} web ${t.webSearches === 1 ? 'search' : 'searches'}` : ''}` +
+    `: ${formatUsd(cost.usd)}${unpriced}`
   );
 }
 

@@ -411,6 +411,12 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     return this.#webOff ? 'off' : 'on';
   }
 
+  /** The names of the web tools this conversation declared (or would declare), for `/status`. */
+  getWebTools(): string[] {
+    const tools = this.#frame ? this.#frame.tools.filter((t) => t.server) : this.#webTools();
+    return tools.map((t) => (t.name === 'web_search' ? 'search' : t.name === 'web_fetch' ? 'fetch' : t.name));
+  }
+
   /** Turns the web tools on or off for this chat (saved; the model is told at the next turn). */
   setWeb(on: boolean): void {
     this.#webOff = !on;

@@ -85,6 +85,7 @@ const usageTotalsSchema = z.looseObject({
   cacheWrite1hTokens: tokenCount,
   cacheReadTokens: tokenCount,
   outputTokens: tokenCount,
+  webSearches: tokenCount.optional(),
 });
 
 /** The usage ledger: `days` of `YYYY-MM-DD` -> model -> totals (with the long-prompt part). */
