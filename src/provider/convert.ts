@@ -107,7 +107,8 @@ export function toApiMessages(
 export function toApiTools(tools: readonly ToolDefinition[]): Anthropic.ToolUnion[] {
   return tools.map((t) =>
     // A server tool goes in the API's own shape (Web search tool / Web fetch tool pages).
-    t.server ? (t.server as unknown as Anthropic.ToolUnion) : clientTool(t),
+    // A copy: cache breakpoints are placed on the request's objects, never on the conversation's.
+    t.server ? ({ ...t.server } as unknown as Anthropic.ToolUnion) : clientTool(t),
   );
 }
 

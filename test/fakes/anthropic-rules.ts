@@ -8,6 +8,7 @@ import { imageSize } from 'image-size';
 import type { IssuedThinking } from './anthropic-binding.js';
 import { features } from './anthropic-features.js';
 import { fakeInputTokens, fakePdfPages } from './anthropic-tokens.js';
+import { webToolProblem } from './anthropic-web.js';
 
 /** The models that reject the old settings (Sonnet 5.5 migration guide; same rules on Opus 5.5, Haiku 5.5, Fable 5.x). */
 export function isStrictModel(model: string): boolean {
@@ -114,6 +115,8 @@ function toolRules(body: Body): string | undefined {
     if (names.has(tool.name)) return 'tools: Tool names must be unique.';
     names.add(tool.name);
   }
+  const web = webToolProblem(body);
+  if (web) return web;
   for (const [i, m] of body.messages.entries()) {
     if (typeof m.content === 'string') continue;
     for (const [j, b] of m.content.entries()) {
