@@ -198,7 +198,7 @@ describe('a response recorded from the real API', () => {
     expect(result.response).toMatch(/\nSources:\n\[1\] \[[^\]]+\]\(https:\/\/[^)]+\)/);
     expect(result.usage.webSearchRequests).toBe(1);
     expect(ledgerTotals(s.getUsage()).webSearches).toBe(1);
-    expect(webTools(server.requests[0]).map((t) => t.type)).toEqual([
+    expect(webTools(server.requests[0]).map((t: { type: string }) => t.type)).toEqual([
       'web_search_20250305',
       'web_fetch_20250910',
     ]);
