@@ -51,13 +51,17 @@ export class SourceList {
   footer(): string | undefined {
     if (this.#sources.size === 0) return undefined;
     const lines = [...this.#sources.values()].map((s) =>
-      s.url ? `[${s.n}] [${escapeLinkText(s.title)}](${s.url})` : `[${s.n}] ${s.title}`,
+      s.url ? `[${s.n}] [${literal(s.title)}](${s.url})` : `[${s.n}] ${literal(s.title)}`,
     );
     return `Sources:\n${lines.join('\n')}`;
   }
 }
 
-/** Link text with the brackets that would end it early escaped. */
-function escapeLinkText(text: string): string {
-  return text.replace(/[[\]\\]/g, (c) => `\\${c}`);
+/**
+ * A page's title as literal text: every ASCII punctuation mark escaped
+ * (CommonMark lets any of them be), so a title written by a stranger can
+ * neither end the link early nor turn into emphasis, code or a link.
+ */
+function literal(text: string): string {
+  return text.replace(/[!-/:-@[-`{-~]/g, '\\$&');
 }

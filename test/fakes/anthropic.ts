@@ -288,6 +288,7 @@ export async function startFakeAnthropic(
       streamRawBlock(send, index++, raw);
       content.push(raw);
     }
+    if (script.holdAfterBlocks) await script.holdAfterBlocks;
     for (const thought of script.thinking ?? []) {
       const signature = sign(body.model, thought, ++thinkingSeq);
       const visible = shown ? thought : '';
