@@ -284,11 +284,11 @@ export async function startFakeAnthropic(
       send('content_block_stop', { type: 'content_block_stop', index });
       index++;
     };
-    for (const raw of script.blocks ?? []) {
+    for (const [n, raw] of (script.blocks ?? []).entries()) {
+      if (script.hold && n === script.hold.after) await script.hold.until;
       streamRawBlock(send, index++, raw);
       content.push(raw);
     }
-    if (script.holdAfterBlocks) await script.holdAfterBlocks;
     for (const thought of script.thinking ?? []) {
       const signature = sign(body.model, thought, ++thinkingSeq);
       const visible = shown ? thought : '';

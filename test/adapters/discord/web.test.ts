@@ -48,7 +48,7 @@ describe('Discord: the web', () => {
         ...searchBlocks('switchboard release @here', [page]),
         citedText('Version 2 shipped.', { ...page, quote: '@everyone Version 2 shipped' }),
       ],
-      holdAfterBlocks: hold,
+      hold: { after: 2, until: hold },
     });
     const opening = fake.userMessage({
       channelId: fake.generalId,

@@ -33,7 +33,7 @@ describe('Telegram end to end: the web', () => {
         ...searchBlocks('switchboard release', [page]),
         citedText('Version 2 shipped.', { ...page, quote: 'Version 2 shipped' }),
       ],
-      holdAfterBlocks: hold,
+      hold: { after: 2, until: hold },
     });
     world.telegram.pushUpdate(messageUpdate({ chatId: GROUP, user: ANN }, "@switchboard_bot what's new?"));
     await world.telegram.waitFor(
