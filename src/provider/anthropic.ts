@@ -12,7 +12,7 @@ import { withCacheBreakpoints } from './cache.js';
 import { mapProviderError } from './errors.js';
 import { checkModelSettings } from './model-settings.js';
 import { getModelInfo, type ModelInfo, type ModelOverrides } from './models.js';
-import { buildRequestBody, type RequestSettings } from './request.js';
+import { type BlockBinding, buildRequestBody, type RequestSettings } from './request.js';
 import type { Provider, ProviderEvent, ProviderRequest, RefusalDetails } from './types.js';
 
 /** Options for {@link AnthropicProvider}. */
@@ -34,6 +34,13 @@ export interface AnthropicProviderOptions {
    * on the recommended fallback model (Refusals and fallback page); default on.
    */
   fallback?: boolean;
+  /**
+   * What a thinking block that fails the API's prefix check does to a
+   * request, on the models with preserved thinking: `drop_block` (default)
+   * removes it and the request goes on; `error` is a 400. The session keeps
+   * its conversations append-only, so a mismatch is rare either way.
+   */
+  blockBinding?: BlockBinding;
   /** SWITCHBOARD_THINKING; default `adaptive` (the model's default). */
   thinking?: ThinkingSetting;
   /** Window and output limit that override the registry (SWITCHBOARD_CONTEXT_WINDOW, SWITCHBOARD_MAX_OUTPUT_TOKENS). */
@@ -77,6 +84,7 @@ export class AnthropicProvider implements Provider {
     this.#settings = {
       thinking: options.thinking ?? 'adaptive',
       fallback: options.fallback ?? true,
+      blockBinding: options.blockBinding ?? 'drop_block',
       ...(options.effort === undefined ? {} : { effort: options.effort }),
     };
     this.#overrides = options.models ?? {};

@@ -14,6 +14,7 @@ export {
   type ModelOverrides,
 } from './models.js';
 export * from './pricing.js';
+export type { BlockBinding } from './request.js';
 export type {
   Provider,
   ProviderEvent,

@@ -9,13 +9,10 @@
  * before it cached.
  */
 import { describe, expect, it } from 'vitest';
+import { expectAppendOnly, expectCacheReadsKept } from '../helpers/append-only.js';
 import { closingMcpWorlds, notesEntry, toolChanges } from './helpers.js';
 
 const startWorld = closingMcpWorlds();
-
-// biome-ignore lint/suspicious/noExplicitAny: request bodies from the fake.
-const unmarked = (value: any): any =>
-  JSON.parse(JSON.stringify(value, (key, v) => (key === 'cache_control' ? undefined : v)));
 
 describe('an append-only conversation with an MCP server that comes and goes', () => {
   it('keeps every request a continuation of the last: no 400, no lost thinking, cache reads unchanged', async () => {
@@ -55,16 +52,7 @@ describe('an append-only conversation with an MCP server that comes and goes', (
       await turn(`question ${n}`);
     }
 
-    const bodies = fake.requests.map(unmarked);
-    expect(fake.log.every((e) => e.finished && e.usage !== undefined)).toBe(true);
-    expect(fake.log.flatMap((e) => e.inputTransformations ?? [])).toEqual([]);
-    for (let i = 1; i < bodies.length; i++) {
-      expect(bodies[i].system, `system of request ${i}`).toEqual(bodies[0].system);
-      expect(bodies[i].tools, `tools of request ${i}`).toEqual(bodies[0].tools);
-      expect(bodies[i].messages.slice(0, bodies[i - 1].messages.length), `messages of request ${i}`).toEqual(
-        bodies[i - 1].messages,
-      );
-    }
+    const bodies = expectAppendOnly(fake);
     // The server's tools left and came back in system messages at the end, never by changing `tools`.
     const changes = toolChanges(bodies.at(-1));
     expect(changes.some((c) => c.startsWith('-mcp__notes__'))).toBe(true);
@@ -74,11 +62,6 @@ describe('an append-only conversation with an MCP server that comes and goes', (
       1 + 1 + 2 + 3 + 9,
     );
     // Each of the last ten turns reads everything the turn before it read and wrote.
-    for (let i = beforeTen + 1; i < fake.log.length; i++) {
-      const [prev, cur] = [fake.log[i - 1]?.usage, fake.log[i]?.usage] as Array<Record<string, number>>;
-      expect(cur?.cache_read_input_tokens, `cache read of request ${i}`).toBe(
-        (prev?.cache_read_input_tokens ?? 0) + (prev?.cache_creation_input_tokens ?? 0),
-      );
-    }
+    expectCacheReadsKept(fake, beforeTen + 1);
   });
 });

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../src/provider/index.js';
-import { InteractiveSession } from '../../src/session/index.js';
+import { InteractiveSession, type InteractiveSessionOptions } from '../../src/session/index.js';
 import {
   type RecordedMessage,
   readRecording,
@@ -52,25 +52,31 @@ function expectedBack(content: unknown[]): unknown[] {
   );
 }
 
-describe('responses recorded from the real API, replayed through the library', () => {
-  const cleanups = useCleanups();
+const cleanups = useCleanups();
 
+/** A session on the recorded model whose requests the replay server answers with `messages`. */
+async function replaySession(
+  messages: readonly RecordedMessage[],
+  options: Partial<InteractiveSessionOptions> = {},
+) {
+  const server = await startReplay(messages);
+  cleanups.push(() => server.close());
+  const session = await InteractiveSession.open({
+    cwd: await cleanups.tempRoot('replay'),
+    provider: new AnthropicProvider({ apiKey: 'k', baseURL: server.url, maxRetries: 0 }),
+    model: recordedModel(messages[0] as RecordedMessage),
+    toolEnv: {},
+    ...options,
+  });
+  cleanups.push(() => session.close());
+  return { server, session };
+}
+
+describe('responses recorded from the real API, replayed through the library', () => {
   it.each(FILES)('%s comes back block for block', async (file) => {
     const messages = readRecording(join(DIR, file));
     const contents = await accumulated(messages);
-    const server = await startReplay(messages);
-    cleanups.push(() => server.close());
-    const cwd = await cleanups.tempRoot('replay');
-    const provider = new AnthropicProvider({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-    const session = await InteractiveSession.open({
-      cwd,
-      provider,
-      model: recordedModel(messages[0] as RecordedMessage),
-      toolEnv: {},
-      cache: 'off',
-      permissionMode: 'plan',
-    });
-    cleanups.push(() => session.close());
+    const { server, session } = await replaySession(messages, { cache: 'off', permissionMode: 'plan' });
     await (await session.submit('go')).completed;
     await (await session.submit('and then?')).completed;
 
@@ -91,21 +97,9 @@ describe('responses recorded from the real API, replayed through the library', (
 });
 
 describe('citations in the chat', () => {
-  const cleanups = useCleanups();
-
   it('marks cited text with [n] and lists the cited pages as links under the reply', async () => {
     const messages = readRecording(join(DIR, 'anthropic-web-search-tool.1.chunks.txt'));
-    const server = await startReplay(messages);
-    cleanups.push(() => server.close());
-    const cwd = await cleanups.tempRoot('replay');
-    const provider = new AnthropicProvider({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-    const session = await InteractiveSession.open({
-      cwd,
-      provider,
-      model: 'claude-sonnet-4-20250514',
-      toolEnv: {},
-    });
-    cleanups.push(() => session.close());
+    const { session } = await replaySession(messages);
     let shown = '';
     session.on('text_delta', (t) => {
       shown += t;

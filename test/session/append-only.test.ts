@@ -14,6 +14,7 @@ import { InteractiveSession } from '../../src/session/index.js';
 import { createUserSessionStore } from '../../src/store/index.js';
 import type { Tool, ToolSource } from '../../src/tools/types.js';
 import type { ScriptedResponse } from '../fakes/anthropic.js';
+import { expectAppendOnly } from '../helpers/append-only.js';
 import { fakeProvider, useSessionFixture } from './helpers.js';
 
 const MODEL = 'claude-sonnet-5-5';
@@ -48,10 +49,6 @@ const remoteTool: Tool = {
   run: async () => ({ content: 'found nothing' }),
 };
 
-// biome-ignore lint/suspicious/noExplicitAny: request bodies from the fake.
-const unmarked = (value: any): any =>
-  JSON.parse(JSON.stringify(value, (key, v) => (key === 'cache_control' ? undefined : v)));
-
 describe('append-only conversations', () => {
   const fx = useSessionFixture();
 
@@ -73,7 +70,8 @@ describe('append-only conversations', () => {
           }),
         );
         let n = 0;
-        for (const s of steps) {
+        // The run ends with a turn, so there is always a last request to look at.
+        for (const s of [...steps, { kind: 'ask' } as const]) {
           if (s.kind === 'mcp') online = s.on;
           else if (s.kind === 'mode')
             session
@@ -112,19 +110,9 @@ describe('append-only conversations', () => {
           const { completed } = await session.submit(`message ${n++}`);
           await completed;
         }
-        const bodies = fx.fake.requests.map(unmarked);
-        for (let i = 1; i < bodies.length; i++) {
-          const [before, after] = [bodies[i - 1], bodies[i]];
-          expect(after.system, `system of request ${i}`).toEqual(before.system);
-          expect(after.tools, `tools of request ${i}`).toEqual(before.tools);
-          expect(after.messages.slice(0, before.messages.length), `messages of request ${i}`).toEqual(
-            before.messages,
-          );
-        }
-        // No request was refused, no block was dropped by a binding check, and no thinking was
-        // lost: the last request carries every thinking block the replies before it had.
-        expect(fx.fake.log.every((entry) => entry.finished)).toBe(true);
-        expect(fx.fake.log.flatMap((entry) => entry.inputTransformations ?? [])).toEqual([]);
+        // No request refused, no block dropped by a binding check, each request a continuation of the last;
+        // and no thinking lost: the last request carries every thinking block the replies before it had.
+        const bodies = expectAppendOnly(fx.fake);
         const replies = session.getFullHistory().filter((m) => m.role === 'assistant' && m.kind !== 'notice');
         const earlier = replies.slice(0, -1).flatMap((m) => m.content.filter((b) => b.type === 'thinking'));
         const sent = JSON.stringify(bodies.at(-1).messages).match(/"type":"thinking"/g) ?? [];
