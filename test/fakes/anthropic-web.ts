@@ -89,19 +89,6 @@ export function searchBlocks(query: string, results: Array<{ url: string; title:
   ];
 }
 
-/** A search that failed (Web search tool page: a result whose content is the error, HTTP 200). */
-export function searchErrorBlocks(query: string, errorCode: string): Json[] {
-  const id = `srvtoolu_fake_${++seq}`;
-  return [
-    { type: 'server_tool_use', id, name: 'web_search', input: { query } },
-    {
-      type: 'web_search_tool_result',
-      tool_use_id: id,
-      content: { type: 'web_search_tool_result_error', error_code: errorCode },
-    },
-  ];
-}
-
 /** A fetched page (recorded shape: a `web_fetch_result` holding a document). */
 export function fetchBlocks(url: string, title: string, text: string): Json[] {
   const id = `srvtoolu_fake_${++seq}`;
@@ -125,15 +112,24 @@ export function fetchBlocks(url: string, title: string, text: string): Json[] {
   ];
 }
 
-/** A fetch that failed. */
-export function fetchErrorBlocks(url: string, errorCode: string): Json[] {
+/**
+ * A search or fetch that failed (Web search / Web fetch tool pages: a result
+ * whose content is `<tool>_tool_result_error` with an `error_code`, in a
+ * response that is otherwise a success).
+ */
+export function webErrorBlocks(tool: 'web_search' | 'web_fetch', input: string, errorCode: string): Json[] {
   const id = `srvtoolu_fake_${++seq}`;
   return [
-    { type: 'server_tool_use', id, name: 'web_fetch', input: { url } },
     {
-      type: 'web_fetch_tool_result',
+      type: 'server_tool_use',
+      id,
+      name: tool,
+      input: tool === 'web_search' ? { query: input } : { url: input },
+    },
+    {
+      type: `${tool}_tool_result`,
       tool_use_id: id,
-      content: { type: 'web_fetch_tool_result_error', error_code: errorCode },
+      content: { type: `${tool}_tool_result_error`, error_code: errorCode },
     },
   ];
 }
@@ -153,4 +149,24 @@ export function citedText(text: string, source: { url: string; title: string; qu
       },
     ],
   };
+}
+
+/**
+ * A reply that searches for `query`, finds `page` and cites it, held after
+ * the search (the API still searching) until `release` is called: a chat
+ * test sees the status line, then the reply.
+ */
+export function heldSearch(query: string, page: { url: string; title: string }) {
+  let release = () => {};
+  const until = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const script = {
+    blocks: [
+      ...searchBlocks(query, [page]),
+      citedText('Version 2 shipped.', { ...page, quote: 'Version 2 shipped' }),
+    ],
+    hold: { after: 2, until },
+  };
+  return { script, release };
 }

@@ -15,7 +15,7 @@ import { DEFAULT_WEB_SETTINGS, type WebSettings } from '../../src/provider/web-t
 import { InteractiveSession } from '../../src/session/index.js';
 import { ledgerTotals } from '../../src/session/usage-ledger.js';
 import { readRecording, startReplay } from '../fakes/anthropic-replay.js';
-import { citedText, fetchErrorBlocks, searchBlocks, searchErrorBlocks } from '../fakes/anthropic-web.js';
+import { citedText, searchBlocks, webErrorBlocks } from '../fakes/anthropic-web.js';
 import { useCleanups } from '../helpers/cleanups.js';
 import { recordEvents, useSessionFixture } from './helpers.js';
 
@@ -135,8 +135,8 @@ describe('web activity in a turn', () => {
     const s = open(DEFAULT_WEB_SETTINGS);
     const rec = recordEvents(s);
     fx.fake.enqueue(
-      { blocks: searchErrorBlocks('anything', 'too_many_requests') },
-      { blocks: fetchErrorBlocks('https://made.up/secret', 'url_not_in_prior_context') },
+      { blocks: webErrorBlocks('web_search', 'anything', 'too_many_requests') },
+      { blocks: webErrorBlocks('web_fetch', 'https://made.up/secret', 'url_not_in_prior_context') },
     );
     await (await s.submit('search')).completed;
     await (await s.submit('read it')).completed;

@@ -6,7 +6,7 @@
  * /cost shows the search.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { citedText, searchBlocks } from '../../fakes/anthropic-web.js';
+import { heldSearch } from '../../fakes/anthropic-web.js';
 import { messageUpdate } from '../../fakes/telegram/index.js';
 import { ANN, type AppWorld, createAppWorld } from './app-harness.js';
 
@@ -23,24 +23,15 @@ describe('Telegram end to end: the web', () => {
   it('shows the search on the status line, links the cited pages under the reply, and /cost counts the search', async () => {
     world = await createAppWorld();
     await world.start();
-    let searched = () => {};
-    const hold = new Promise<void>((resolve) => {
-      searched = resolve;
-    });
     const page = { url: 'https://news.example.com/release', title: 'Release <b>notes</b> *now*' };
-    world.anthropic.enqueue({
-      blocks: [
-        ...searchBlocks('switchboard release', [page]),
-        citedText('Version 2 shipped.', { ...page, quote: 'Version 2 shipped' }),
-      ],
-      hold: { after: 2, until: hold },
-    });
+    const { script, release } = heldSearch('switchboard release', page);
+    world.anthropic.enqueue(script);
     world.telegram.pushUpdate(messageUpdate({ chatId: GROUP, user: ANN }, "@switchboard_bot what's new?"));
     await world.telegram.waitFor(
       () => messages().some((m) => m.history.some((t) => t.includes('🔎 Searching: switchboard release'))),
       15_000,
     );
-    searched();
+    release();
     await world.telegram.waitFor(() => messages().some((m) => m.text.includes('Sources:')), 15_000);
     const reply = messages().find((m) => m.text.includes('Sources:'));
     // A rich message: its Markdown source, the marks as text and each source a link.
