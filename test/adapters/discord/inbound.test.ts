@@ -31,6 +31,7 @@ describe('Discord adapter: inbound messages', () => {
       'resume',
       'fork',
       'mode',
+      'web',
       'help',
     ]);
     expect(rig.fake.commands.has('global')).toBe(false);
@@ -52,7 +53,7 @@ describe('Discord adapter: inbound messages', () => {
 
   it('registers globally when no guild is configured', async () => {
     rig = await startRig({}, { guildId: undefined as unknown as string });
-    expect(rig.fake.commands.get('global')?.length).toBe(13);
+    expect(rig.fake.commands.get('global')?.length).toBe(14);
   });
 
   it('opens a thread from a mention in a text channel and emits the message for the thread', async () => {

@@ -61,6 +61,7 @@ describe('Telegram inbound', () => {
       'resume',
       'fork',
       'mode',
+      'web',
       'help',
     ]);
     await fake.waitFor(() => fake.callsTo('getUpdates').length > 0);
