@@ -16,15 +16,36 @@ interface Source {
 /** The sources cited in one turn, numbered in order of first citation. */
 export class SourceList {
   readonly #sources = new Map<string, Source>();
+  /** Pages web fetch read in this turn, by title: their citations name the document, not the URL. */
+  readonly #fetched = new Map<string, string>();
+
+  /**
+   * Notes the page of a `web_fetch_tool_result` (Web fetch tool page: a
+   * fetched page is a document, cited by `char_location` with its
+   * `document_title`), so a citation of it links to where it was read.
+   */
+  learn(block: ApiBlock): void {
+    if (block.type !== 'web_fetch_tool_result') return;
+    const result = block.content as { url?: unknown; content?: { title?: unknown } } | undefined;
+    const url = result?.url;
+    const title = result?.content?.title;
+    if (typeof url === 'string' && /^https?:\/\//.test(url))
+      this.#fetched.set(typeof title === 'string' && title ? title : url, url);
+  }
 
   /** The `[n]` marks for a text block's citations (numbers given on first sight), e.g. ` [1][2]`. */
   refs(citations: readonly ApiBlock[]): string {
     const numbers = new Set<number>();
     for (const citation of citations) {
-      const url = typeof citation.url === 'string' ? citation.url : undefined;
       const title = [citation.title, citation.document_title, citation.cited_text].find(
         (v): v is string => typeof v === 'string' && v.length > 0,
       );
+      const url =
+        typeof citation.url === 'string'
+          ? citation.url
+          : typeof citation.document_title === 'string'
+            ? this.#fetched.get(citation.document_title)
+            : undefined;
       const key = url ?? title ?? JSON.stringify(citation);
       let source = this.#sources.get(key);
       if (!source) {

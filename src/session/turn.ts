@@ -359,6 +359,7 @@ async function stream(
     },
     // The API's web searches and fetches show as tool lines; a failed one is said in the chat.
     onBlock: (block) => {
+      sources.learn(block);
       const start = web.start(block);
       if (start) emitter.emit('tool_start', start);
       const end = web.end(block);

@@ -131,6 +131,35 @@ describe('web activity in a turn', () => {
     expect(describeUsage(s.getUsage(), DEFAULT_PRICES)).toContain('1 web search:');
   });
 
+  it('links a fetched page cited by its document title to the URL it was read from', async () => {
+    const s = open(DEFAULT_WEB_SETTINGS);
+    const rec = recordEvents(s);
+    fx.fake.enqueue({
+      blocks: [
+        ...fetchBlocks('https://docs.example.com/guide', 'The Guide', 'Step one: install it.'),
+        {
+          type: 'text',
+          text: 'Install it first.',
+          citations: [
+            {
+              type: 'char_location',
+              cited_text: 'Step one: install it.',
+              document_index: 0,
+              document_title: 'The Guide',
+              start_char_index: 0,
+              end_char_index: 21,
+            },
+          ],
+        },
+      ],
+    });
+    const result = await (await s.submit('read https://docs.example.com/guide')).completed;
+    expect(rec.of('tool_start').map(([e]) => e.summary)).toEqual(['🌐 Reading: docs.example.com']);
+    expect(result.response).toBe(
+      'Install it first. [1]\n\nSources:\n[1] [The Guide](https://docs.example.com/guide)',
+    );
+  });
+
   it('a failed search ends in a clear line; a fetch of a URL not in the conversation says how to fix it', async () => {
     const s = open(DEFAULT_WEB_SETTINGS);
     const rec = recordEvents(s);
