@@ -80,6 +80,12 @@ describe('web tools in the request', () => {
     await (await none.submit('hi')).completed;
     expect(webTools(fx.fake.requests[1])).toEqual([]);
     expect(JSON.stringify(fx.fake.requests[1].system)).not.toContain('untrusted input');
+    // A model the registry does not know gets no server tool that could fail every request.
+    const unknown = open(DEFAULT_WEB_SETTINGS, 'claude-next-1');
+    fx.fake.enqueue({ text: 'ok' });
+    await (await unknown.submit('hi')).completed;
+    expect(webTools(fx.fake.requests[2])).toEqual([]);
+    expect(unknown.getWeb()).toBe('unavailable');
   });
 
   it('/web off is said in a message at the end; the tools do not change', async () => {
