@@ -12,6 +12,7 @@ import { loadMcpConfig, type McpConfig } from '../src/mcp/config.js';
 import type { CacheSetting } from '../src/provider/cache.js';
 import { checkModelSettings } from '../src/provider/model-settings.js';
 import { type PriceTable, parsePriceOverrides, priceTable } from '../src/provider/pricing.js';
+import type { WebSettings } from '../src/provider/web-tools.js';
 import type { SandboxMode, SandboxNetwork } from '../src/sandbox/settings.js';
 import type { BusyMode } from '../src/schedule/types.js';
 import type {
@@ -127,6 +128,8 @@ export interface Config {
   mcp?: McpConfig;
   /** Voice notes transcribed (SWITCHBOARD_TRANSCRIBE_*); absent when no service is set. */
   transcription?: TranscriptionConfig;
+  /** Web search and fetch, run by the API (SWITCHBOARD_WEB_*). */
+  web: WebSettings;
 }
 
 /** An OpenAI-compatible transcription endpoint and how voice notes are taken. */
@@ -200,6 +203,12 @@ function crossChecks(e: ParsedEnv): Array<{ path: string[]; message: string }> {
     !e.TELEGRAM_BOT_TOKEN && !!e.TELEGRAM_WEBHOOK_URL,
     'TELEGRAM_BOT_TOKEN',
     'is not set, but TELEGRAM_WEBHOOK_URL is',
+  );
+  // Web search tool page: allowed_domains and blocked_domains cannot be used in the same request.
+  need(
+    e.SWITCHBOARD_WEB_ALLOWED_DOMAINS.length > 0 && e.SWITCHBOARD_WEB_BLOCKED_DOMAINS.length > 0,
+    'SWITCHBOARD_WEB_BLOCKED_DOMAINS',
+    'cannot be set together with SWITCHBOARD_WEB_ALLOWED_DOMAINS (the API takes one list or the other): keep one',
   );
   need(
     !e.DISCORD_BOT_TOKEN && !!e.DISCORD_GUILD_ID,
@@ -349,6 +358,17 @@ function toConfig(
           },
         }
       : {}),
+    web: {
+      search: e.SWITCHBOARD_WEB_SEARCH,
+      fetch: e.SWITCHBOARD_WEB_FETCH,
+      maxUses: e.SWITCHBOARD_WEB_MAX_USES,
+      ...(e.SWITCHBOARD_WEB_ALLOWED_DOMAINS.length > 0
+        ? { allowedDomains: e.SWITCHBOARD_WEB_ALLOWED_DOMAINS }
+        : {}),
+      ...(e.SWITCHBOARD_WEB_BLOCKED_DOMAINS.length > 0
+        ? { blockedDomains: e.SWITCHBOARD_WEB_BLOCKED_DOMAINS }
+        : {}),
+    },
   };
 }
 

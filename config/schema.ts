@@ -117,6 +117,29 @@ const priceOverrides = optionalString.superRefine((v, ctx) => {
   }
 });
 
+/**
+ * Web tool domains (Web search tool page: no scheme, subdomains included,
+ * a path allowed): `example.com, docs.example.org/blog`.
+ */
+const domainList = optionalString
+  .refine(
+    (v) =>
+      v === undefined ||
+      v.split(',').every((d) => /^[a-z0-9*]([a-z0-9.*-]{0,252})(\/[^\s,]*)?$/i.test(d.trim())),
+    {
+      message:
+        'expected comma-separated domains without http:// (example.com, docs.example.org/blog); subdomains are included',
+    },
+  )
+  .transform((v) =>
+    v === undefined
+      ? []
+      : v
+          .split(',')
+          .map((d) => d.trim().toLowerCase())
+          .filter((d) => d.length > 0),
+  );
+
 const postgresUrl = optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\/[^\s]+$/.test(v), {
   message: 'expected a postgres:// URL, e.g. postgres://user:password@db.internal:5432/switchboard',
 });
@@ -155,6 +178,15 @@ export const envSchema = z.object({
       message: 'expected on or off (on: a request the model refuses is retried on the recommended model)',
     })
     .transform((v) => v !== 'off'),
+  SWITCHBOARD_WEB_SEARCH: onOff(true),
+  SWITCHBOARD_WEB_FETCH: onOff(true),
+  SWITCHBOARD_WEB_ALLOWED_DOMAINS: domainList,
+  SWITCHBOARD_WEB_BLOCKED_DOMAINS: domainList,
+  SWITCHBOARD_WEB_MAX_USES: optionalString
+    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100), {
+      message: 'expected the most searches (and, apart, fetches) per model request, 1-100 (default 5)',
+    })
+    .transform((v) => (v === undefined ? 5 : Number(v))),
   SWITCHBOARD_DATA_DIR: optionalString.transform((v) => v ?? './data'),
   SWITCHBOARD_WORKSPACE: optionalString.transform((v) => v ?? './workspace'),
   SWITCHBOARD_WORKSPACE_PER_CHAT: bool,

@@ -335,6 +335,7 @@ function createConfiguredSessions(
     projectAccess: config.projectAccess,
     streamIdleTimeoutMs: config.streamIdleTimeoutMs,
     cache: config.cache,
+    web: config.web,
     toolEnv: scrubbedEnv(process.env, config.secrets),
     sandbox,
     ...(toolSource ? { toolSource } : {}),

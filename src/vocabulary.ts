@@ -45,6 +45,8 @@ export interface TokenUsage {
   cacheCreationInputTokens?: number;
   /** The cache writes split by lifetime, when the provider reports it (the prices differ). */
   cacheCreation?: { ephemeral5mInputTokens: number; ephemeral1hInputTokens: number };
+  /** Web searches the API ran for the request (`usage.server_tool_use.web_search_requests`), billed apart. */
+  webSearchRequests?: number;
 }
 
 /** Tokens of one kind of work added up: what a session or a day consumed on one model. */
@@ -58,6 +60,8 @@ export interface UsageTotals {
   cacheWrite1hTokens: number;
   cacheReadTokens: number;
   outputTokens: number;
+  /** Web searches the API ran (priced per 1,000); absent when none. */
+  webSearches?: number;
 }
 
 /**
@@ -125,6 +129,12 @@ export interface ConversationFrame {
   system: string;
   tools: ToolDefinition[];
   mode: PermissionMode;
+  /**
+   * Whether the chat lets the model use its web tools (`/web on|off`);
+   * absent: on. The tools stay declared either way; a change is said in a
+   * message.
+   */
+  web?: 'on' | 'off';
 }
 
 /** An image a tool returned (base64), as the Messages API takes it inside a tool_result. */
@@ -184,6 +194,12 @@ export interface ToolDefinition {
   description: string;
   /** JSON Schema of the tool's input object. */
   inputSchema: Record<string, unknown>;
+  /**
+   * A tool the API runs itself (web search, web fetch): the definition as
+   * the API takes it (`type`, `name`, its options), sent exactly so;
+   * `description` and `inputSchema` are for our own listings only.
+   */
+  server?: Record<string, unknown>;
 }
 
 /** A server of tools (an MCP server) as `/status` and `/tools` show it. */

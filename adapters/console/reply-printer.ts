@@ -11,7 +11,7 @@
 import { dim, type Screen } from './screen.js';
 
 /** The core's status line: the last line, after a blank line, starting with a tool mark. */
-const STATUS_LINE = /(?:^|\n\n)([⚙✓✗⏹🚫][^\n]*)$/u;
+const STATUS_LINE = /(?:^|\n\n)([⚙✓✗⏹🚫🔎🌐][^\n]*)$/u;
 
 /** Splits the status line (tool activity) off a reply's text. */
 export function splitStatus(text: string): { body: string; status: string[] } {

@@ -464,5 +464,11 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
     help: 'what a message sent while a reply runs does: join it, wait, or stop it',
     argument: { name: 'mode', description: 'Busy mode', required: false, choices: BUSY_MODES },
   },
+  {
+    name: 'web',
+    usage: '/web <on|off>',
+    help: 'let the agent search and read the web in this chat, or not (admins only)',
+    argument: { name: 'state', description: 'on or off', required: true, choices: ['on', 'off'] },
+  },
   { name: 'help', usage: '/help', help: 'this list' },
 ];

@@ -119,7 +119,8 @@ export async function streamTurn(
     reply.append(delta);
   };
   const onToolStart = (e: ToolStartEvent) => {
-    reply.setStatus(`⚙ ${e.summary}`);
+    // The API's own tools (web search, fetch) carry their own mark: `🔎 Searching: …`.
+    reply.setStatus(e.server ? e.summary : `⚙ ${e.summary}`);
     statusShown = true;
   };
   const onToolProgress = (e: ToolProgressEvent) => {

@@ -20,6 +20,7 @@ import { runBusy, runSchedule, runSchedules, runTimezone, runUnschedule } from '
 import { listSessions, resumeSession } from './session-commands.js';
 import { say } from './text.js';
 import { runTools, toolServerLines } from './tools-command.js';
+import { runWeb, webStatusLine } from './web-command.js';
 
 export type { CommandContext } from './command-context.js';
 
@@ -56,6 +57,7 @@ const RUNNERS: Record<string, CommandRunner> = {
   busy: { takesArgs: true, run: runBusy },
   btw: { takesArgs: true, run: runBtw },
   bg: { takesArgs: true, run: runBg },
+  web: { takesArgs: true, run: runWeb },
   help: { takesArgs: false, run: runHelp },
 };
 
@@ -178,6 +180,7 @@ async function runStatus(ctx: CommandContext): Promise<void> {
     `Model: ${session.getModel()} (${session.getModelInfo().contextWindow.toLocaleString('en-US')}-token window)`,
     `Cost: ${describeUsage(session.getUsage(), ctx.prices)}`,
     `Permission mode: ${session.getSession().getPermissionMode()}`,
+    webStatusLine(session),
     `Activity: ${activity}`,
   ];
   const sandbox = await ctx.registry.sandboxLine(operator);

@@ -33,7 +33,9 @@ export function describeUsage(ledger: UsageLedger, prices: PriceTable, day?: str
   const unpriced = cost.unpriced.length > 0 ? ` (no price for ${cost.unpriced.join(', ')})` : '';
   return (
     `${count(promptTokens(t))} tokens in (${Math.round(cacheHitRate(t) * 100)}% from the cache), ` +
-    `${count(t.outputTokens)} out, ${plural(t.calls, 'request')}: ${formatUsd(cost.usd)}${unpriced}`
+    `${count(t.outputTokens)} out, ${plural(t.calls, 'request')}` +
+    `${t.webSearches ? `, ${plural(t.webSearches, 'web search', 'web searches')}` : ''}` +
+    `: ${formatUsd(cost.usd)}${unpriced}`
   );
 }
 

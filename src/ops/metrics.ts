@@ -69,6 +69,11 @@ export function createMetrics(): SwitchboardMetrics {
     'Model tokens by model and kind (input, output, cache_write, cache_read).',
     ['model', 'kind'],
   );
+  const searches = counter(
+    'switchboard_web_searches_total',
+    'Web searches the Messages API ran for the agent (billed per 1,000), by model.',
+    ['model'],
+  );
   const cost = counter(
     'switchboard_model_cost_usd_total',
     'Model cost in US dollars at list prices, by model.',
@@ -101,6 +106,7 @@ export function createMetrics(): SwitchboardMetrics {
       tokens.inc({ model, kind: 'output' }, usage.outputTokens);
       tokens.inc({ model, kind: 'cache_write' }, usage.cacheCreationInputTokens ?? 0);
       tokens.inc({ model, kind: 'cache_read' }, usage.cacheReadInputTokens ?? 0);
+      if (usage.webSearchRequests) searches.inc({ model }, usage.webSearchRequests);
       if (costUsd !== undefined) cost.inc({ model }, costUsd);
     },
     platformCall: (platform, method, outcome) => calls.inc({ platform, method, outcome }),

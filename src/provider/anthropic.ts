@@ -231,6 +231,7 @@ interface ApiUsage {
     ephemeral_5m_input_tokens?: number | null;
     ephemeral_1h_input_tokens?: number | null;
   } | null;
+  server_tool_use?: { web_search_requests?: number | null } | null;
 }
 
 function readUsage(usage: TokenUsage, u: ApiUsage): void {
@@ -238,6 +239,9 @@ function readUsage(usage: TokenUsage, u: ApiUsage): void {
   if (u.output_tokens != null) usage.outputTokens = u.output_tokens;
   if (u.cache_read_input_tokens) usage.cacheReadInputTokens = u.cache_read_input_tokens;
   if (u.cache_creation_input_tokens) usage.cacheCreationInputTokens = u.cache_creation_input_tokens;
+  // Web search tool page: the searches of the request, counted in usage and billed per search.
+  const searches = u.server_tool_use?.web_search_requests;
+  if (searches) usage.webSearchRequests = searches;
   // The writes split by lifetime: a 1-hour write costs more than a 5-minute one.
   const split = u.cache_creation;
   if (split?.ephemeral_1h_input_tokens || split?.ephemeral_5m_input_tokens)

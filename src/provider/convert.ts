@@ -104,10 +104,18 @@ export function toApiMessages(
 }
 
 /** Tool definitions for the API. */
-export function toApiTools(tools: readonly ToolDefinition[]): Anthropic.Tool[] {
-  return tools.map((t) => ({
+export function toApiTools(tools: readonly ToolDefinition[]): Anthropic.ToolUnion[] {
+  return tools.map((t) =>
+    // A server tool goes in the API's own shape (Web search tool / Web fetch tool pages).
+    // A copy: cache breakpoints are placed on the request's objects, never on the conversation's.
+    t.server ? ({ ...t.server } as unknown as Anthropic.ToolUnion) : clientTool(t),
+  );
+}
+
+function clientTool(t: ToolDefinition): Anthropic.Tool {
+  return {
     name: t.name,
     description: t.description,
     input_schema: { type: 'object', ...t.inputSchema } as Anthropic.Tool.InputSchema,
-  }));
+  };
 }

@@ -64,12 +64,25 @@ export interface ModelInfo {
    * where the retry is the caller's (Haiku 5.5 has no server-side fallback).
    */
   fallback: 'server' | 'client' | 'none';
+  /**
+   * The versioned types of the web tools the model takes, absent where it
+   * takes none (Web search tool and Web fetch tool pages, their supported
+   * models): the `20260318` versions (dynamic filtering, response inclusion)
+   * on Claude 4.6 and later, the basic ones on the 4.5 models.
+   */
+  webTools: { search?: string; fetch?: string };
 }
 
-type Entry = Omit<ModelInfo, 'id' | 'known' | 'effort' | 'fallback'> & {
+type Entry = Omit<ModelInfo, 'id' | 'known' | 'effort' | 'fallback' | 'webTools'> & {
   prefix: string;
   fallback?: ModelInfo['fallback'];
+  webTools?: ModelInfo['webTools'];
 };
+
+/** The current web tool versions (Web search tool / Web fetch tool pages, 2026-12-01). */
+export const CURRENT_WEB_TOOLS = { search: 'web_search_20260318', fetch: 'web_fetch_20260318' } as const;
+/** The basic versions, without dynamic filtering, for the models before 4.6. */
+const BASIC_WEB_TOOLS = { search: 'web_search_20250305', fetch: 'web_fetch_20250910' } as const;
 
 const M = 1_000_000;
 /** Effort page: every level on Opus 4.7+ and the 5.x line; Opus 4.6 / Sonnet 4.6 predate `xhigh`; Opus 4.5 has low–high. */
@@ -184,6 +197,7 @@ const REGISTRY: readonly Entry[] = [
     ...NEITHER,
     // Effort page: Opus 4.5 takes low, medium and high; Sonnet 4.5 and Haiku 4.5 reject effort.
     efforts: prefix === 'claude-opus-4-5' ? (['low', 'medium', 'high'] as const) : [],
+    webTools: BASIC_WEB_TOOLS,
   })),
 ];
 
@@ -221,6 +235,7 @@ export function getModelInfo(model: string, overrides: ModelOverrides = {}, logg
       effort: rest.efforts.length > 0,
       ...rest,
       fallback: rest.fallback ?? 'none',
+      webTools: rest.webTools ?? CURRENT_WEB_TOOLS,
       ...definedOnly(overrides),
     };
   }
@@ -244,6 +259,8 @@ export function getModelInfo(model: string, overrides: ModelOverrides = {}, logg
     preservedThinking: false,
     systemMessages: false,
     fallback: 'none',
+    // Not knowing the model, offering a server tool could fail every request with a 400.
+    webTools: {},
     ...definedOnly(overrides),
   };
 }

@@ -7,6 +7,7 @@
  */
 import { SwitchboardError } from '../errors.js';
 import type { UsageLedger, UsageTotals } from '../vocabulary.js';
+import { WEB_SEARCH_USD_PER_1000 } from './web-tools.js';
 
 /** One model's prices, US dollars per million tokens. */
 export interface ModelPrice {
@@ -83,7 +84,10 @@ export function priceFor(model: string, table: PriceTable = DEFAULT_PRICES): Mod
   return best === undefined ? undefined : table[best];
 }
 
-/** US dollars for `totals` at `price` (the long-prompt prices are the caller's choice). */
+/**
+ * US dollars for `totals` at `price` (the long-prompt prices are the caller's
+ * choice), web searches included at the pricing page's rate per 1,000.
+ */
 export function costOf(totals: UsageTotals, price: Omit<ModelPrice, 'longPrompt'>): number {
   return (
     (totals.inputTokens * price.input +
@@ -91,7 +95,8 @@ export function costOf(totals: UsageTotals, price: Omit<ModelPrice, 'longPrompt'
       totals.cacheWrite1hTokens * price.cacheWrite1h +
       totals.cacheReadTokens * price.cacheRead +
       totals.outputTokens * price.output) /
-    1_000_000
+      1_000_000 +
+    ((totals.webSearches ?? 0) * WEB_SEARCH_USD_PER_1000) / 1000
   );
 }
 
@@ -137,6 +142,7 @@ function subtract(a: UsageTotals, b: UsageTotals): UsageTotals {
     cacheWrite1hTokens: a.cacheWrite1hTokens - b.cacheWrite1hTokens,
     cacheReadTokens: a.cacheReadTokens - b.cacheReadTokens,
     outputTokens: a.outputTokens - b.outputTokens,
+    ...(a.webSearches ? { webSearches: a.webSearches - (b.webSearches ?? 0) } : {}),
   };
 }
 

@@ -16,15 +16,36 @@ interface Source {
 /** The sources cited in one turn, numbered in order of first citation. */
 export class SourceList {
   readonly #sources = new Map<string, Source>();
+  /** Pages web fetch read in this turn, by title: their citations name the document, not the URL. */
+  readonly #fetched = new Map<string, string>();
+
+  /**
+   * Notes the page of a `web_fetch_tool_result` (Web fetch tool page: a
+   * fetched page is a document, cited by `char_location` with its
+   * `document_title`), so a citation of it links to where it was read.
+   */
+  learn(block: ApiBlock): void {
+    if (block.type !== 'web_fetch_tool_result') return;
+    const result = block.content as { url?: unknown; content?: { title?: unknown } } | undefined;
+    const url = result?.url;
+    const title = result?.content?.title;
+    if (typeof url === 'string' && /^https?:\/\//.test(url))
+      this.#fetched.set(typeof title === 'string' && title ? title : url, url);
+  }
 
   /** The `[n]` marks for a text block's citations (numbers given on first sight), e.g. ` [1][2]`. */
   refs(citations: readonly ApiBlock[]): string {
     const numbers = new Set<number>();
     for (const citation of citations) {
-      const url = typeof citation.url === 'string' ? citation.url : undefined;
       const title = [citation.title, citation.document_title, citation.cited_text].find(
         (v): v is string => typeof v === 'string' && v.length > 0,
       );
+      const url =
+        typeof citation.url === 'string'
+          ? citation.url
+          : typeof citation.document_title === 'string'
+            ? this.#fetched.get(citation.document_title)
+            : undefined;
       const key = url ?? title ?? JSON.stringify(citation);
       let source = this.#sources.get(key);
       if (!source) {
@@ -51,13 +72,17 @@ export class SourceList {
   footer(): string | undefined {
     if (this.#sources.size === 0) return undefined;
     const lines = [...this.#sources.values()].map((s) =>
-      s.url ? `[${s.n}] [${escapeLinkText(s.title)}](${s.url})` : `[${s.n}] ${s.title}`,
+      s.url ? `[${s.n}] [${literal(s.title)}](${s.url})` : `[${s.n}] ${literal(s.title)}`,
     );
     return `Sources:\n${lines.join('\n')}`;
   }
 }
 
-/** Link text with the brackets that would end it early escaped. */
-function escapeLinkText(text: string): string {
-  return text.replace(/[[\]\\]/g, (c) => `\\${c}`);
+/**
+ * A page's title as literal text: every ASCII punctuation mark escaped
+ * (CommonMark lets any of them be), so a title written by a stranger can
+ * neither end the link early nor turn into emphasis, code or a link.
+ */
+function literal(text: string): string {
+  return text.replace(/[!-/:-@[-`{-~]/g, '\\$&');
 }

@@ -16,7 +16,12 @@ import type { ApiBlock, ContentBlock, ConversationFrame, HistoryMessage, ToolDef
 
 /** The frame as the store keeps it: tools as JSON text, so no store can reorder their keys. */
 export function storeFrame(frame: ConversationFrame): StoredFrame {
-  return { system: frame.system, tools: JSON.stringify(frame.tools), mode: frame.mode };
+  return {
+    system: frame.system,
+    tools: JSON.stringify(frame.tools),
+    mode: frame.mode,
+    ...(frame.web ? { web: frame.web } : {}),
+  };
 }
 
 /** A stored frame read back; undefined when absent or unreadable (the next turn builds a new one). */
@@ -29,6 +34,7 @@ export function loadFrame(stored: StoredFrame | undefined): ConversationFrame | 
       system: stored.system,
       tools: tools as ToolDefinition[],
       mode: stored.mode as ConversationFrame['mode'],
+      ...(stored.web === 'off' || stored.web === 'on' ? { web: stored.web } : {}),
     };
   } catch {
     return undefined;
@@ -88,14 +94,21 @@ export function frameChange(
     );
   }
   if (now.mode !== known.mode) texts.push(`The permission mode is now ${now.mode}.`);
-  const removed = known.tools.filter((t) => !now.tools.some((n) => n.name === t.name));
-  const changed = now.tools.filter((t) => known.tools.some((k) => k.name === t.name && !sameTool(k, t)));
-  const added = now.tools.filter((t) => !known.tools.some((k) => k.name === t.name));
+  const webText = webChange(known, now);
+  if (webText) texts.push(webText);
+  // The API's own tools (web search, fetch) stay as the conversation declared them: turning the web
+  // off is said in words, and a tool change cannot define a server tool inline.
+  const serverTools = known.tools.filter((t) => t.server);
+  const knownClient = known.tools.filter((t) => !t.server);
+  const nowClient = now.tools.filter((t) => !t.server);
+  const removed = knownClient.filter((t) => !nowClient.some((n) => n.name === t.name));
+  const changed = nowClient.filter((t) => knownClient.some((k) => k.name === t.name && !sameTool(k, t)));
+  const added = nowClient.filter((t) => !knownClient.some((k) => k.name === t.name));
   let tools = known.tools.filter((t) => !removed.includes(t));
   if (model.systemMessages) {
     for (const t of [...removed, ...changed]) blocks.push({ type: 'api', block: toolRemoval(t.name) });
     for (const t of [...changed, ...added]) blocks.push({ type: 'api', block: toolAddition(t) });
-    tools = now.tools;
+    tools = [...nowClient, ...serverTools];
   } else {
     if (removed.length > 0)
       texts.push(`These tools are no longer available: ${removed.map((t) => t.name).join(', ')}.`);
@@ -110,6 +123,17 @@ export function frameChange(
     ...blocks,
   ];
   const message = createMessage('user', content, clock, { kind: 'context' });
-  message.frame = { system: now.system, tools, mode: now.mode };
+  message.frame = { system: now.system, tools, mode: now.mode, ...(now.web ? { web: now.web } : {}) };
   return message;
+}
+
+/** What to tell the model when the chat turned its web tools off or on again. */
+function webChange(known: ConversationFrame, now: ConversationFrame): string | undefined {
+  if (!known.tools.some((t) => t.server)) return undefined;
+  const was = known.web ?? 'on';
+  const is = now.web ?? 'on';
+  if (was === is) return undefined;
+  return is === 'off'
+    ? 'Web search and web fetch are now turned off in this chat: do not use them; answer from what you know and say when that may be out of date.'
+    : 'Web search and web fetch are turned on again in this chat: you may use them.';
 }

@@ -7,6 +7,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { getModelInfo, type ModelInfo } from '../provider/models.js';
+import { webToolDefinitions } from '../provider/web-tools.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import { newSessionId, validateSessionId, validateSessionName } from '../store/index.js';
 import { SESSION_SCHEMA_VERSION, type SessionMeta } from '../store/types.js';
@@ -87,6 +88,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   /** The conversation's frozen system and tools; set by its first turn. */
   #frame: ConversationFrame | undefined;
   #compactInstructions: string | undefined;
+  /** The chat turned the web tools off (`/web off`); they stay declared, the model is told. */
+  #webOff = false;
   #lastEmitted = '';
   #closed = false;
 
@@ -137,6 +140,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     const prompt = await loadSessionPrompt({
       cwd: options.cwd,
       tools: this.#tools,
+      web: this.#webTools().length > 0,
       projectAccess: options.projectAccess,
       base: options.systemPrompt,
       logger: this.#logger,
@@ -156,6 +160,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     // The system and tools this conversation's requests were built with, not today's rebuild.
     this.#frame = loadFrame(record.frame);
     this.#grants.mode = record.permissionMode;
+    this.#webOff = record.web === 'off';
     if (this.#options.model === undefined && record.model) {
       // The saved model, not the provider's default: its window sizes the tracker.
       [this.#model, this.#modelInfo] = [record.model, this.#describe(record.model)];
@@ -418,6 +423,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       ...(this.#forkedFrom === undefined ? {} : { forkedFrom: this.#forkedFrom }),
       ...this.#usage.recordField(),
       ...(this.#frame ? { frame: storeFrame(this.#frame) } : {}),
+      ...(this.#webOff ? { web: 'off' as const } : {}),
     };
   }
 
@@ -426,9 +432,41 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     return [...this.#tools, ...(this.#options.toolSource?.tools() ?? [])];
   }
 
+  /** The API's web tools this session's model takes under its settings (none without `web`). */
+  #webTools() {
+    return this.#options.web ? webToolDefinitions(this.#options.web, this.#modelInfo) : [];
+  }
+
   /** System, tools and mode as they would be built now. */
   #currentFrame(): ConversationFrame {
-    return { system: this.#system, tools: toolDefinitions(this.#currentTools()), mode: this.#grants.mode };
+    return {
+      system: this.#system,
+      tools: [...toolDefinitions(this.#currentTools()), ...this.#webTools()],
+      mode: this.#grants.mode,
+      ...(this.#webOff ? { web: 'off' as const } : {}),
+    };
+  }
+
+  /**
+   * Whether the model may use its web tools in this chat: `unavailable` when
+   * the deployment or the model offers none.
+   */
+  getWeb(): 'on' | 'off' | 'unavailable' {
+    const declared = this.#frame ? this.#frame.tools.some((t) => t.server) : this.#webTools().length > 0;
+    if (!declared) return 'unavailable';
+    return this.#webOff ? 'off' : 'on';
+  }
+
+  /** The names of the web tools this conversation declared (or would declare), for `/status`. */
+  getWebTools(): string[] {
+    const tools = this.#frame ? this.#frame.tools.filter((t) => t.server) : this.#webTools();
+    return tools.map((t) => (t.name === 'web_search' ? 'search' : t.name === 'web_fetch' ? 'fetch' : t.name));
+  }
+
+  /** Turns the web tools on or off for this chat (saved; the model is told at the next turn). */
+  setWeb(on: boolean): void {
+    this.#webOff = !on;
+    this.#saveMeta();
   }
 
   /**
@@ -439,8 +477,11 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   #advanceFrame(): void {
     const now = this.#currentFrame();
     if (!this.#frame) {
-      this.#frame = now;
-      return;
+      // The tools are declared even when the chat has the web off, so that turning it on later
+      // changes no byte of them; the first turn then begins by saying it is off.
+      const { web: _off, ...declared } = now;
+      this.#frame = declared;
+      if (!now.web) return;
     }
     const change = frameChange(effectiveFrame(this.#frame, this.#history), now, this.#modelInfo, this.#clock);
     if (change) this.#history.push(change);

@@ -4,6 +4,7 @@ import { SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { CacheSetting } from '../provider/cache.js';
 import type { Provider } from '../provider/types.js';
+import type { WebSettings } from '../provider/web-tools.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SessionStore } from '../store/types.js';
 import type { Tool, ToolSource } from '../tools/types.js';
@@ -76,6 +77,12 @@ export interface InteractiveSessionOptions {
    * `1h` or `off`.
    */
   cache?: CacheSetting;
+  /**
+   * Web search and fetch, run by the API: declared on the models that take
+   * them (the registry's `webTools`). Default none; the ready bot passes
+   * SWITCHBOARD_WEB_*.
+   */
+  web?: WebSettings;
 }
 
 /** What the caller of one `submit()` lends that turn. */

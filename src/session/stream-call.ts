@@ -44,6 +44,8 @@ export interface StreamCallOptions {
   onThinking?: (noteSoFar: string) => void;
   /** The citations of a text block that just ended (web search results, documents), as the API sent them. */
   onCitations?: (citations: readonly ApiBlock[]) => void;
+  /** A finished block other than text and client tool calls (server tool calls and results among them). */
+  onBlock?: (block: ApiBlock) => void;
 }
 
 function toSwitchboardError(err: unknown): SwitchboardError {
@@ -142,6 +144,7 @@ export async function callProvider(options: StreamCallOptions): Promise<StreamCa
         textBlock = undefined;
         note = '';
         result.content.push(event.block);
+        if (event.block.type === 'api') options.onBlock?.(event.block.block);
       } else if (event.type === 'citations') {
         if (textBlock && textIndex === event.index) textBlock.citations = [...event.citations];
         options.onCitations?.(event.citations);

@@ -5,6 +5,8 @@ import type { TokenUsage } from './types.js';
 export function addUsage(total: TokenUsage, usage: TokenUsage): void {
   total.inputTokens += usage.inputTokens;
   total.outputTokens += usage.outputTokens;
+  if (usage.webSearchRequests)
+    total.webSearchRequests = (total.webSearchRequests ?? 0) + usage.webSearchRequests;
   if (usage.cacheReadInputTokens)
     total.cacheReadInputTokens = (total.cacheReadInputTokens ?? 0) + usage.cacheReadInputTokens;
   if (usage.cacheCreationInputTokens)

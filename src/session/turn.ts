@@ -29,6 +29,7 @@ import type {
   ToolDefinition,
   TurnResult,
 } from './types.js';
+import { WebActivity } from './web-activity.js';
 
 /** Past this share of the window no request is sent. */
 export const CONTEXT_GUARD_FRACTION = 0.95;
@@ -36,6 +37,12 @@ export const CONTEXT_GUARD_FRACTION = 0.95;
 export const DEFAULT_MAX_ITERATIONS = 50;
 /** Replies cut at the output limit are continued at most this many times per turn. */
 export const MAX_CONTINUATIONS = 2;
+/**
+ * A turn the API paused (`pause_turn`: a long run of server tools such as
+ * web searches) is continued at most this many times before the chat is
+ * asked whether to go on.
+ */
+export const MAX_PAUSES = 10;
 
 /** One model request's fixed parts. */
 export interface ModelCall {
@@ -127,11 +134,13 @@ export async function runTurn(
   /** The model this turn asks: the session's, or the fallback a refusal recommended. */
   let model = call.model;
   let continuations = 0;
+  let pauses = 0;
   let repaired = false;
   let compactedForWindow = false;
   /** The next round continues the last reply's text (a cut reply): no paragraph break. */
   let joinNext = false;
   const sources = new SourceList();
+  const web = new WebActivity();
 
   const finish = (end: TurnResult['state'], error?: SwitchboardError): TurnOutcome => {
     // The pages the reply cited, listed under it (numbered as the [n] marks in its text).
@@ -188,6 +197,7 @@ export async function runTurn(
       texts,
       joined,
       sources,
+      web,
     );
     joinNext = false;
     if (reply.error || !reply.end) {
@@ -248,8 +258,16 @@ export async function runTurn(
         continue;
       }
       case 'pause_turn':
-        // The API paused a long turn: sending its content back lets it go on.
-        continue;
+        // Stop reasons page: the API paused a long turn (server tools); its content, sent back
+        // exactly as received, lets it go on.
+        if (pauses < MAX_PAUSES) {
+          pauses++;
+          continue;
+        }
+        addNotice(
+          `The reply paused ${MAX_PAUSES} times while searching or reading the web. Send a message to let it go on.`,
+        );
+        return finish('complete');
       case 'max_tokens':
         if (reply.cutToolUses.length === 0 && continuations < MAX_CONTINUATIONS) {
           continuations++;
@@ -321,6 +339,7 @@ async function stream(
   texts: readonly string[],
   join: boolean,
   sources: SourceList,
+  web: WebActivity,
 ): Promise<StreamCallResult> {
   const { call } = state;
   const { emitter, clock } = state.tools;
@@ -348,6 +367,15 @@ async function stream(
     onCitations: (citations) => {
       const refs = sources.refs(citations);
       if (refs) emitter.emit('text_delta', refs);
+    },
+    // The API's web searches and fetches show as tool lines; a failed one is said in the chat.
+    onBlock: (block) => {
+      sources.learn(block);
+      const start = web.start(block);
+      if (start) emitter.emit('tool_start', start);
+      const end = web.end(block);
+      if (end) emitter.emit('tool_end', end.event);
+      if (end?.problem) emitter.emit('notice', end.problem);
     },
   });
 }

@@ -66,6 +66,8 @@ export interface ToolStartEvent {
   id: string;
   name: string;
   summary: string;
+  /** A tool the API ran itself (web search, fetch): its summary carries its own mark. */
+  server?: boolean;
 }
 
 /** Payload of `tool_progress`: how far a running tool has come, in its own words. */
@@ -92,6 +94,8 @@ export interface ToolEndEvent {
   id: string;
   name: string;
   summary: string;
+  /** See {@link ToolStartEvent.server}. */
+  server?: boolean;
   status: 'ok' | 'error' | 'denied' | 'interrupted';
 }
 

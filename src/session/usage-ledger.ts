@@ -35,6 +35,7 @@ export function totalsOf(usage: TokenUsage): UsageTotals {
     cacheWrite1hTokens: oneHour,
     cacheReadTokens: usage.cacheReadInputTokens ?? 0,
     outputTokens: usage.outputTokens,
+    ...(usage.webSearchRequests ? { webSearches: usage.webSearchRequests } : {}),
   };
 }
 
@@ -46,6 +47,7 @@ export function addTotals(a: UsageTotals, b: UsageTotals): void {
   a.cacheWrite1hTokens += b.cacheWrite1hTokens;
   a.cacheReadTokens += b.cacheReadTokens;
   a.outputTokens += b.outputTokens;
+  if (b.webSearches) a.webSearches = (a.webSearches ?? 0) + b.webSearches;
 }
 
 /** The prompt a request sent: full-price input, cache writes and cache reads. */

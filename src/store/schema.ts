@@ -85,6 +85,7 @@ const usageTotalsSchema = z.looseObject({
   cacheWrite1hTokens: tokenCount,
   cacheReadTokens: tokenCount,
   outputTokens: tokenCount,
+  webSearches: tokenCount.optional(),
 });
 
 /** The usage ledger: `days` of `YYYY-MM-DD` -> model -> totals (with the long-prompt part). */
@@ -118,6 +119,7 @@ export const sessionMetaSchema = z.looseObject({
   forkedFrom: z.string().optional(),
   usage: usageLedgerSchema.optional(),
   frame: z.looseObject({ system: z.string(), tools: z.string(), mode: z.string() }).optional(),
+  web: z.literal('off').optional(),
 });
 
 /** Bookkeeping the file stores keep inside the record file, never shown to callers. */

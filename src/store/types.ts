@@ -35,6 +35,8 @@ export interface SessionMeta {
    * permission mode it began with. Absent until the first turn.
    */
   frame?: StoredFrame;
+  /** `off` when the chat turned the web tools off (`/web off`). */
+  web?: 'off';
 }
 
 /** {@link SessionMeta.frame}. */
@@ -42,6 +44,8 @@ export interface StoredFrame {
   system: string;
   tools: string;
   mode: string;
+  /** `off` when the model was told not to use its web tools (absent: on). */
+  web?: 'on' | 'off';
 }
 
 /** A whole session: the record plus its messages. */

@@ -68,6 +68,44 @@ describe('loadConfig', () => {
     expect(p.message).toMatch(/SWITCHBOARD_CONTEXT_WINDOW expected a whole number of tokens/);
   });
 
+  it('reads the web settings: both tools on and five uses by default, one domain list at most', () => {
+    expect(loadConfig({ env: base, cwd: '/srv/bot' }).web).toEqual({ search: true, fetch: true, maxUses: 5 });
+    const c = loadConfig({
+      env: {
+        ...base,
+        SWITCHBOARD_WEB_FETCH: 'off',
+        SWITCHBOARD_WEB_MAX_USES: '2',
+        SWITCHBOARD_WEB_ALLOWED_DOMAINS: 'Example.com, docs.example.org/blog',
+      },
+      cwd: '/srv/bot',
+    });
+    expect(c.web).toEqual({
+      search: true,
+      fetch: false,
+      maxUses: 2,
+      allowedDomains: ['example.com', 'docs.example.org/blog'],
+    });
+    const both = problems({
+      ...base,
+      SWITCHBOARD_WEB_ALLOWED_DOMAINS: 'example.com',
+      SWITCHBOARD_WEB_BLOCKED_DOMAINS: 'spam.example',
+    });
+    expect(both.variables).toEqual(['SWITCHBOARD_WEB_BLOCKED_DOMAINS']);
+    expect(both.message).toContain('cannot be set together with SWITCHBOARD_WEB_ALLOWED_DOMAINS');
+    const bad = problems({
+      ...base,
+      SWITCHBOARD_WEB_SEARCH: 'maybe',
+      SWITCHBOARD_WEB_MAX_USES: '0',
+      SWITCHBOARD_WEB_BLOCKED_DOMAINS: 'https://spam.example',
+    });
+    expect(bad.variables).toEqual([
+      'SWITCHBOARD_WEB_SEARCH',
+      'SWITCHBOARD_WEB_BLOCKED_DOMAINS',
+      'SWITCHBOARD_WEB_MAX_USES',
+    ]);
+    expect(bad.message).toContain('without http://');
+  });
+
   it('names a missing ANTHROPIC_API_KEY and points at .env.example', () => {
     const p = problems({});
     expect(p.variables).toEqual(['ANTHROPIC_API_KEY']);

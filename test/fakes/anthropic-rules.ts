@@ -8,6 +8,7 @@ import { imageSize } from 'image-size';
 import type { IssuedThinking } from './anthropic-binding.js';
 import { features } from './anthropic-features.js';
 import { fakeInputTokens, fakePdfPages } from './anthropic-tokens.js';
+import { webToolProblem } from './anthropic-web.js';
 
 /** The models that reject the old settings (Sonnet 5.5 migration guide; same rules on Opus 5.5, Haiku 5.5, Fable 5.x). */
 export function isStrictModel(model: string): boolean {
@@ -120,6 +121,8 @@ function toolRules(body: Body): string | undefined {
       return `tools.${i}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`;
     if (schema.type !== 'object') return `tools.${i}.custom.input_schema.type: Input should be 'object'`;
   }
+  const web = webToolProblem(body);
+  if (web) return web;
   for (const [i, m] of body.messages.entries()) {
     if (typeof m.content === 'string') continue;
     for (const [j, b] of m.content.entries()) {

@@ -55,6 +55,8 @@ export interface ScriptedResponse {
    */
   // biome-ignore lint/suspicious/noExplicitAny: blocks in the API's JSON shape.
   blocks?: any[];
+  /** The stream waits after the first `after` of `blocks` (a search the API is still running) until `until` settles. */
+  hold?: { after: number; until: Promise<unknown> };
 }
 
 /** A request as the fake saw it. */

@@ -27,6 +27,7 @@ import {
   type ScriptedResponse,
 } from './anthropic-script.js';
 import { fakeInputTokens } from './anthropic-tokens.js';
+import { undeclaredWebTool, webUsage } from './anthropic-web.js';
 
 export type { FakeAnthropic, FakeUsage, RecordedRequest, ScriptedResponse } from './anthropic-script.js';
 
@@ -186,6 +187,12 @@ export async function startFakeAnthropic(
       entry.finished = true;
       return;
     }
+    const undeclared = undeclaredWebTool(seen, script.blocks ?? []);
+    if (undeclared) {
+      sendError(res, 400, 'invalid_request_error', undeclared);
+      entry.finished = true;
+      return;
+    }
     const cached = cache.account(seen);
     if ('error' in cached) {
       sendError(res, 400, 'invalid_request_error', cached.error);
@@ -277,7 +284,8 @@ export async function startFakeAnthropic(
       send('content_block_stop', { type: 'content_block_stop', index });
       index++;
     };
-    for (const raw of script.blocks ?? []) {
+    for (const [n, raw] of (script.blocks ?? []).entries()) {
+      if (script.hold && n === script.hold.after) await script.hold.until;
       streamRawBlock(send, index++, raw);
       content.push(raw);
     }
@@ -374,7 +382,12 @@ export async function startFakeAnthropic(
     }
     const stopReason =
       script.stopReason ?? (script.cutToolInput ? 'max_tokens' : tools.length > 0 ? 'tool_use' : 'end_turn');
-    if (stopReason === 'pause_turn') ledger.paused.add(pausedKey(content));
+    if (stopReason === 'pause_turn') {
+      // A response to a paused turn continues its last message: paused again, the two come back as one.
+      const last = body.messages.at(-1);
+      const before = last?.role === 'assistant' && Array.isArray(last.content) ? last.content : [];
+      ledger.paused.add(pausedKey([...before, ...content]));
+    }
     send('message_delta', {
       type: 'message_delta',
       delta: {
@@ -382,12 +395,21 @@ export async function startFakeAnthropic(
         stop_sequence: null,
         ...(script.refusal ? { stop_details: { type: 'refusal', ...script.refusal } } : {}),
       },
-      usage: { output_tokens: usage.output_tokens },
+      // Web search tool page: the searches (and fetches) of the request, in the final usage.
+      usage: { output_tokens: usage.output_tokens, ...webServerUsage(script, entry) },
     });
     send('message_stop', { type: 'message_stop' });
     entry.finished = true;
     res.end();
     notify();
+  }
+
+  /** `usage.server_tool_use` for the scripted blocks, kept with the recorded request too. */
+  function webServerUsage(script: ScriptedResponse, entry: RecordedRequest) {
+    const server_tool_use = webUsage(script.blocks ?? []);
+    if (!server_tool_use) return {};
+    entry.usage = { ...entry.usage, server_tool_use };
+    return { server_tool_use };
   }
 
   function sendJson(

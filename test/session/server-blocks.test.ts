@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../src/provider/index.js';
+import { DEFAULT_WEB_SETTINGS } from '../../src/provider/web-tools.js';
 import { InteractiveSession } from '../../src/session/index.js';
 import { unmarked } from '../helpers/append-only.js';
 import { API_KEY, recordEvents, useSessionFixture } from './helpers.js';
@@ -54,7 +55,10 @@ describe('server tool blocks through a paused turn', () => {
       maxRetries: 0,
       model: 'claude-sonnet-5-5',
     });
-    const s = fx.track(new InteractiveSession({ cwd: fx.cwd, provider, toolEnv: {} }));
+    // The API runs only the server tools a request declares.
+    const s = fx.track(
+      new InteractiveSession({ cwd: fx.cwd, provider, toolEnv: {}, web: DEFAULT_WEB_SETTINGS }),
+    );
     const rec = recordEvents(s);
     fx.fake.enqueue(
       { thinking: ['search first'], blocks: [search, results], stopReason: 'pause_turn' },

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { INTENT_MESSAGE } from '../../../adapters/discord/index.js';
 import type { RunningApp } from '../../../src/app.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
+import { heldSearch } from '../../fakes/anthropic-web.js';
 import { type FakeDiscord, startFakeDiscord } from '../../fakes/discord/index.js';
 import { botTexts, lastUserText, startApp, startScaledApp } from './app.js';
 import { mention } from './helpers.js';
@@ -391,5 +392,38 @@ describe('Discord end to end', () => {
     );
     expect(JSON.stringify(anthropic.requests.at(-1).messages)).toContain('research the answer');
     expect(JSON.stringify(anthropic.requests.at(-1).messages)).not.toContain('hello there');
+  });
+
+  it('the web: the search on the status line, the cited pages as masked links pinging nobody, /cost counts it', async () => {
+    app = await startApp(fake, anthropic, root);
+    const page = { url: 'https://news.example.com/release', title: '@everyone Release notes **now**' };
+    const { script, release } = heldSearch('switchboard release @here', page);
+    anthropic.enqueue(script);
+    const { threadId } = await mentionInGeneral("what's new with switchboard?");
+    const status = await fake.waitFor(
+      () => botTexts(fake, threadId).find((m) => m.content.includes('🔎 Searching: switchboard release')),
+      'status line',
+    );
+    release();
+    const final = await fake.waitFor(
+      () => botTexts(fake, threadId).find((m) => m.content.includes('Sources:')),
+      'sources',
+    );
+    // Discord's Markdown: the marks escaped as text, each source a masked link.
+    expect(final.content).toContain('Version 2 shipped. \\[1\\]');
+    expect(final.content).toMatch(
+      /\\\[1\\\] \[.*Release notes.*\]\(<https:\/\/news\.example\.com\/release>\)/,
+    );
+    // The page's title and the query are text: nobody is pinged, on the status line or in the reply.
+    expect(status.pings).toEqual([]);
+    expect(final.pings).toEqual([]);
+    expect(final.content).not.toMatch(/(^|[^\\])\*\*now\*\*/);
+    const cost = fake.slashCommand({ channelId: threadId, user: fake.user('alice'), name: 'cost' });
+    await fake.waitFor(
+      () => /1 web search: \$\d/.test(fake.messages.get(cost.originalId ?? '')?.content ?? ''),
+      '/cost answer',
+    );
+    const web = anthropic.requests[0].tools.filter((t: { name: string }) => t.name.startsWith('web_'));
+    expect(web.map((t: { type: string }) => t.type)).toEqual(['web_search_20260318', 'web_fetch_20260318']);
   });
 });

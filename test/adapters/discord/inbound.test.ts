@@ -41,6 +41,7 @@ describe('Discord adapter: inbound messages', () => {
       'btw',
       'bg',
       'busy',
+      'web',
       'help',
     ]);
     expect(rig.fake.commands.has('global')).toBe(false);
@@ -62,7 +63,7 @@ describe('Discord adapter: inbound messages', () => {
 
   it('registers globally when no guild is configured', async () => {
     rig = await startRig({}, { guildId: undefined as unknown as string });
-    expect(rig.fake.commands.get('global')?.length).toBe(23);
+    expect(rig.fake.commands.get('global')?.length).toBe(24);
   });
 
   it('opens a thread from a mention in a text channel and emits the message for the thread', async () => {

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import type { RunningApp } from '../../../src/app.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
+import { heldSearch } from '../../fakes/anthropic-web.js';
 import { pdfBytes } from '../../fakes/pdfs.js';
 import {
   buttonsOf,
@@ -448,5 +449,31 @@ describe('Slack: /bg', () => {
     await fake.until(() => fake.botTexts('C1', thread).includes('Going on.'), 10_000, 'follow-up');
     expect(JSON.stringify(anthropic.requests.at(-1).messages)).toContain('research the answer');
     expect(JSON.stringify(anthropic.requests.at(-1).messages)).not.toContain('hello there');
+  });
+});
+
+describe('Slack end to end: the web', () => {
+  it('ends the streamed reply with the cited pages as links pinging nobody; /cost counts the search', async () => {
+    // A native stream cannot take a line back: a streamed reply shows no status line, for the web as for every tool.
+    app = await startSlackApp(fake, anthropic, root);
+    const page = { url: 'https://news.example.com/release', title: '<!channel> Release *notes*' };
+    const { script, release } = heldSearch('switchboard release', page);
+    anthropic.enqueue(script);
+    const { ts } = await fake.userMessage({ channel: 'C1', user: 'U1', text: "<@UBOT> what's new?" });
+    release();
+    const withSources = () => fake.botMessages('C1', ts).find((m) => visibleText(m).includes('Sources:'));
+    await fake.until(() => withSources() !== undefined, 10_000, 'sources');
+    const reply = withSources();
+    if (!reply) throw new Error('no reply with sources');
+    expect(visibleText(reply)).toContain('Version 2 shipped. [1]');
+    expect(visibleText(reply)).toContain('](https://news.example.com/release)');
+    expect(slackPings(reply)).toEqual([]);
+    await fake.slashCommand({ channel: 'C1', user: 'U1', text: 'cost', threadTs: ts });
+    await fake.until(
+      // The answer goes to the person who asked, as an ephemeral message.
+      () => fake.state.ephemerals.some((e) => e.user === 'U1' && /1 web search: \$\d/.test(e.text)),
+      10_000,
+      '/cost answer',
+    );
   });
 });

@@ -71,6 +71,7 @@ describe('Telegram inbound', () => {
       'btw',
       'bg',
       'busy',
+      'web',
       'help',
     ]);
     await fake.waitFor(() => fake.callsTo('getUpdates').length > 0);
