@@ -115,6 +115,8 @@ function toolRules(body: Body): string | undefined {
       return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
     if (names.has(tool.name)) return 'tools: Tool names must be unique.';
     names.add(tool.name);
+    // Server tools (web search, web fetch) are declared by their versioned type and take no input_schema.
+    if (typeof tool.type === 'string' && tool.type !== 'custom') continue;
     // The API's answer as a user recorded it (perplexityai/perplexity-node issue #11).
     const schema = tool.input_schema ?? {};
     if (['oneOf', 'allOf', 'anyOf'].some((k) => Object.hasOwn(schema, k)))
