@@ -33,7 +33,8 @@ export const TOPIC_METHODS: Record<string, Handler> = {
     const color = optNum(p, 'icon_color');
     if (color !== undefined && !(TOPIC_ICON_COLORS as readonly number[]).includes(color))
       throw bad('TOPIC_ICON_COLOR_INVALID');
-    const iconColor = color ?? (TOPIC_ICON_COLORS[ctx.state.topics.size % TOPIC_ICON_COLORS.length] as number);
+    const iconColor =
+      color ?? (TOPIC_ICON_COLORS[ctx.state.topics.size % TOPIC_ICON_COLORS.length] as number);
     // A topic's id is the id of the service message that opened it.
     const threadId = ctx.state.nextMessageId(chatId);
     ctx.state.topics.set(`${chatId}/${threadId}`, { name, iconColor });
