@@ -10,8 +10,12 @@ import type { OpenedThread, OutboundMessage, SentMessage } from '../../src/bot/a
 import type { Logger } from '../../src/logger.js';
 import { chatKey, isPrivateChat, parseChatKey } from './chat-key.js';
 
-/** "Topic name, 1-128 characters" (Bot API, createForumTopic). */
-export const TOPIC_NAME_MAX = 128;
+/**
+ * "Topic name, 1-128 characters" (Bot API, createForumTopic); MTProto's page
+ * says 128 UTF-8 bytes (https://core.telegram.org/method/channels.createForumTopic),
+ * so names are cut to fit both readings.
+ */
+export const TOPIC_NAME_MAX_BYTES = 128;
 
 /** Supergroup ids in the Bot API are the MTProto channel id behind `-100`. */
 const SUPERGROUP_PREFIX = '-100';
@@ -24,13 +28,19 @@ export interface TopicOpenerDeps {
 }
 
 /**
- * The topic's name: the text's first line, cut to Telegram's 128 characters
- * (counted as code points, so an emoji is never split).
+ * The topic's name: the text's first line, cut to 128 UTF-8 bytes (which is
+ * also at most 128 characters) between code points, so an emoji is never split.
  */
 export function topicName(text: string): string {
   const first = text.trim().split('\n')[0]?.trim() || 'Background';
-  const chars = [...first];
-  return chars.length <= TOPIC_NAME_MAX ? first : `${chars.slice(0, TOPIC_NAME_MAX - 1).join('')}…`;
+  const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+  if (bytes(first) <= TOPIC_NAME_MAX_BYTES) return first;
+  let cut = '';
+  for (const ch of first) {
+    if (bytes(`${cut}${ch}…`) > TOPIC_NAME_MAX_BYTES) break;
+    cut += ch;
+  }
+  return `${cut}…`;
 }
 
 /**
