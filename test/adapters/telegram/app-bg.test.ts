@@ -21,19 +21,22 @@ const texts = (chatId: number, threadId?: number) =>
   world.telegram.botMessages(chatId, threadId).map((m) => m.text);
 const topicCalls = () => world.telegram.state.calls.filter((c) => c.method === 'createForumTopic');
 
+/** Starts the app with GROUP a forum (or not), asks `/bg <prompt>` in its topic 3 and waits for `until` there. */
+async function bgInForumTopic(canManageTopics: boolean, answer: string, prompt: string, until: string) {
+  world = await createAppWorld();
+  world.telegram.state.forums.set(GROUP, { canManageTopics });
+  const app = await world.start();
+  world.anthropic.enqueue({ text: answer });
+  world.telegram.pushUpdate(
+    messageUpdate({ chatId: GROUP, user: ANN, threadId: 3 }, `/bg@switchboard_bot ${prompt}`),
+  );
+  await world.telegram.waitFor(() => texts(GROUP, 3).some((t) => t.startsWith(until)), 15_000);
+  return app;
+}
+
 describe('Telegram end to end: /bg', () => {
   it('opens a forum topic, answers in it, and links it from the topic where /bg was asked', async () => {
-    world = await createAppWorld();
-    world.telegram.state.forums.set(GROUP, { canManageTopics: true });
-    await world.start();
-    world.anthropic.enqueue({ text: 'Research done: 42.' });
-    world.telegram.pushUpdate(
-      messageUpdate({ chatId: GROUP, user: ANN, threadId: 3 }, '/bg@switchboard_bot research the answer'),
-    );
-    await world.telegram.waitFor(
-      () => texts(GROUP, 3).some((t) => t.startsWith('🧵 Background done')),
-      15_000,
-    );
+    await bgInForumTopic(true, 'Research done: 42.', 'research the answer', '🧵 Background done');
 
     const topics = [...world.telegram.state.topics];
     expect(topics.map(([, t]) => t.name)).toEqual(['🧵 Background: research the answer']);
@@ -63,16 +66,11 @@ describe('Telegram end to end: /bg', () => {
   });
 
   it('falls back to a marked reply, and logs why, where Telegram refuses the topic', async () => {
-    world = await createAppWorld();
-    world.telegram.state.forums.set(GROUP, { canManageTopics: false });
-    const app = await world.start();
-    world.anthropic.enqueue({ text: 'Done without a topic.' });
-    world.telegram.pushUpdate(
-      messageUpdate({ chatId: GROUP, user: ANN, threadId: 3 }, '/bg@switchboard_bot research anyway'),
-    );
-    await world.telegram.waitFor(
-      () => texts(GROUP, 3).some((t) => t.startsWith('🧵 Background result')),
-      15_000,
+    const app = await bgInForumTopic(
+      false,
+      'Done without a topic.',
+      'research anyway',
+      '🧵 Background result',
     );
     expect(texts(GROUP, 3)[0]).toBe('🧵 Background: research anyway');
     expect(texts(GROUP, 3).at(-1)).toContain('Done without a topic.');
