@@ -39,6 +39,7 @@ import { TELEGRAM_COMMANDS } from './commands.js';
 import { BOT_API_DOWNLOAD_LIMIT, TelegramDispatcher, updateKind } from './dispatch.js';
 import { sequenceKey } from './inbound.js';
 import { TelegramOutbound } from './outbound.js';
+import { TopicOpener } from './topics.js';
 import { startPolling, startWebhook, type Transport, type WebhookOptions } from './transport.js';
 import { uploadToTelegram } from './upload.js';
 
@@ -139,6 +140,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
     botApiLimit: apiRoot === DEFAULT_API_ROOT,
   });
+  const topics = new TopicOpener({ api, send: (chat, message) => outbound.send(chat, message), logger });
   let transport: Transport | undefined;
   let sink: EventSink | undefined;
   let started = false;
@@ -254,6 +256,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     startStream: (chat, streamOptions) => outbound.startStream(chat, streamOptions),
     updateStream: (handle, message) => outbound.updateStream(handle, message),
     finishStream: (handle, message) => outbound.finishStream(handle, message),
+    openThread: (chat, text) => topics.open(chat, text),
 
     describeChat(chat: string): string {
       const parsed = parseChatKey(chat);

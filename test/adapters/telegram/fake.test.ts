@@ -2,6 +2,7 @@
  * The fake Bot API enforces Telegram's rules, so the adapter's tests mean
  * something: these check the fake itself through the real grammy client.
  */
+import { readFile } from 'node:fs/promises';
 import { Bot, GrammyError } from 'grammy';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -110,6 +111,31 @@ describe('fake Telegram Bot API', () => {
     fake.rich = false;
     const err = await failure(api.raw.sendRichMessage({ chat_id: 1, rich_message: { markdown: '**hi**' } }));
     expect(err.error_code).toBe(404);
+  });
+
+  it('answers createForumTopic as the recorded exchange does, and refuses as Telegram does', async () => {
+    const recorded = JSON.parse(
+      await readFile(
+        new URL('../../fixtures/telegram-recorded/create-forum-topic-base.json', import.meta.url),
+        'utf8',
+      ),
+    ) as { req_body: { json: { chat_id: number; name: string } }; rep_body: { result: object } };
+    const { chat_id, name } = recorded.req_body.json;
+    expect((await failure(api.createForumTopic(chat_id, name))).description).toBe(
+      'Bad Request: the chat is not a forum',
+    );
+    fake.state.forums.set(chat_id, { canManageTopics: false });
+    expect((await failure(api.createForumTopic(chat_id, name))).description).toMatch(/not enough rights/);
+    fake.state.forums.set(chat_id, { canManageTopics: true });
+    const topic = await api.createForumTopic(chat_id, name);
+    expect(Object.keys(topic).sort()).toEqual(Object.keys(recorded.rep_body.result).sort());
+    expect(topic).toMatchObject({ name, message_thread_id: expect.any(Number) });
+    expect([0x6fb9f0, 0xffd67e, 0xcb86db, 0x8eee98, 0xff93b2, 0xfb6f5f]).toContain(topic.icon_color);
+    expect((await failure(api.createForumTopic(chat_id, ''))).description).toBe(
+      'Bad Request: TOPIC_TITLE_EMPTY',
+    );
+    await failure(api.createForumTopic(chat_id, 'x'.repeat(129)));
+    expect((await api.createForumTopic(chat_id, '🧵'.repeat(128))).name).toBe('🧵'.repeat(128));
   });
 
   it('holds getUpdates open until an update arrives, and forgets a client that left', async () => {

@@ -5,6 +5,7 @@
  * the installed @grammyjs/types definitions.
  */
 import { ApiError, type FakeMessage } from './state.js';
+import { TOPIC_METHODS } from './topics.js';
 import { UPLOAD_METHODS } from './uploads.js';
 import {
   bad,
@@ -191,6 +192,7 @@ export const METHODS: Record<string, Handler> = {
     return true;
   },
   ...UPLOAD_METHODS,
+  ...TOPIC_METHODS,
   sendMessage: (p, ctx) => send(p, ctx, false),
   sendRichMessage: (p, ctx) => send(p, ctx, true),
   editMessageText: editText,

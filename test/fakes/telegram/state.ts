@@ -79,6 +79,13 @@ export class FakeState {
   webhook: { url: string; secret?: string; allowedUpdates?: string[] } | undefined;
   allowedUpdates: string[] | undefined;
   queue: Update[] = [];
+  /**
+   * Forum supergroups by chat id, and whether the bot holds the
+   * can_manage_topics administrator right there (createForumTopic needs it).
+   */
+  readonly forums = new Map<number, { canManageTopics: boolean }>();
+  /** Topics opened by createForumTopic, by `<chatId>/<message_thread_id>`. */
+  readonly topics = new Map<string, { name: string; iconColor: number }>();
   #nextMessageId = new Map<number, number>();
   #updateSeq = 0;
 
