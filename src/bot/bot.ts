@@ -141,9 +141,7 @@ export function createBot(options: BotOptions): Bot {
     ...(scheduleOptions?.unattendedApprovals
       ? { unattendedApprovals: scheduleOptions.unattendedApprovals }
       : {}),
-    ...(replicaOptions
-      ? { gate: replicaGates(replicaOptions, (chat) => registry.forget(chat), announce) }
-      : {}),
+    ...(replicaOptions ? { gate: replicaGates(replicaOptions, registry, announce) } : {}),
   });
   fireScheduled = (schedule) => router.runScheduled(schedule);
   const replicas = replicaOptions && new ReplicaRouter(router, replicaOptions);
