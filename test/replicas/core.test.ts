@@ -174,7 +174,13 @@ describe.skipIf(!url)('bot core across replicas', () => {
     expect(stored.status === 'valid' && stored.record.name).toBe('parser-refactor');
     // Both turns, and between them the note that the mode changed (what was sent before stays as it was).
     const messages = stored.status === 'valid' ? stored.record.messages : [];
-    expect(messages.map((m) => m.kind ?? m.role)).toEqual(['user', 'assistant', 'context', 'user', 'assistant']);
+    expect(messages.map((m) => m.kind ?? m.role)).toEqual([
+      'user',
+      'assistant',
+      'context',
+      'user',
+      'assistant',
+    ]);
   });
 
   it('a replica that only looked at a chat since the other one ran it reloads the session before its next turn', async () => {
