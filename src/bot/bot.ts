@@ -141,7 +141,9 @@ export function createBot(options: BotOptions): Bot {
     ...(scheduleOptions?.unattendedApprovals
       ? { unattendedApprovals: scheduleOptions.unattendedApprovals }
       : {}),
-    ...(replicaOptions ? { gate: replicaGates(replicaOptions, registry, announce) } : {}),
+    ...(replicaOptions
+      ? { gate: replicaGates(replicaOptions, (chat) => registry.forget(chat), announce) }
+      : {}),
   });
   fireScheduled = (schedule) => router.runScheduled(schedule);
   const replicas = replicaOptions && new ReplicaRouter(router, replicaOptions);

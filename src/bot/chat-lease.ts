@@ -21,7 +21,7 @@ export interface RuntimeLease {
   retryMs: number;
   /** The chat was last held by another replica: what this one cached of it is stale. */
   onMoved: (chat: string) => Promise<void>;
-  /** Waits until this replica's saves of the chat's session are written; the lease goes only after. */
+  /** Writes out what a command changed in the chat's session before the lease goes. */
   flush: (chat: string) => Promise<void>;
 }
 
@@ -84,12 +84,18 @@ class ChatLeaseHolder implements ChatGate {
 
   /**
    * At once when this replica holds the chat now; else under the chat's
-   * lease, after reloading a session another replica changed (the session
-   * is written out before the lease goes, as after every run).
+   * lease, after reloading a session another replica changed, writing the
+   * session out before the lease goes.
    */
   async exclusive(work: () => Promise<void>): Promise<void> {
     if (this.#holding > 0) return work();
-    await this.run(() => false, work);
+    await this.run(
+      () => false,
+      async () => {
+        await work();
+        await this.#cfg.flush(this.#chat);
+      },
+    );
   }
 
   /** Ends a pause between two tries at once (the chat was stopped). */
@@ -130,10 +136,6 @@ class ChatLeaseHolder implements ChatGate {
       await run(lease.signal);
     } finally {
       this.#holding--;
-      // The next holder reads the session from the store: whatever this run asked to save must be there first.
-      await cfg.flush(chat).catch((err: unknown) => {
-        logger.warn({ chat, err: describeError(err) }, 'could not wait for the session to be saved');
-      });
       await lease.release().catch((err: unknown) => {
         logger.warn({ chat, err: describeError(err) }, 'could not release the chat lease');
       });

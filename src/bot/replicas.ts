@@ -39,17 +39,15 @@ export interface ReplicaOptions {
 
 /**
  * The gates of a replica's chats: each turn and command runs under the
- * chat's lease, which goes only once the chat's session is saved (`settle`).
- * A chat last held by another replica has its cached session dropped
- * (`forget`), and a turn still recorded for it was cut short there: it is
- * ended and announced once.
+ * chat's lease. A chat last held by another replica has its cached session
+ * dropped (`forget`), and a turn still recorded for it was cut short there:
+ * it is ended and announced once.
  */
 export function replicaGates(
   options: ReplicaOptions,
-  sessions: { forget: (chat: string) => Promise<void>; settle: (chat: string) => Promise<void> },
+  forget: (chat: string) => Promise<void>,
   announce: (turn: ActiveTurn) => void,
 ): ChatGateFactory {
-  const forget = (chat: string) => sessions.forget(chat);
   const { lease, ttlMs, leaseWaitMs, stateStore, clock, logger } = options;
   return leaseGates(
     {
@@ -57,7 +55,7 @@ export function replicaGates(
       ttlMs,
       waitMs: leaseWaitMs,
       retryMs: Math.max(10, Math.min(500, Math.floor(ttlMs / 4))),
-      flush: (chat) => sessions.settle(chat),
+      flush: forget,
       onMoved: async (chat) => {
         await forget(chat);
         // Holding the lease, a turn still recorded for the chat is one another replica cut short.

@@ -206,18 +206,6 @@ export class SessionRegistry {
     await this.#close(entry);
   }
 
-  /**
-   * Waits until the chat's session held here has written out every save
-   * asked of it so far, even while it is in use (shared with a chat whose
-   * turn runs now): the chat's lease must not go before, or the next replica
-   * reads the session without them.
-   */
-  async settle(chat: string): Promise<void> {
-    const id = await this.boundId(chat);
-    const entry = id === undefined ? undefined : this.#entries.get(id);
-    await entry?.session.getSession().lastSave();
-  }
-
   /** Closes every open session (flushing its saves) and stops the idle timers. */
   async closeAll(): Promise<void> {
     this.#closed = true;
