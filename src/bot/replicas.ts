@@ -221,7 +221,7 @@ export class ReplicaRouter {
   async #heldElsewhere(chat: string): Promise<boolean> {
     const { lease, ttlMs, logger } = this.#o;
     try {
-      const probe = await lease.acquire(chat, { ttlMs, keepAlive: false });
+      const probe = await lease.acquire(chat, { ttlMs, keepAlive: false, lookOnly: true });
       if (!probe) return true;
       await probe.release();
       return false;

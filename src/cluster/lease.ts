@@ -25,8 +25,12 @@ export interface LeaseBackend {
   ): Promise<{ previousOwner: string | undefined } | undefined>;
   /** Moves the expiry of `chat` held by `token`; false when `token` no longer holds it. */
   renew(chat: string, token: string, expiresAt: number): Promise<boolean>;
-  /** Frees `chat` if `token` still holds it (remembering its owner as the previous one). */
-  release(chat: string, token: string): Promise<void>;
+  /**
+   * Frees `chat` if `token` still holds it, remembering its owner as the
+   * previous one; with `handBack`, the owner before it instead (the holder
+   * only looked).
+   */
+  release(chat: string, token: string, handBack: boolean): Promise<void>;
   /** Frees resources of the backend itself. */
   close(): Promise<void>;
 }
@@ -71,6 +75,7 @@ export function createChatLease(backend: LeaseBackend, options: ChatLeaseOptions
     readonly previousOwner: string | undefined;
     expiresAt: number;
     readonly #ttlMs: number;
+    readonly #lookOnly: boolean;
     readonly #controller = new AbortController();
     #timer: TimerHandle | undefined;
     #released = false;
@@ -82,12 +87,14 @@ export function createChatLease(backend: LeaseBackend, options: ChatLeaseOptions
       expiresAt: number,
       ttlMs: number,
       keepAlive: boolean,
+      lookOnly: boolean,
     ) {
       this.chat = chat;
       this.token = token;
       this.previousOwner = previousOwner;
       this.expiresAt = expiresAt;
       this.#ttlMs = ttlMs;
+      this.#lookOnly = lookOnly;
       if (keepAlive) this.#schedule();
     }
 
@@ -111,7 +118,7 @@ export function createChatLease(backend: LeaseBackend, options: ChatLeaseOptions
       this.#released = true;
       this.#stop();
       held.delete(this);
-      await backend.release(this.chat, this.token);
+      await backend.release(this.chat, this.token, this.#lookOnly);
     }
 
     #schedule(): void {
@@ -165,7 +172,17 @@ export function createChatLease(backend: LeaseBackend, options: ChatLeaseOptions
       const taken = await backend.acquire(chat, owner, token, now, expiresAt);
       if (!taken) return undefined;
       const keepAlive = leaseOptions.keepAlive !== false;
-      const lease = new HeldLease(chat, token, taken.previousOwner, expiresAt, leaseOptions.ttlMs, keepAlive);
+      const lookOnly = leaseOptions.lookOnly === true;
+      const { previousOwner } = taken;
+      const lease = new HeldLease(
+        chat,
+        token,
+        previousOwner,
+        expiresAt,
+        leaseOptions.ttlMs,
+        keepAlive,
+        lookOnly,
+      );
       held.add(lease);
       return lease;
     },
@@ -178,14 +195,17 @@ export function createChatLease(backend: LeaseBackend, options: ChatLeaseOptions
 
 /** Leases in this process only: the default for a single replica. */
 export function createMemoryChatLease(options: ChatLeaseOptions = {}): ChatLease {
-  const leases = new Map<string, { owner: string; token: string; expiresAt: number }>();
+  const leases = new Map<
+    string,
+    { owner: string; token: string; expiresAt: number; previousOwner: string | undefined }
+  >();
   const clock = options.clock ?? systemClock;
   return createChatLease(
     {
       async acquire(chat, owner, token, now, expiresAt) {
         const current = leases.get(chat);
         if (current && current.expiresAt > now) return undefined;
-        leases.set(chat, { owner, token, expiresAt });
+        leases.set(chat, { owner, token, expiresAt, previousOwner: current?.owner });
         return { previousOwner: current?.owner };
       },
       async renew(chat, token, expiresAt) {
@@ -194,9 +214,11 @@ export function createMemoryChatLease(options: ChatLeaseOptions = {}): ChatLease
         current.expiresAt = expiresAt;
         return true;
       },
-      async release(chat, token) {
+      async release(chat, token, handBack) {
         const current = leases.get(chat);
-        if (current?.token === token) current.expiresAt = Number.NEGATIVE_INFINITY;
+        if (current?.token !== token) return;
+        current.expiresAt = Number.NEGATIVE_INFINITY;
+        if (handBack) current.owner = current.previousOwner ?? current.owner;
       },
       async close() {},
     },

@@ -36,7 +36,8 @@ export async function claimOrphanedTurns(
 ): Promise<OrphanedTurn[]> {
   const claimed: OrphanedTurn[] = [];
   for (const turn of await state.activeTurns()) {
-    const lease = await leases.acquire(turn.chat, { ttlMs: options.ttlMs, keepAlive: false });
+    // Ending a turn's record changes nothing a replica caches: the chat goes back under its last worker's name.
+    const lease = await leases.acquire(turn.chat, { ttlMs: options.ttlMs, keepAlive: false, lookOnly: true });
     if (lease) claimed.push({ turn, lease });
   }
   return claimed;

@@ -57,14 +57,16 @@ export function createPostgresChatLease(options: PostgresChatLeaseOptions): Chat
           throw writeFailed(logger, err, `the lease of chat ${chat}`, schema);
         }
       },
-      async release(chat, token) {
+      async release(chat, token, handBack) {
         await db.ready();
         try {
           // The row stays (expired) so the next holder learns who held the chat before.
-          await pool.query(`UPDATE ${t('chat_leases')} SET expires_at = 0 WHERE chat = $1 AND token = $2`, [
-            chat,
-            token,
-          ]);
+          await pool.query(
+            `UPDATE ${t('chat_leases')} SET expires_at = 0,
+               owner = CASE WHEN $3 THEN COALESCE(previous_owner, owner) ELSE owner END
+             WHERE chat = $1 AND token = $2`,
+            [chat, token, handBack],
+          );
         } catch (err) {
           // Not fatal: the row expires by itself after its ttl.
           logger.warn(

@@ -15,6 +15,15 @@ export interface LeaseOptions {
    * true). A lease that cannot be renewed before it expires is lost.
    */
   keepAlive?: boolean;
+  /**
+   * The holder only looks (who runs the chat?) or ends a cut turn's record,
+   * and changes nothing a replica caches of the chat. On release the chat
+   * goes back under the name of the replica that held it before, so the
+   * next holder still learns who last worked in it (see
+   * {@link Lease.previousOwner}); else a replica that only looked would take
+   * its own stale copy of the session for the newest one.
+   */
+  lookOnly?: boolean;
 }
 
 /** A chat held by this replica until it is released, expires or is lost. */

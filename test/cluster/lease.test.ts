@@ -142,6 +142,20 @@ describe.each(kinds)('%s chat lease', (_kind, contenders) => {
     expect(other?.owner).toBe(b.owner);
   });
 
+  it('hands a chat that was only looked at back under the name of the replica that last worked in it', async () => {
+    const clock = new VirtualClock(0);
+    const [a, b] = await contenders(clock);
+    await (await b.acquire('telegram:4', { ttlMs: 30_000, keepAlive: false }))?.release();
+    // A asks who runs the chat (or ends a cut turn's record) and changes nothing it caches.
+    const look = await a.acquire('telegram:4', { ttlMs: 30_000, keepAlive: false, lookOnly: true });
+    expect(look?.previousOwner).toBe(b.owner);
+    await look?.release();
+    const work = await a.acquire('telegram:4', { ttlMs: 30_000, keepAlive: false });
+    expect(work?.previousOwner).toBe(b.owner);
+    await work?.release();
+    expect((await a.acquire('telegram:4', { ttlMs: 30_000, keepAlive: false }))?.previousOwner).toBe(a.owner);
+  });
+
   it('refuses a ttl that is not a positive duration', async () => {
     const [a] = await contenders(new VirtualClock(0));
     for (const ttlMs of [0, -5, Number.NaN]) {

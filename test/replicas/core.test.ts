@@ -147,6 +147,37 @@ describe.skipIf(!url)('bot core across replicas', () => {
     ]);
   });
 
+  it('a replica that only looked at a chat since the other one ran it reloads the session before its next turn', async () => {
+    const schema = (schemas ?? { name: () => '' }).name();
+    const a = await replica(schema);
+    const b = await replica(schema, a);
+    await a.h.message('first turn, on A');
+    await a.h.settle();
+    await b.h.message('second turn, on B');
+    await b.h.settle();
+    // With nothing running, a /stop on A asks the lease who runs the chat: A takes it and gives it back at once.
+    expect(await a.h.ask('stop')).toBe(say.nothingToStop);
+    await a.h.message('third turn, on A');
+    await a.h.settle();
+    // A still had the session from its first turn in memory: the third turn must start from what B saved.
+    const third = a.h.fakeAnthropic.requests.at(-1);
+    expect(JSON.stringify(third?.messages)).toContain('second turn, on B');
+    const id = (await a.stores.stateStore.getChat(a.h.chat))?.sessionId ?? '';
+    const stored = await a.stores.sessionStore.load(id);
+    const said =
+      stored.status === 'valid' ? stored.record.messages.map((m) => JSON.stringify(m.content)) : [];
+    // Each turn saved once, in the order they ran (a frame change may sit between them).
+    const turns = said.filter((t) => t.includes('turn, on '));
+    expect(turns.map((t) => /(first|second|third) turn/.exec(t)?.[1])).toEqual([
+      'first',
+      'first',
+      'second',
+      'second',
+      'third',
+      'third',
+    ]);
+  });
+
   it('a replica whose lease was taken over stops its turn, and the new holder answers from the stored session', async () => {
     const schema = (schemas ?? { name: () => '' }).name();
     const a = await replica(schema);
