@@ -9,6 +9,7 @@ import type { Config } from '../config/index.js';
 import type { ClusterOptions } from './bot/index.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import { fileCredentialStore, type McpCredentialStore } from './mcp/oauth/credential-store.js';
 import { createBotStateStore, createUserSessionStore } from './store/index.js';
 import type { BotStateStore, SessionStore } from './store/types.js';
 
@@ -16,6 +17,8 @@ import type { BotStateStore, SessionStore } from './store/types.js';
 export interface SharedState {
   sessionStore: SessionStore;
   stateStore: BotStateStore;
+  /** Where MCP sign-ins (sealed) are kept: beside the bot state, so every replica shares them. */
+  mcpCredentials: McpCredentialStore;
   /** Only with PostgreSQL: one process on files shares nothing. */
   cluster?: Pick<ClusterOptions, 'lease' | 'bus'>;
   /** Resolves to a reason when the stores cannot be reached, else undefined (for /readyz). */
@@ -29,6 +32,7 @@ export async function openSharedState(config: Config, logger: Logger, clock: Clo
     return {
       sessionStore: createUserSessionStore(join(config.dataDir, 'sessions'), { logger }),
       stateStore: createBotStateStore(config.dataDir, { logger }),
+      mcpCredentials: fileCredentialStore(join(config.dataDir, 'mcp-oauth')),
       check: () => directoryWritable(config.dataDir),
       async close() {},
     };
@@ -36,6 +40,7 @@ export async function openSharedState(config: Config, logger: Logger, clock: Clo
   // Loaded only when configured, so the file-store path never imports the driver.
   const { createPostgresStores } = await import('./store/postgres/index.js');
   const { createPostgresChatLease, createPostgresControlBus } = await import('./cluster/index.js');
+  const { postgresCredentialStore } = await import('./mcp/oauth/credential-store-postgres.js');
   const pgLogger = logger.child({ component: 'postgres' });
   const stores = createPostgresStores({
     connectionString: config.database.url,
@@ -55,6 +60,7 @@ export async function openSharedState(config: Config, logger: Logger, clock: Clo
   return {
     sessionStore: stores.sessionStore,
     stateStore: stores.stateStore,
+    mcpCredentials: postgresCredentialStore(stores.pool, stores.schema, stores.migrate),
     cluster: { lease, bus },
     async check() {
       try {

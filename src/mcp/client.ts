@@ -7,6 +7,8 @@
  * hears nothing for the call timeout (progress notifications count) fails,
  * and the server is marked down and restarted: no call waits forever.
  */
+
+import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -62,6 +64,13 @@ export interface McpConnectionOptions {
   callTimeoutMs?: number;
   /** The bot's workspace, offered to servers as their one root (`roots/list`). */
   workspace?: string;
+  /** An HTTP server's sign-in (see src/mcp/oauth); without it a 401 is only an error. */
+  authProvider?: OAuthClientProvider;
+}
+
+/** The problem a server that answered 401 shows in /status and /tools: what to run. */
+export function signInNeeded(server: string): string {
+  return `sign-in needed: an admin runs /mcp login ${server}`;
 }
 
 /** How long an HTTP server gets to answer the `DELETE` that ends its session at shutdown. */
@@ -109,6 +118,16 @@ export class McpServerConnection {
 
   /** Makes the first attempt; never rejects (a failure schedules the next attempt). */
   start(): Promise<void> {
+    return this.#connect();
+  }
+
+  /** Tries at once a server that is down (after a sign-in), instead of at its next retry. */
+  reconnect(): Promise<void> {
+    if (this.#state !== 'down') return Promise.resolve();
+    if (this.#retry !== undefined) this.#options.clock.clearTimeout(this.#retry);
+    this.#retry = undefined;
+    this.#retryAt = undefined;
+    this.#attempt = 0;
     return this.#connect();
   }
 
@@ -293,6 +312,7 @@ export class McpServerConnection {
       baseEnv: this.#options.baseEnv,
       clock: this.#options.clock,
       logger,
+      ...(this.#options.authProvider ? { authProvider: this.#options.authProvider } : {}),
     });
     this.#client = client;
     this.#transport = transport;
@@ -310,7 +330,8 @@ export class McpServerConnection {
       this.#options.onChange?.();
     } catch (err) {
       if (this.#closed() || client !== this.#client) return;
-      this.#dropped(this.#exitReason(`it could not be started: ${describeError(err)}`));
+      if (err instanceof UnauthorizedError) this.#dropped(signInNeeded(this.name));
+      else this.#dropped(this.#exitReason(`it could not be started: ${describeError(err)}`));
     }
   }
 

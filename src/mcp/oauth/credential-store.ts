@@ -1,13 +1,12 @@
 /**
  * Where MCP sign-ins are kept: one sealed (encrypted) text per server, in
- * the bot-state directory or in PostgreSQL, so every replica signs in to a
+ * the bot-state directory or in PostgreSQL (credential-store-postgres.ts), so every replica signs in to a
  * server with the same tokens. The stores see only sealed text; sealing and
  * opening is {@link SecretBox}'s job (see sign-in-store.ts).
  */
 import { mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { atomicWrite, errorCode, PRIVATE_DIR_MODE } from '../../store/fs-util.js';
-import { type PgPool, qualified, validateSchema } from '../../store/postgres/db.js';
 
 /** Sealed sign-in records by server name. */
 export interface McpCredentialStore {
@@ -21,10 +20,12 @@ const fileOf = (server: string) => `${Buffer.from(server, 'utf8').toString('hex'
 
 /** Records as files `<dir>/<hex of server>.sealed` (mode 0600, written atomically). */
 export function fileCredentialStore(dir: string): McpCredentialStore {
-  const ready = mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  // Made on first use: a bot that never signs in gets no empty folder.
+  let made: Promise<unknown> | undefined;
+  const ready = () => (made ??= mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE }));
   return {
     async get(server) {
-      await ready;
+      await ready();
       try {
         return (await readFile(join(dir, fileOf(server)), 'utf8')).trim();
       } catch (err) {
@@ -33,11 +34,11 @@ export function fileCredentialStore(dir: string): McpCredentialStore {
       }
     },
     async set(server, sealed) {
-      await ready;
+      await ready();
       await atomicWrite(join(dir, fileOf(server)), `${sealed}\n`);
     },
     async delete(server) {
-      await ready;
+      await ready();
       await unlink(join(dir, fileOf(server))).catch((err: unknown) => {
         if (errorCode(err) !== 'ENOENT') throw err;
       });
@@ -51,38 +52,4 @@ export async function fileCredentialServers(dir: string): Promise<string[]> {
   return names
     .filter((n) => n.endsWith('.sealed'))
     .map((n) => Buffer.from(n.slice(0, -'.sealed'.length), 'hex').toString('utf8'));
-}
-
-/**
- * Records as rows of `mcp_oauth_credentials` in `schema` (made by the
- * migration "MCP OAuth sign-ins"); `ready` is the store's migration, awaited
- * before the first query.
- */
-export function postgresCredentialStore(
-  pool: PgPool,
-  schema: string,
-  ready: () => Promise<void>,
-): McpCredentialStore {
-  const table = qualified(validateSchema(schema), 'mcp_oauth_credentials');
-  return {
-    async get(server) {
-      await ready();
-      const { rows } = await pool.query<{ sealed: string }>(`SELECT sealed FROM ${table} WHERE server = $1`, [
-        server,
-      ]);
-      return rows[0]?.sealed;
-    },
-    async set(server, sealed) {
-      await ready();
-      await pool.query(
-        `INSERT INTO ${table} (server, sealed) VALUES ($1, $2)
-         ON CONFLICT (server) DO UPDATE SET sealed = EXCLUDED.sealed, updated_at = now()`,
-        [server, sealed],
-      );
-    },
-    async delete(server) {
-      await ready();
-      await pool.query(`DELETE FROM ${table} WHERE server = $1`, [server]);
-    },
-  };
 }

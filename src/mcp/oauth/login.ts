@@ -26,12 +26,12 @@ export const PUBLIC_URL_VARIABLE = 'SWITCHBOARD_PUBLIC_URL';
 /** Options of {@link McpOAuth}. */
 export interface McpOAuthOptions {
   signIns: McpSignIns;
+  /** The HTTP servers that may be signed in to (the callback's state names one). */
+  servers: readonly OAuthServer[];
   /** The bot's public base URL (SWITCHBOARD_PUBLIC_URL), as a browser reaches its HTTP port. */
   publicUrl: string;
   clock: Clock;
   logger: Logger;
-  /** Called once a login's code is exchanged: connect the server, tell the chat. */
-  onSignedIn?: (server: string, chat: string | undefined) => void | Promise<void>;
   /** The fetch used to probe a server (tests); default the global one. */
   fetch?: typeof fetch;
 }
@@ -42,17 +42,26 @@ export interface OAuthServer {
   url: string;
 }
 
+/** Told of each finished sign-in: the server, and the chat that ran `/mcp login` (when known). */
+export type SignedInListener = (server: string, chat: string | undefined) => void | Promise<void>;
+
 /** What `/mcp login` gets back. */
 export type LoginStart = { link: string } | { signedIn: true };
 
 /** Sign-ins to HTTP MCP servers: links, callbacks, the providers the transports use. */
 export class McpOAuth {
   readonly #o: McpOAuthOptions;
+  readonly #listeners: SignedInListener[] = [];
   readonly redirectUrl: string;
 
   constructor(options: McpOAuthOptions) {
     this.#o = options;
     this.redirectUrl = new URL(OAUTH_CALLBACK_PATH, `${options.publicUrl.replace(/\/+$/, '')}/`).href;
+  }
+
+  /** Adds what happens once a login's code is exchanged (connect the server, tell the chat). */
+  whenSignedIn(listener: SignedInListener): void {
+    this.#listeners.push(listener);
   }
 
   /** The provider a server's transport uses: stored tokens, refreshed; never starts a login. */
@@ -85,10 +94,10 @@ export class McpOAuth {
    * returns the server's name. Throws a message for the browser when the
    * state is unknown or the authorization server refused.
    */
-  async finish(params: URLSearchParams, servers: readonly OAuthServer[]): Promise<string> {
+  async finish(params: URLSearchParams): Promise<string> {
     const state = params.get('state') ?? '';
     const name = Buffer.from(state.split('.')[0] ?? '', 'base64url').toString('utf8');
-    const server = servers.find((s) => s.name === name);
+    const server = this.#o.servers.find((s) => s.name === name);
     const pending = server ? (await this.#o.signIns.read(server.name)).pending : undefined;
     if (!server || !pending || !sameText(pending.state, state))
       throw new SwitchboardError(
@@ -114,7 +123,11 @@ export class McpOAuth {
       ...(pending.scope ? { scope: pending.scope } : {}),
       ...(this.#o.fetch ? { fetchFn: this.#o.fetch } : {}),
     });
-    await this.#o.onSignedIn?.(server.name, pending.chat);
+    for (const listener of this.#listeners) {
+      await Promise.resolve(listener(server.name, pending.chat)).catch((err: unknown) =>
+        this.#o.logger.warn({ server: server.name, err: describeError(err) }, 'After an MCP sign-in'),
+      );
+    }
     return server.name;
   }
 
@@ -130,7 +143,7 @@ export class McpOAuth {
    * a short page saying whether the sign-in worked. Nothing secret goes in
    * the page or the log.
    */
-  handle(req: IncomingMessage, res: ServerResponse, servers: () => readonly OAuthServer[]): boolean {
+  handle(req: IncomingMessage, res: ServerResponse): boolean {
     const url = new URL(req.url ?? '/', 'http://callback');
     if (url.pathname !== OAUTH_CALLBACK_PATH) return false;
     const send = (status: number, text: string) => {
@@ -141,7 +154,7 @@ export class McpOAuth {
       send(405, 'The sign-in callback answers GET only.');
       return true;
     }
-    this.finish(url.searchParams, servers()).then(
+    this.finish(url.searchParams).then(
       (name) => send(200, `Signed in to "${name}". You can close this page and go back to the chat.`),
       (err: unknown) => {
         this.#o.logger.warn({ err: describeError(err) }, 'MCP sign-in callback failed');
