@@ -9,10 +9,26 @@
  * permission classes), calls each tool once the way a model would (every
  * required argument filled from its schema), converts the results, and
  * closes (ending the HTTP session). Nothing here is specific to a scenario.
+ *
+ * A server that needs sign-in (the auth scenarios) is signed in to as an
+ * admin would: `/mcp login`'s answer gives the link, which is followed like a
+ * browser (the suite's authorization server approves at once and redirects
+ * to the bot's callback, served here on a loopback port by the bot's own
+ * handler), and the server connects once the code is exchanged.
  */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { systemClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { startMcpServers } from '../../src/mcp/index.js';
+import { fileCredentialStore } from '../../src/mcp/oauth/credential-store.js';
+import { McpOAuth } from '../../src/mcp/oauth/login.js';
+import { createSecretBox } from '../../src/mcp/oauth/secret-box.js';
+import { McpSignIns } from '../../src/mcp/oauth/sign-ins.js';
 
 const url = process.argv.at(-1);
 if (!url || !/^https?:\/\//.test(url)) {
@@ -21,6 +37,19 @@ if (!url || !/^https?:\/\//.test(url)) {
 }
 
 const logger = createLogger({ level: 'info', format: 'json' });
+const dir = await mkdtemp(join(tmpdir(), 'switchboard-conformance-'));
+let oauth: McpOAuth | undefined;
+const callback = createServer((req, res) => {
+  if (!oauth?.handle(req, res)) res.writeHead(404).end();
+});
+await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
+oauth = new McpOAuth({
+  signIns: new McpSignIns(fileCredentialStore(dir), createSecretBox(randomBytes(32))),
+  servers: [{ name: 'conformance', url }],
+  publicUrl: `http://127.0.0.1:${(callback.address() as AddressInfo).port}`,
+  clock: systemClock,
+  logger,
+});
 const mcp = await startMcpServers({
   servers: [{ name: 'conformance', transport: { type: 'http', url, headers: {} }, toolPermissions: {} }],
   baseEnv: {},
@@ -29,9 +58,20 @@ const mcp = await startMcpServers({
   // The suite gives a client 30 s per scenario: fail well inside that, as a bot would.
   connectTimeoutMs: 10_000,
   callTimeoutMs: 10_000,
+  oauth,
 });
 let failed = false;
 const connection = mcp.connection('conformance');
+if (connection?.problem?.startsWith('sign-in needed')) {
+  const answer = (await mcp.signIn?.('conformance', 'console:operator')) ?? '';
+  const link = answer.split('\n').at(-1) ?? '';
+  console.log(`/mcp login conformance -> ${answer.split('\n')[0]}`);
+  if (/^https?:\/\//.test(link)) {
+    // The browser: the authorization server redirects to the callback, which exchanges the code.
+    const page = await fetch(link, { signal: AbortSignal.timeout(20_000) });
+    console.log(`sign-in page: ${page.status} ${(await page.text()).trim()}`);
+  }
+}
 if (connection?.state !== 'connected') {
   console.error(`not connected: ${connection?.problem ?? 'unknown'}`);
   failed = true;
@@ -51,6 +91,8 @@ for (const tool of mcp.tools()) {
   }
 }
 await mcp.close();
+await new Promise<void>((resolve) => callback.close(() => resolve()));
+await rm(dir, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);
 
 /** Arguments a model would give: each required property's default, or a plain value of its type. */
