@@ -62,28 +62,31 @@ const mcp = await startMcpServers({
 });
 let failed = false;
 const connection = mcp.connection('conformance');
-if (connection?.problem?.startsWith('sign-in needed')) {
+/** What an admin does: `/mcp login`, then opens the link (the browser follows the redirects). */
+async function login(): Promise<void> {
   const answer = (await mcp.signIn?.('conformance', 'console:operator')) ?? '';
   const link = answer.split('\n').at(-1) ?? '';
   console.log(`/mcp login conformance -> ${answer.split('\n')[0]}`);
-  if (/^https?:\/\//.test(link)) {
-    // The browser: the authorization server redirects to the callback, which exchanges the code.
-    const page = await fetch(link, { signal: AbortSignal.timeout(20_000) });
-    console.log(`sign-in page: ${page.status} ${(await page.text()).trim()}`);
-  }
+  if (!/^https?:\/\//.test(link)) return;
+  // The authorization server redirects to the callback, which exchanges the code.
+  const page = await fetch(link, { signal: AbortSignal.timeout(20_000) });
+  console.log(`sign-in page: ${page.status} ${(await page.text()).trim()}`);
 }
+if (connection?.problem?.startsWith('sign-in needed')) await login();
 if (connection?.state !== 'connected') {
   console.error(`not connected: ${connection?.problem ?? 'unknown'}`);
   failed = true;
 }
 for (const tool of mcp.tools()) {
   const input = exampleInput(tool.inputSchema);
+  const run = () =>
+    tool.run(input, { cwd: process.cwd(), signal: AbortSignal.timeout(20_000), env: {}, clock: systemClock });
   try {
-    const result = await tool.run(input, {
-      cwd: process.cwd(),
-      signal: AbortSignal.timeout(20_000),
-      env: {},
-      clock: systemClock,
+    const result = await run().catch(async (err: unknown) => {
+      // A call refused for want of scope (step-up): the admin signs in again, the call is repeated once.
+      if (!/unauthori[sz]ed/i.test((err as Error).message)) throw err;
+      await login();
+      return run();
     });
     console.log(`${tool.name}(${JSON.stringify(input)}) -> ${JSON.stringify(result)}`);
   } catch (err) {

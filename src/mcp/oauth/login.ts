@@ -52,6 +52,8 @@ export type LoginStart = { link: string } | { signedIn: true };
 export class McpOAuth {
   readonly #o: McpOAuthOptions;
   readonly #listeners: SignedInListener[] = [];
+  /** Each server's connection provider (one per server, so its challenge is remembered). */
+  readonly #connecting = new Map<string, StoredOAuthProvider>();
   readonly redirectUrl: string;
 
   constructor(options: McpOAuthOptions) {
@@ -66,7 +68,12 @@ export class McpOAuth {
 
   /** The provider a server's transport uses: stored tokens, refreshed; never starts a login. */
   providerFor(server: OAuthServer): OAuthClientProvider {
-    return this.#provider(server, 'connect');
+    let provider = this.#connecting.get(server.name);
+    if (!provider) {
+      provider = this.#provider(server, 'connect');
+      this.#connecting.set(server.name, provider);
+    }
+    return provider;
   }
 
   /**
@@ -76,7 +83,9 @@ export class McpOAuth {
    * without one (no sign-in needed, or a stored token still works).
    */
   async begin(server: OAuthServer, chat?: string): Promise<LoginStart> {
-    const probe = await this.#probe(server, chat);
+    // What the connection was refused for, else what the server answers an `initialize` without a token.
+    const challenge = this.#connecting.get(server.name)?.challenge ?? {};
+    const probe = challenge.scope || challenge.resourceMetadataUrl ? challenge : await this.#probe(server);
     if (!probe) return { signedIn: true };
     const provider = this.#provider(server, 'login', { ...(chat === undefined ? {} : { chat }), ...probe });
     const result = await auth(provider, {

@@ -12,7 +12,11 @@
  * for one `/mcp login`: it keeps the verifier and state and captures the link.
  */
 import { randomBytes } from 'node:crypto';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  auth,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -47,6 +51,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   #state: string | undefined;
   #authorizationUrl: URL | undefined;
   #refreshing: Promise<unknown> | undefined;
+  #challenge: { resourceMetadataUrl?: string; scope?: string } = {};
 
   constructor(options: StoredOAuthProviderOptions) {
     this.#o = options;
@@ -121,9 +126,29 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     );
   }
 
+  /**
+   * What the server last asked for when it refused the connection (the
+   * resource metadata its 401 named, the scope its 401 or 403 asked): the
+   * next `/mcp login` asks for the same, even when the refusal came on a
+   * later request than `initialize` or asked for more scope (step-up).
+   */
+  get challenge(): { resourceMetadataUrl?: string; scope?: string } {
+    return this.#challenge;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    if (this.#o.mode === 'connect' && state.resourceMetadataUrl)
+      this.#challenge = { ...this.#challenge, resourceMetadataUrl: state.resourceMetadataUrl };
+  }
+
   redirectToAuthorization(authorizationUrl: URL): void {
+    if (this.#o.mode === 'login') {
+      this.#authorizationUrl = authorizationUrl;
+      return;
+    }
     // A connection only learns that sign-in is needed (the SDK then throws UnauthorizedError).
-    if (this.#o.mode === 'login') this.#authorizationUrl = authorizationUrl;
+    const scope = authorizationUrl.searchParams.get('scope');
+    this.#challenge = { ...this.#challenge, ...(scope ? { scope } : {}) };
   }
 
   async saveCodeVerifier(verifier: string): Promise<void> {
