@@ -52,6 +52,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   #authorizationUrl: URL | undefined;
   #refreshing: Promise<unknown> | undefined;
   #challenge: { resourceMetadataUrl?: string; scope?: string } = {};
+  /** The access token this provider last handed out, so it never forgets one it did not use. */
+  #seen: string | undefined;
 
   constructor(options: StoredOAuthProviderOptions) {
     this.#o = options;
@@ -97,6 +99,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       record.expiresAt !== undefined &&
       record.expiresAt - this.#o.clock.now() < REFRESH_AHEAD_MS;
     // While refreshing, the SDK asks again for the refresh token: answer from the record.
+    this.#seen = record.tokens?.access_token;
     if (!due || this.#refreshing) return record.tokens;
     this.#refreshing = auth(this, { serverUrl: this.#o.serverUrl });
     try {
@@ -109,7 +112,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     } finally {
       this.#refreshing = undefined;
     }
-    return (await this.#o.signIns.read(this.#o.server)).tokens;
+    const tokens = (await this.#o.signIns.read(this.#o.server)).tokens;
+    this.#seen = tokens?.access_token;
+    return tokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
@@ -167,7 +172,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     await this.#o.signIns.update(this.#o.server, (r) => {
       if (scope === 'all') return { pending: r.pending };
       if (scope === 'client') return { ...r, client: undefined };
-      if (scope === 'tokens') return { ...r, tokens: undefined, expiresAt: undefined };
+      // Only the tokens this provider was refused: another replica may have saved newer ones
+      // (its refresh used up the refresh token this one just tried).
+      if (scope === 'tokens')
+        return r.tokens?.access_token === this.#seen ? { ...r, tokens: undefined, expiresAt: undefined } : r;
       if (scope === 'verifier') return { ...r, pending: undefined };
       return r;
     });
