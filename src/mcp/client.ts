@@ -228,6 +228,13 @@ export class McpServerConnection {
         );
       }
       log(signal.aborted ? 'cancelled' : `failed: ${describeError(err).slice(0, 200)}`);
+      // Refused for want of a (new) sign-in: the token was revoked, or the call needs more scope.
+      if (err instanceof UnauthorizedError && client === this.#client) {
+        this.#dropped(signInNeeded(this.name));
+        throw new Error(
+          `The MCP server "${this.name}" needs a new sign-in (an admin runs /mcp login ${this.name}), so its tools cannot run now. Tell the user.`,
+        );
+      }
       // An error the server answered with is the tool's; anything else means the link is broken.
       if (!signal.aborted && !(err instanceof McpError) && client === this.#client)
         this.#dropped(`the call failed: ${describeError(err)}`);

@@ -84,7 +84,7 @@ for (const tool of mcp.tools()) {
   try {
     const result = await run().catch(async (err: unknown) => {
       // A call refused for want of scope (step-up): the admin signs in again, the call is repeated once.
-      if (!/unauthori[sz]ed/i.test((err as Error).message)) throw err;
+      if (!/needs a new sign-in/.test((err as Error).message)) throw err;
       await login();
       return run();
     });

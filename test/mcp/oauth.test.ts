@@ -133,6 +133,9 @@ describe('MCP sign-in (OAuth)', () => {
       'Signed out of "remote"',
     );
     expect(await sealedFiles()).toEqual([]);
+    // Its next call is refused, and the server shows as needing sign-in again.
+    await expect(whoami()).rejects.toThrow(/needs a new sign-in \(an admin runs \/mcp login remote\)/);
+    expect(world.mcp.connection('remote')?.problem).toBe('sign-in needed: an admin runs /mcp login remote');
     expect(await h.ask('mcp', 'logout remote', { chat: DM, user: ADMIN })).toContain('was not signed in');
   });
 

@@ -140,9 +140,9 @@ export class McpOAuth {
     return server.name;
   }
 
-  /** Forgets the server's tokens, registered client and pending login. */
+  /** Forgets the server's tokens, registered client and pending login; true when it had tokens. */
   async logout(server: string): Promise<boolean> {
-    const had = Object.keys(await this.#o.signIns.read(server)).length > 0;
+    const had = (await this.#o.signIns.read(server)).tokens !== undefined;
     await this.#o.signIns.clear(server);
     return had;
   }
