@@ -86,6 +86,9 @@ describe('MCP sign-in (OAuth)', () => {
       'sign-in needed: an admin runs /mcp login remote',
     );
 
+    expect(await h.ask('status', '', { chat: DM, user: ADMIN })).toContain(
+      'sign-in needed: an admin runs /mcp login remote',
+    );
     const answer = await h.ask('mcp', 'login remote', { chat: DM, user: ADMIN });
     expect(answer).toContain('Open this link to sign the bot in to "remote"');
     const link = answer.split('\n').at(-1) as string;
