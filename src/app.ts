@@ -238,13 +238,14 @@ async function createMcpOAuth(
   const { oauthServers } = await import('./mcp/oauth/commands.js');
   const { McpSignIns } = await import('./mcp/oauth/sign-ins.js');
   const { createSecretBox, parseSecretKey } = await import('./mcp/oauth/secret-box.js');
-  const signIns = new McpSignIns(store, createSecretBox(parseSecretKey(config.secretKey)));
+  const oauthLogger = logger.child({ component: 'mcp-oauth' });
+  const signIns = new McpSignIns(store, createSecretBox(parseSecretKey(config.secretKey)), oauthLogger);
   return new McpOAuth({
     signIns,
     servers: oauthServers(config.mcp.servers),
     publicUrl: config.publicUrl,
     clock,
-    logger: logger.child({ component: 'mcp-oauth' }),
+    logger: oauthLogger,
   });
 }
 

@@ -6,9 +6,25 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/index.js';
+import { fileCredentialStore } from '../../src/mcp/oauth/credential-store.js';
 import { createSecretBox, parseSecretKey } from '../../src/mcp/oauth/secret-box.js';
+import { McpSignIns } from '../../src/mcp/oauth/sign-ins.js';
+import { useCleanups } from '../helpers/cleanups.js';
+
+const cleanups = useCleanups();
 
 describe('sealed MCP sign-ins', () => {
+  it('treats a record sealed under another key as no sign-in, which a new login replaces', async () => {
+    const dir = await cleanups.tempRoot('oauth-seal');
+    const store = fileCredentialStore(dir);
+    const tokens = { access_token: 'tok-old', token_type: 'bearer' };
+    await new McpSignIns(store, createSecretBox(randomBytes(32))).update('remote', (r) => ({ ...r, tokens }));
+    const rotated = new McpSignIns(store, createSecretBox(randomBytes(32)));
+    expect(await rotated.read('remote')).toEqual({});
+    await rotated.update('remote', (r) => ({ ...r, tokens: { ...tokens, access_token: 'tok-new' } }));
+    expect((await rotated.read('remote')).tokens?.access_token).toBe('tok-new');
+  });
+
   it('opens with its key only, and refuses an altered record', () => {
     const key = randomBytes(32);
     const box = createSecretBox(key);

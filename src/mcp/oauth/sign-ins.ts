@@ -6,6 +6,8 @@
  * another one saved.
  */
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { describeError } from '../../errors.js';
+import { type Logger, silentLogger } from '../../logger.js';
 import type { McpCredentialStore } from './credential-store.js';
 import type { SecretBox } from './secret-box.js';
 
@@ -38,15 +40,31 @@ export class McpSignIns {
   /** One change at a time per server in this process, so two saves do not drop each other's fields. */
   readonly #chains = new Map<string, Promise<unknown>>();
 
-  constructor(store: McpCredentialStore, box: SecretBox) {
+  readonly #logger: Logger;
+
+  constructor(store: McpCredentialStore, box: SecretBox, logger: Logger = silentLogger) {
     this.#store = store;
     this.#box = box;
+    this.#logger = logger;
   }
 
-  /** The server's record; empty when there is none. */
+  /**
+   * The server's record; empty when there is none, and when it cannot be
+   * opened (sealed under another key): then the server needs a new
+   * `/mcp login`, whose record replaces the unreadable one.
+   */
   async read(server: string): Promise<SignInRecord> {
     const sealed = await this.#store.get(server);
-    return sealed === undefined ? {} : (JSON.parse(this.#box.open(sealed)) as SignInRecord);
+    if (sealed === undefined) return {};
+    try {
+      return JSON.parse(this.#box.open(sealed)) as SignInRecord;
+    } catch (err) {
+      this.#logger.warn(
+        { server, err: describeError(err) },
+        `The stored sign-in to MCP server "${server}" is unreadable`,
+      );
+      return {};
+    }
   }
 
   /** Applies `change` to the server's record and saves it (deleted when nothing is left). */
