@@ -48,7 +48,10 @@ async function signInWorld() {
   cleanups.push(() => new Promise<void>((resolve) => callback.close(() => resolve())));
   oauth = new McpOAuth({
     signIns: new McpSignIns(fileCredentialStore(dir), createSecretBox(randomBytes(32))),
-    servers: [{ name: 'remote', url: server.url }],
+    servers: [
+      { name: 'remote', url: server.url },
+      { name: 'open', url: server.openUrl },
+    ],
     publicUrl: `http://127.0.0.1:${(callback.address() as AddressInfo).port}`,
     clock,
     logger: createLogger({
@@ -57,7 +60,7 @@ async function signInWorld() {
     }),
   });
   const world = await startMcpWorld(
-    { remote: { type: 'http', url: server.url } },
+    { remote: { type: 'http', url: server.url }, open: { type: 'http', url: server.openUrl } },
     {
       mcp: { oauth },
       harness: {
@@ -150,6 +153,9 @@ describe('MCP sign-in (OAuth)', () => {
     );
     expect(await h.ask('mcp', 'login remote', { chat: 'telegram:7', user: { id: '7', name: 'Bo' } })).toBe(
       'Only an admin can use /mcp login.',
+    );
+    expect(await h.ask('mcp', 'login open', { chat: DM, user: ADMIN })).toBe(
+      '"open" lets the bot in without a new sign-in.',
     );
     expect(await h.ask('mcp', 'login nowhere', { chat: DM, user: ADMIN })).toMatch(
       /There is no MCP server "nowhere"/,

@@ -179,10 +179,7 @@ export class McpOAuth {
   }
 
   /** What the server's answer without a token asks for; undefined when it lets the bot in. */
-  async #probe(
-    server: OAuthServer,
-    _chat?: string,
-  ): Promise<{ resourceMetadataUrl?: string; scope?: string } | undefined> {
+  async #probe(server: OAuthServer): Promise<{ resourceMetadataUrl?: string; scope?: string } | undefined> {
     const fetchFn = this.#o.fetch ?? fetch;
     const tokens = await this.providerFor(server).tokens();
     const res = await fetchFn(server.url, {
@@ -205,6 +202,19 @@ export class McpOAuth {
       signal: AbortSignal.timeout(30_000),
     });
     await res.body?.cancel();
+    // A server that let the probe in may have opened a session for it: end it, as a client leaving does.
+    const session = res.headers.get('mcp-session-id');
+    if (res.ok && session)
+      await fetchFn(server.url, {
+        method: 'DELETE',
+        headers: {
+          'mcp-session-id': session,
+          ...(tokens ? { authorization: `Bearer ${tokens.access_token}` } : {}),
+        },
+        signal: AbortSignal.timeout(5_000),
+      })
+        .then((r) => r.body?.cancel())
+        .catch(() => undefined);
     if (res.status !== 401 && res.status !== 403) return undefined;
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(res);
     return {
