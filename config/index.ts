@@ -105,8 +105,12 @@ export interface Config {
   logFormat: 'auto' | 'pretty' | 'json';
   /** Absolute path of a log file; in the terminal chat, logs go there instead of stderr. */
   logFile?: string;
-  /** Port of a server of its own for /healthz, /readyz and /metrics. */
+  /** Port of a server of its own for /healthz, /readyz and /metrics (and the MCP sign-in callback). */
   httpPort?: number;
+  /** The bot's public base URL; MCP sign-in redirects come back to it. */
+  publicUrl?: string;
+  /** Key (base64 or hex, 32 bytes) that encrypts MCP sign-in tokens at rest. */
+  secretKey?: string;
   telegram?: TelegramConfig;
   slack?: SlackConfig;
   discord?: DiscordConfig;
@@ -266,6 +270,7 @@ function toConfig(
     e.SLACK_SIGNING_SECRET,
     e.DISCORD_BOT_TOKEN,
     e.SWITCHBOARD_DATABASE_URL,
+    e.SWITCHBOARD_SECRET_KEY,
     databasePassword(e.SWITCHBOARD_DATABASE_URL),
     e.SWITCHBOARD_TRANSCRIBE_KEY,
   ].filter((s): s is string => !!s);
@@ -326,6 +331,8 @@ function toConfig(
     logFormat: e.SWITCHBOARD_LOG_FORMAT,
     ...(e.SWITCHBOARD_LOG_FILE ? { logFile: abs(e.SWITCHBOARD_LOG_FILE) } : {}),
     ...(e.SWITCHBOARD_HTTP_PORT !== undefined ? { httpPort: e.SWITCHBOARD_HTTP_PORT } : {}),
+    ...(e.SWITCHBOARD_PUBLIC_URL ? { publicUrl: e.SWITCHBOARD_PUBLIC_URL } : {}),
+    ...(e.SWITCHBOARD_SECRET_KEY ? { secretKey: e.SWITCHBOARD_SECRET_KEY.trim() } : {}),
     ...(telegram ? { telegram } : {}),
     ...(slack ? { slack } : {}),
     ...(discord ? { discord } : {}),

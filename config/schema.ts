@@ -296,6 +296,14 @@ export const envSchema = z.object({
   SWITCHBOARD_MCP_CONFIG: optionalString,
   /** Most seconds an MCP call may go without a word from its server (result or progress). */
   SWITCHBOARD_MCP_TIMEOUT: seconds(30, 3_600),
+  /** The bot's public base URL (as a browser reaches SWITCHBOARD_HTTP_PORT): MCP sign-in redirects come back there. */
+  SWITCHBOARD_PUBLIC_URL: url('the address at which a browser reaches SWITCHBOARD_HTTP_PORT'),
+  /** 32 random bytes (base64 or hex) that encrypt MCP sign-in tokens at rest; without it there is no MCP sign-in. */
+  SWITCHBOARD_SECRET_KEY: optionalString.refine(
+    (v) =>
+      v === undefined || /^[0-9a-fA-F]{64}$/.test(v.trim()) || Buffer.from(v.trim(), 'base64').length === 32,
+    { message: 'expected 32 random bytes in base64 or hex (make one with `openssl rand -base64 32`)' },
+  ),
   SWITCHBOARD_HTTP_PORT: optionalString
     .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) <= 65535), {
       message: 'expected a port number (0-65535) for /healthz, /readyz and /metrics',

@@ -10,6 +10,7 @@ import type { ClusterOptions } from './bot/index.js';
 import type { ScheduleOptions } from './bot/options.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import { fileCredentialStore, type McpCredentialStore } from './mcp/oauth/credential-store.js';
 import { createFileScheduleStore } from './schedule/file-store.js';
 import {
   type ControlsStore,
@@ -25,6 +26,8 @@ export interface SharedState {
   stateStore: BotStateStore;
   /** Spend, budget extensions and chat caps (and stored rules). */
   controlsStore: ControlsStore;
+  /** Where MCP sign-ins (sealed) are kept: beside the bot state, so every replica shares them. */
+  mcpCredentials: McpCredentialStore;
   /** Only with PostgreSQL: one process on files shares nothing. */
   cluster?: Pick<ClusterOptions, 'lease' | 'bus'>;
   /** Where schedules live and, with replicas, what fires each run once among them. */
@@ -42,6 +45,7 @@ export async function openSharedState(config: Config, logger: Logger, clock: Clo
       stateStore: createBotStateStore(config.dataDir, { logger }),
       schedules: { store: createFileScheduleStore(config.dataDir, { logger, clock }) },
       controlsStore: createControlsStore(config.dataDir, { logger, clock }),
+      mcpCredentials: fileCredentialStore(join(config.dataDir, 'mcp-oauth')),
       check: () => directoryWritable(config.dataDir),
       async close() {},
     };
@@ -49,6 +53,7 @@ export async function openSharedState(config: Config, logger: Logger, clock: Clo
   // Loaded only when configured, so the file-store path never imports the driver.
   const { createPostgresStores } = await import('./store/postgres/index.js');
   const { createPostgresChatLease, createPostgresControlBus } = await import('./cluster/index.js');
+  const { postgresCredentialStore } = await import('./mcp/oauth/credential-store-postgres.js');
   const pgLogger = logger.child({ component: 'postgres' });
   const stores = createPostgresStores({
     connectionString: config.database.url,
@@ -71,6 +76,7 @@ export async function openSharedState(config: Config, logger: Logger, clock: Clo
     sessionStore: stores.sessionStore,
     stateStore: stores.stateStore,
     controlsStore: stores.controlsStore,
+    mcpCredentials: postgresCredentialStore(stores.pool, stores.schema, stores.migrate),
     cluster: { lease, bus },
     schedules: {
       store: createPostgresScheduleStore({ ...cluster, ready: () => stores.migrate() }),

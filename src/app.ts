@@ -16,6 +16,8 @@ import { type Bot, type BotLimits, createBot, type VoiceOptions } from './bot/in
 import { type Clock, systemClock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
 import type { McpServers } from './mcp/index.js';
+import type { McpCredentialStore } from './mcp/oauth/credential-store.js';
+import type { McpOAuth } from './mcp/oauth/login.js';
 import { createOpsRoutes, type OpsRoutes, startOpsServer } from './ops/http.js';
 import { instrumentAdapter } from './ops/instrument-adapter.js';
 import { createMetrics, type SwitchboardMetrics } from './ops/metrics.js';
@@ -95,28 +97,27 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   const warning = sandboxWarning(await requireSandbox(sandbox, config.workspace));
   if (warning) logger.warn({ sandbox: config.sandbox.mode }, warning);
 
+  const shared = await openSharedState(config, logger, clock);
   // A server that fails to start is left out with a warning (and retried); it never stops the bot.
   // Loaded only when configured, like an adapter's SDK.
+  const oauth = await createMcpOAuth(config, shared.mcpCredentials, clock, logger);
   const mcp = config.mcp
     ? await (await import('./mcp/index.js')).startMcpServers({
         servers: config.mcp.servers,
         secrets: config.mcp.secrets,
         workspace: config.workspace,
         ...(config.mcp.callTimeoutMs === undefined ? {} : { callTimeoutMs: config.mcp.callTimeoutMs }),
+        ...(oauth ? { oauth } : {}),
         baseEnv: scrubbedEnv(process.env, config.secrets),
         clock,
         logger,
       })
     : undefined;
-  const shared = await openSharedState(config, logger, clock).catch(async (err: unknown) => {
-    await mcp?.close();
-    throw err;
-  });
   const metrics = createMetrics();
   let adapters: ChatAdapter[] = [];
   let bot: Bot | undefined;
   let ready = false;
-  const ops = createOpsRoutes({
+  const opsRoutes = createOpsRoutes({
     metrics,
     logger,
     readiness: () => [
@@ -126,6 +127,12 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       { name: 'saves', check: () => unsavedChats(bot) },
     ],
   });
+  // The MCP sign-in callback rides on the same port as the ops endpoints.
+  const ops: OpsRoutes = oauth
+    ? {
+        handle: (req, res) => opsRoutes.handle(req, res) || oauth.handle(req, res),
+      }
+    : opsRoutes;
   try {
     adapters = await createAdapters(config, logger, clock, deps, ops, consoleLogFile);
   } catch (err) {
@@ -169,6 +176,9 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     schedules: { ...config.schedules, ...shared.schedules },
     clock,
     logger,
+  });
+  oauth?.whenSignedIn(async (server, chat) => {
+    if (chat) await bot?.outbox.send(chat, `Signed in to the MCP server "${server}"; connecting it now.`);
   });
   metrics.observe({
     queueDepth: () => bot.stats().queued,
@@ -219,6 +229,37 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
     ...(opsServer ? { opsPort: opsServer.port } : {}),
     stop,
   };
+}
+
+/**
+ * Sign-ins to HTTP MCP servers, when the settings they need are there
+ * (SWITCHBOARD_SECRET_KEY to seal the tokens, SWITCHBOARD_PUBLIC_URL for the
+ * redirect); otherwise `/mcp login` says what to set.
+ */
+async function createMcpOAuth(
+  config: Config,
+  store: McpCredentialStore,
+  clock: Clock,
+  logger: Logger,
+): Promise<McpOAuth | undefined> {
+  if (!config.mcp || !config.secretKey || !config.publicUrl) return undefined;
+  if (config.httpPort === undefined)
+    logger.warn(
+      'MCP sign-in needs SWITCHBOARD_HTTP_PORT (or a platform webhook port) for its callback; without one the sign-in link leads nowhere.',
+    );
+  const { McpOAuth } = await import('./mcp/oauth/login.js');
+  const { oauthServers } = await import('./mcp/oauth/commands.js');
+  const { McpSignIns } = await import('./mcp/oauth/sign-ins.js');
+  const { createSecretBox, parseSecretKey } = await import('./mcp/oauth/secret-box.js');
+  const oauthLogger = logger.child({ component: 'mcp-oauth' });
+  const signIns = new McpSignIns(store, createSecretBox(parseSecretKey(config.secretKey)), oauthLogger);
+  return new McpOAuth({
+    signIns,
+    servers: oauthServers(config.mcp.servers),
+    publicUrl: config.publicUrl,
+    clock,
+    logger: oauthLogger,
+  });
 }
 
 /** Undefined when every chat's last save succeeded, else how many are not being saved. */

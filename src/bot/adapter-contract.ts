@@ -401,11 +401,11 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
   { name: 'tools', usage: '/tools', help: "the agent's tools, by MCP server" },
   {
     name: 'mcp',
-    usage: '/mcp prompts | /mcp run <server> <prompt> [args]',
-    help: "the MCP servers' prompts; run one as your message",
+    usage: '/mcp prompts | /mcp run <server> <prompt> [args] | /mcp login|logout <server>',
+    help: "the MCP servers' prompts; run one as your message; sign in to a server (admins)",
     argument: {
       name: 'what',
-      description: 'prompts, or run <server> <prompt> [name=value…]',
+      description: 'prompts, run <server> <prompt> [name=value…], login <server> or logout <server>',
       required: true,
     },
   },

@@ -1,16 +1,19 @@
 /**
  * `/mcp prompts` lists the prompts the MCP servers offer; `/mcp run
  * <server> <prompt> [name=value…]` fills one and sends its text to the agent
- * as the person's own message, queued like one. What the prompts are comes
- * from the session factory; the bot knows nothing of MCP itself.
+ * as the person's own message, queued like one; `/mcp login` and `/mcp
+ * logout` sign the bot in to and out of an HTTP server. What the prompts and
+ * servers are comes from the session factory; the bot knows nothing of MCP itself.
  */
 import { describeError } from '../errors.js';
 import type { ToolPrompt } from '../vocabulary.js';
 import { shortId } from './buttons.js';
 import type { CommandContext } from './command-context.js';
 import { markdownInlineCode } from './format/syntax.js';
+import { runSignIn } from './mcp-sign-in.js';
 
-const USAGE = 'Usage: /mcp prompts, or /mcp run <server> <prompt> [name=value…]';
+const USAGE =
+  'Usage: /mcp prompts, /mcp run <server> <prompt> [name=value…], /mcp login <server> or /mcp logout <server>';
 
 /** Runs `/mcp <args>`. */
 export async function runMcp(ctx: CommandContext, args: string): Promise<void> {
@@ -18,6 +21,8 @@ export async function runMcp(ctx: CommandContext, args: string): Promise<void> {
   if (what === 'prompts' && rest.length === 0) return listPrompts(ctx);
   if (what === 'run' && rest.length >= 2)
     return runPrompt(ctx, rest[0] as string, rest[1] as string, rest.slice(2));
+  if ((what === 'login' || what === 'logout') && rest.length === 1)
+    return runSignIn(ctx, what, rest[0] as string);
   await ctx.answer(USAGE);
 }
 

@@ -115,6 +115,16 @@ export class SessionRegistry {
     return sessions.promptText(server, prompt, words);
   }
 
+  /** The answer to `/mcp login <server>` run in `chat`. */
+  async signIn(server: string, chat: string): Promise<string> {
+    return (await this.#o.sessions.signIn?.(server, chat)) ?? 'These sessions have no MCP servers.';
+  }
+
+  /** The answer to `/mcp logout <server>`. */
+  async signOut(server: string): Promise<string> {
+    return (await this.#o.sessions.signOut?.(server)) ?? 'These sessions have no MCP servers.';
+  }
+
   /** A fresh session for the chat (`/new`). */
   async create(chat: string, owner: string): Promise<InteractiveSession> {
     const entry = await this.#adopt(await this.#openSession({ key: chat, owner }));

@@ -7,6 +7,8 @@
  * hears nothing for the call timeout (progress notifications count) fails,
  * and the server is marked down and restarted: no call waits forever.
  */
+
+import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -64,6 +66,13 @@ export interface McpConnectionOptions {
   callTimeoutMs?: number;
   /** The bot's workspace, offered to servers as their one root (`roots/list`). */
   workspace?: string;
+  /** An HTTP server's sign-in (see src/mcp/oauth); without it a 401 is only an error. */
+  authProvider?: OAuthClientProvider;
+}
+
+/** The problem a server that answered 401 shows in /status and /tools: what to run. */
+export function signInNeeded(server: string): string {
+  return `sign-in needed: an admin runs /mcp login ${server}`;
 }
 
 /** How long an HTTP server gets to answer the `DELETE` that ends its session at shutdown. */
@@ -113,6 +122,16 @@ export class McpServerConnection {
 
   /** Makes the first attempt; never rejects (a failure schedules the next attempt). */
   start(): Promise<void> {
+    return this.#connect();
+  }
+
+  /** Tries at once a server that is down (after a sign-in), instead of at its next retry. */
+  reconnect(): Promise<void> {
+    if (this.#state !== 'down') return Promise.resolve();
+    if (this.#retry !== undefined) this.#options.clock.clearTimeout(this.#retry);
+    this.#retry = undefined;
+    this.#retryAt = undefined;
+    this.#attempt = 0;
     return this.#connect();
   }
 
@@ -228,6 +247,13 @@ export class McpServerConnection {
         );
       }
       log(signal.aborted ? 'cancelled' : `failed: ${describeError(err).slice(0, 200)}`);
+      // Refused for want of a (new) sign-in: the token was revoked, or the call needs more scope.
+      if (err instanceof UnauthorizedError && client === this.#client) {
+        this.#dropped(signInNeeded(this.name));
+        throw new Error(
+          `The MCP server "${this.name}" needs a new sign-in (an admin runs /mcp login ${this.name}), so its tools cannot run now. Tell the user.`,
+        );
+      }
       // An error the server answered with is the tool's; anything else means the link is broken.
       if (!signal.aborted && !(err instanceof McpError) && client === this.#client)
         this.#dropped(`the call failed: ${describeError(err)}`);
@@ -314,6 +340,7 @@ export class McpServerConnection {
       baseEnv: this.#options.baseEnv,
       clock: this.#options.clock,
       logger,
+      ...(this.#options.authProvider ? { authProvider: this.#options.authProvider } : {}),
     });
     this.#client = client;
     this.#transport = transport;
@@ -331,7 +358,8 @@ export class McpServerConnection {
       this.#options.onChange?.();
     } catch (err) {
       if (this.#closed() || client !== this.#client) return;
-      this.#dropped(this.#exitReason(`it could not be started: ${describeError(err)}`));
+      if (err instanceof UnauthorizedError) this.#dropped(signInNeeded(this.name));
+      else this.#dropped(this.#exitReason(`it could not be started: ${describeError(err)}`));
     }
   }
 

@@ -3,6 +3,7 @@
  * config (Streamable HTTP, or stdio in a process group of its own), and the
  * full list of its tools, every page of it.
  */
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -19,13 +20,18 @@ export interface TransportContext {
   clock: Clock;
   /** Where a stdio server's stderr goes, line by line (at debug). */
   logger: Logger;
+  /** An HTTP server's sign-in (OAuth): sends its stored token, refreshes it, learns a 401. */
+  authProvider?: OAuthClientProvider;
 }
 
 /** A new transport for `config`'s server (one per connection attempt). */
 export function makeTransport(config: McpServerConfig, context: TransportContext): Transport {
   const t = config.transport;
   if (t.type === 'http')
-    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers: t.headers } });
+    return new StreamableHTTPClientTransport(new URL(t.url), {
+      requestInit: { headers: t.headers },
+      ...(context.authProvider ? { authProvider: context.authProvider } : {}),
+    });
   return new GroupStdioTransport({
     command: t.command,
     args: t.args,

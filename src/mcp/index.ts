@@ -16,6 +16,8 @@ import type { Tool, ToolSource } from '../tools/types.js';
 import type { ToolServerStatus } from '../vocabulary.js';
 import { MCP_CONNECT_TIMEOUT_MS, McpServerConnection } from './client.js';
 import type { McpServerConfig } from './config.js';
+import { signInCommands } from './oauth/commands.js';
+import type { McpOAuth } from './oauth/login.js';
 import { promptArguments, promptText, toToolPrompt } from './prompts.js';
 import { READ_RESOURCE, resourceTool } from './resource-tool.js';
 import { type McpToolOutcome, mcpTool } from './tools.js';
@@ -42,6 +44,8 @@ export interface McpServersOptions {
   callTimeoutMs?: number;
   /** The bot's workspace, offered to servers as their root (`roots/list`). */
   workspace?: string;
+  /** Sign-ins to HTTP servers (OAuth); without it `/mcp login` says which settings it needs. */
+  oauth?: McpOAuth;
 }
 
 /** The running servers: a {@link ToolSource} for sessions, closed with the bot. */
@@ -81,6 +85,9 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
       ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
       ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
+      ...(options.oauth && config.transport.type === 'http'
+        ? { authProvider: options.oauth.providerFor({ name: config.name, url: config.transport.url }) }
+        : {}),
     }),
   }));
   const connections = servers.map((s) => s.connection);
@@ -124,8 +131,11 @@ export async function startMcpServers(options: McpServersOptions): Promise<McpSe
     );
   };
 
+  const signIns = signInCommands(options.oauth, options.servers, (name) => byName.get(name));
   await Promise.all(connections.map((c) => c.start()));
   return {
+    signIn: signIns.signIn,
+    signOut: signIns.signOut,
     tools() {
       current ??= servers.flatMap(toolsOf).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       return current;

@@ -68,7 +68,14 @@ export interface SessionFactory {
    * @throws SwitchboardError saying what is wrong (no such server or prompt, a missing argument).
    */
   promptText?(server: string, prompt: string, words: readonly string[]): Promise<string>;
+  /** The answer to `/mcp login <server>` (see ToolSource.signIn). */
+  signIn?(server: string, chat: string): Promise<string>;
+  /** The answer to `/mcp logout <server>` (see ToolSource.signOut). */
+  signOut?(server: string): Promise<string>;
 }
+
+/** What `/mcp login` and `/mcp logout` answer when there is no MCP server at all. */
+const NO_MCP_SERVERS = 'There are no MCP servers: SWITCHBOARD_MCP_CONFIG names a file to add some.';
 
 /**
  * @example
@@ -98,6 +105,8 @@ export function createSessionFactory(options: SessionFactoryOptions): SessionFac
         );
       return source.promptText(server, prompt, words);
     },
+    signIn: async (server, chat) => (await options.toolSource?.signIn?.(server, chat)) ?? NO_MCP_SERVERS,
+    signOut: async (server) => (await options.toolSource?.signOut?.(server)) ?? NO_MCP_SERVERS,
     async open(request) {
       const cwd = workspacePerChat ? join(workspace, workspaceFolderName(request.key)) : workspace;
       // The tools need their working directory to exist before the first call.

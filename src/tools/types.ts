@@ -122,4 +122,8 @@ export interface ToolSource {
    * @throws SwitchboardError with a message for the person when the prompt or an argument is wrong.
    */
   promptText?(server: string, prompt: string, words: readonly string[]): Promise<string>;
+  /** The answer to `/mcp login <server>` run by an admin in `chat`: a sign-in link, or why not. */
+  signIn?(server: string, chat: string): Promise<string>;
+  /** The answer to `/mcp logout <server>`: the server's tokens deleted. */
+  signOut?(server: string): Promise<string>;
 }

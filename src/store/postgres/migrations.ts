@@ -116,6 +116,17 @@ export const MIGRATIONS: readonly Migration[] = [
         seq bigserial
       );`,
   },
+  {
+    version: 5,
+    name: 'MCP OAuth sign-ins',
+    // One sealed (AES-256-GCM) record per MCP server: tokens, registered client, pending login.
+    sql: (t) => `
+      CREATE TABLE ${t('mcp_oauth_credentials')} (
+        server text PRIMARY KEY,
+        sealed text NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
 ];
 
 /** Advisory lock class for migrations (two-key form; the second key is the schema's hash). */
