@@ -8,9 +8,9 @@ import type { RateBudget } from '../adapter-contract.js';
 /**
  * Calls inside one budget's window. A platform counts a call when it
  * arrives, somewhere between its start and its answer; so a call in flight
- * counts, and a finished call counts from its arrival as best known (its
- * answer less the usual round trip). Counting from starts alone lets calls
- * bunched by latency arrive more densely than they left.
+ * counts, and a finished call counts from its answer, the latest it can have
+ * arrived. Counting from starts (or from an estimate of the arrival) lets
+ * calls bunched by latency arrive more densely than they left.
  */
 export class BudgetWindow {
   #times: number[] = [];
@@ -49,7 +49,7 @@ export class BudgetWindow {
     this.#inFlight++;
   }
 
-  /** A call ended; `arrivedBy` is the latest time it can have reached the platform. */
+  /** A call ended; `arrivedBy` is the latest time it can have reached the platform (its answer). */
   end(arrivedBy: number): void {
     this.#inFlight = Math.max(0, this.#inFlight - 1);
     // Kept sorted: arrival estimates of overlapping calls need not end in order.

@@ -326,9 +326,14 @@ export class Scheduler {
       )
       .finally(() => {
         if (budgeted) {
-          const arrivedBy = this.#pace.arrivedBy(platform, startedAt);
-          lane.window.end(arrivedBy);
-          lane.adapter.window.end(arrivedBy);
+          // A budget counts the call until a window after its answer, never from an estimate of
+          // its arrival: a call held up on its way (a stalled process, a buffered socket) reaches
+          // the platform later than the estimate says, beside calls sent after it, and the
+          // platform's window would then hold more than the budget. The answer is the latest the
+          // call can have arrived, so the platform's count never exceeds ours.
+          const answeredAt = this.clock.now();
+          lane.window.end(answeredAt);
+          lane.adapter.window.end(answeredAt);
         }
         this.#pace.noteRoundTrip(platform, startedAt);
         lane.inFlight.delete(slot);
