@@ -118,6 +118,7 @@ export const sessionMetaSchema = z.looseObject({
   forkedFrom: z.string().optional(),
   usage: usageLedgerSchema.optional(),
   frame: z.looseObject({ system: z.string(), tools: z.string(), mode: z.string() }).optional(),
+  pausedTurn: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** Bookkeeping the file stores keep inside the record file, never shown to callers. */
