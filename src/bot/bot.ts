@@ -216,6 +216,8 @@ export function createBot(options: BotOptions): Bot {
       state = 'stopping';
       replicas?.close();
       await scheduler?.stop();
+      // A prompt whose turn is stored as waiting outlives the process; the rest are denied below.
+      approvals.leaveOpen();
       router.stopAll(say.shuttingDown);
       await router.idle();
       approvals.closeAll(say.shuttingDown);
