@@ -39,7 +39,7 @@ export interface ApprovalInput {
    * the session stores the waiting turn there, so a press reaches it in any
    * process. A failure is logged and the prompt shown anyway.
    */
-  hold?: (id: string) => Promise<void>;
+  hold?: (id: string, deadline: number) => Promise<void>;
   /** Told the ids of the messages the prompt went out as. */
   shown?: (messageIds: string[]) => void;
   /** Lets go of the wait without answering it (shutdown); false when it cannot outlive the process. */
@@ -216,7 +216,7 @@ export class ApprovalRegistry {
   async #post(input: ApprovalInput, view: ApprovalView, id: string): Promise<string[]> {
     const { outbox, logger } = this.#options;
     const { chat } = input;
-    await input.hold?.(id).catch((err: unknown) => {
+    await input.hold?.(id, this.#options.clock.now() + this.#options.timeoutMs).catch((err: unknown) => {
       logger.error(
         { chat, err: describeError(err) },
         'the waiting turn could not be stored; it ends with this process',

@@ -318,7 +318,8 @@ async function ask(
     request,
     requester: turn.requester,
     // Stored before the prompt shows: a press after a restart, or on another replica, resumes the turn.
-    hold: (id) => session.notePausedTurn({ approval: id, chat: ctx.chat, requester: turn.requester }),
+    hold: (id, deadline) =>
+      session.notePausedTurn({ approval: id, deadline, chat: ctx.chat, requester: turn.requester }),
     shown: (messageIds) => void session.notePausedTurn({ messageIds }),
     suspend: () => session.suspend(),
     resolve: (answer) => {

@@ -35,6 +35,8 @@ interface HostNotes {
   answered?: string;
   requester: Requester;
   messageIds?: string[];
+  /** When the prompt's wait ends (`SWITCHBOARD_APPROVAL_TIMEOUT` after it was posted). */
+  deadline?: number;
 }
 
 function notes(paused: PausedTurn): HostNotes | undefined {
@@ -63,7 +65,7 @@ export async function answerStoredApproval(
   const { access, outbox, clock, logger } = deps;
   const action = payload.action;
   if (action !== 'allow' && action !== 'allow-session' && action !== 'deny') return undefined;
-  const timedOut = clock.now() >= paused.deadline;
+  const timedOut = clock.now() >= (typeof host.deadline === 'number' ? host.deadline : paused.deadline);
   const { toolClass } = paused.request;
   if (!timedOut && !access.mayApprove(presser, host.requester.key, toolClass)) {
     const refusal = access.needsSecondPerson(toolClass)
