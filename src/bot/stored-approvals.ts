@@ -5,7 +5,8 @@
  * of this process knows is looked up there, and answered as any press is:
  * the same people may answer, the prompt is edited to say who chose what,
  * and the turn goes on as a queued reply of its chat. Past the stored
- * deadline the wait ends as a timeout, as it would have in the first process.
+ * deadline the wait ends as a timeout (a denial), as it would have in the
+ * first process.
  */
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
@@ -74,15 +75,15 @@ export async function answerStoredApproval(
     await event.respond({ text: refusal, ephemeral: true });
     return 'answered';
   }
-  const answer: PausedAnswer = timedOut ? 'timeout' : action;
-  const outcome =
-    answer === 'timeout'
-      ? say.deniedTimeout
-      : answer === 'allow'
-        ? say.allowed(event.user.name)
-        : answer === 'allow-session'
-          ? say.allowedSession(event.user.name)
-          : say.denied(event.user.name);
+  // A timeout is a denial, as the registry settles one in the running process.
+  const answer: Extract<PausedAnswer, 'allow' | 'allow-session' | 'deny'> = timedOut ? 'deny' : action;
+  const outcome = timedOut
+    ? say.deniedTimeout
+    : answer === 'allow'
+      ? say.allowed(event.user.name)
+      : answer === 'allow-session'
+        ? say.allowedSession(event.user.name)
+        : say.denied(event.user.name);
   void session.notePausedTurn({ answered: answer });
   const promptId = host.messageIds?.at(-1) ?? event.messageId;
   if (promptId !== undefined) {
@@ -93,7 +94,7 @@ export async function answerStoredApproval(
         logger.warn({ chat: event.chat, err: describeError(err) }, 'approval outcome edit failed');
       });
   }
-  await event.respond({ text: answer === 'timeout' ? say.expired : say.answered[answer], ephemeral: true });
+  await event.respond({ text: timedOut ? say.expired : say.answered[answer], ephemeral: true });
   logger.info({ chat: event.chat, approval: payload.id, answer }, 'stored approval answered');
   return {
     kind: 'message',
