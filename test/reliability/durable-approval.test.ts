@@ -5,33 +5,14 @@
  * directory. The prompt keeps its buttons; Allow runs the tool and the turn
  * goes on to its answer with the result, Deny tells the model.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { say } from '../../src/bot/text.js';
-import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
-import {
-  callbackUpdate,
-  type FakeTelegram,
-  messageUpdate,
-  startFakeTelegram,
-} from '../fakes/telegram/index.js';
-import { type ChildBot, startChildBot } from './child-bot.js';
-import { TG_API_KEY, TG_TOKEN } from './telegram-world.js';
+import { callbackUpdate, messageUpdate } from '../fakes/telegram/index.js';
+import { useChildBotWorld } from './child-bot.js';
 
-let telegram: FakeTelegram | undefined;
-let anthropic: FakeAnthropic | undefined;
-let root: string | undefined;
-const children: ChildBot[] = [];
-
-afterEach(async () => {
-  for (const c of children.splice(0)) await c.kill();
-  await telegram?.close();
-  await anthropic?.close();
-  if (root) await rm(root, { recursive: true, force: true });
-  telegram = anthropic = root = undefined;
-});
+const world = useChildBotWorld('switchboard-durable-');
 
 const ANN = { chatId: 11, user: { id: 11, first_name: 'Ann' } };
 const BOB = { chatId: 22, user: { id: 22, first_name: 'Bob' } };
@@ -49,11 +30,10 @@ function toolResults(body: Body): Array<{ content: unknown; is_error?: boolean }
 
 describe('an approval waiting when the bot stops', () => {
   it('keeps its buttons across a SIGKILL and a SIGTERM; Allow runs the tool and finishes the turn, Deny tells the model', async () => {
-    telegram = await startFakeTelegram({ token: TG_TOKEN });
-    anthropic = await startFakeAnthropic();
-    root = await mkdtemp(join(tmpdir(), 'switchboard-durable-'));
-    const tg = telegram;
-    const model = anthropic;
+    const w = await world.open();
+    const tg = w.telegram;
+    const model = w.anthropic;
+    const root = w.root;
     model.setDefault((body: Body) => {
       const results = toolResults(body);
       if (results.length > 0) return { text: `Finished: ${JSON.stringify(results[0]?.content)}` };
@@ -63,16 +43,6 @@ describe('an approval waiting when the bot stops', () => {
         toolUse: [{ name: 'Write', input: { file_path: file, content: 'kept' } }],
       };
     });
-    const env = {
-      ANTHROPIC_API_KEY: TG_API_KEY,
-      ANTHROPIC_BASE_URL: model.url,
-      TELEGRAM_BOT_TOKEN: TG_TOKEN,
-      TELEGRAM_API_ROOT: tg.url,
-      SWITCHBOARD_DATA_DIR: join(root, 'data'),
-      SWITCHBOARD_WORKSPACE: join(root, 'workspace'),
-      SWITCHBOARD_ALLOWED_USERS: 'telegram:11,telegram:22',
-      SWITCHBOARD_LOG_LEVEL: 'debug',
-    };
     const texts = (chatId: number) => tg.botMessages(chatId).map((m) => m.text);
     const promptIn = (chatId: number) =>
       tg.botMessages(chatId).find((m) => m.text.includes('Write') && m.text.includes('kept'));
@@ -90,9 +60,7 @@ describe('an approval waiting when the bot stops', () => {
     };
 
     // Run 1: Ann's turn asks to write a file; the bot is SIGKILLed while the prompt waits.
-    const first = startChildBot(env, root);
-    children.push(first);
-    await first.waitForLog(/switchboard started/);
+    const first = await w.start();
     tg.pushUpdate(messageUpdate(ANN, 'Ann: please write the file'));
     await tg.waitFor(() => buttons(11).some((b) => b.text === 'Allow'), 45_000);
     await first.kill();
@@ -100,9 +68,7 @@ describe('an approval waiting when the bot stops', () => {
     expect(model.requests).toHaveLength(1);
 
     // Run 2: Allow runs the tool and the turn goes on to its answer.
-    const second = startChildBot(env, root);
-    children.push(second);
-    await second.waitForLog(/switchboard started/);
+    const second = await w.start();
     expect(buttons(11).some((b) => b.text === 'Allow')).toBe(true);
     expect(await press(ANN, 'Allow')).toBe(say.answered.allow);
     await tg.waitFor(() => texts(11).some((t) => t.includes('Finished:')), 45_000);
@@ -124,9 +90,7 @@ describe('an approval waiting when the bot stops', () => {
     expect(promptIn(22)?.text).not.toContain(say.shuttingDown);
 
     // Run 3: Deny tells the model, and nothing is written.
-    const third = startChildBot(env, root);
-    children.push(third);
-    await third.waitForLog(/switchboard started/);
+    await w.start();
     expect(await press(BOB, 'Deny')).toBe(say.answered.deny);
     await tg.waitFor(() => texts(22).some((t) => t.includes('Finished:')), 45_000);
     const denied = toolResults(model.requests.at(-1))[0];
