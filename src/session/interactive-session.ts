@@ -92,6 +92,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   #closed = false;
   /** The turn waiting for a person, as saved in the record. */
   #paused: PausedTurn | undefined;
+  /** The waiting turn once {@link notePausedTurn} stored it: only then may it outlive the process. */
+  #storedPause: PausedTurn | undefined;
 
   /** Creates and awaits a session: `ready` resolved, or its error thrown. */
   static async open(options: InteractiveSessionOptions): Promise<InteractiveSession> {
@@ -263,20 +265,23 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
    * and saves them; resolves once they are stored, so a prompt shown after it
    * can be answered by any process.
    */
-  notePausedTurn(host: Record<string, unknown>): Promise<void> {
-    if (!this.#paused) return Promise.resolve();
-    this.#paused.host = { ...this.#paused.host, ...host };
-    return this.#persistence.saveTurn(this.#history, this.#meta());
+  async notePausedTurn(host: Record<string, unknown>): Promise<void> {
+    const paused = this.#paused;
+    if (!paused) return;
+    paused.host = { ...paused.host, ...host };
+    await this.#persistence.saveTurn(this.#history, this.#meta());
+    const failed = await this.#persistence.lastResult();
+    if (this.#persistence.enabled && !failed) this.#storedPause = paused;
   }
 
   /**
    * Lets go of a turn that waits for a person without recording an end: the
    * saved record keeps it waiting, for the next process to resume. Nothing
    * of this session is saved afterwards. False (and nothing done) when no
-   * turn waits.
+   * turn waits, or its wait was not stored by {@link notePausedTurn}.
    */
   suspend(): boolean {
-    if (!this.#paused) return false;
+    if (!this.#paused || this.#storedPause !== this.#paused) return false;
     this.#persistence.freeze();
     this.#closed = true;
     this.abort();

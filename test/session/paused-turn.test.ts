@@ -76,6 +76,21 @@ describe('a turn paused for an approval', () => {
     await expect(readFile(join(fx.cwd, 'out.txt'), 'utf8')).rejects.toThrow();
   });
 
+  it('a wait that was not stored cannot outlive the process: suspend() declines, and the request is answered as before', async () => {
+    const unsaved = fx.session();
+    fx.fake.enqueue(
+      { toolUse: [{ name: 'Write', input: { file_path: 'out.txt', content: 'x' } }] },
+      { text: 'ok' },
+    );
+    const asked = nextEvent(unsaved, 'permission_request');
+    const submitted = unsaved.submit('write');
+    const [request] = await asked;
+    await unsaved.notePausedTurn({ buttonId: 'b2' });
+    expect(unsaved.suspend()).toBe(false);
+    unsaved.resolvePermission(request.id, 'deny');
+    expect((await (await submitted).completed).response).toBe('ok');
+  });
+
   it('a new prompt gives the wait up: a later answer runs nothing', async () => {
     const id = await pausedSession();
     const second = fx.session({ sessionStore: store, resumeSessionId: id });
