@@ -12,6 +12,8 @@ import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { InteractiveSession, PausedAnswer, PausedTurn } from '../session/index.js';
+import { readPausedTurn } from '../session/paused-turn.js';
+import type { SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
 import type { ButtonEvent } from './adapter-contract.js';
 import { approvalView } from './approval-prompt.js';
@@ -45,6 +47,14 @@ function notes(paused: PausedTurn): HostNotes | undefined {
   const requester = host?.requester;
   if (typeof host?.approval !== 'string' || typeof requester?.key !== 'string') return undefined;
   return host as HostNotes;
+}
+
+/** Whether the stored session has a turn waiting on an approval prompt (false when it cannot be read). */
+export async function waitsForApproval(store: SessionStore, sessionId: string): Promise<boolean> {
+  const loaded = await store.load(sessionId).catch(() => undefined);
+  if (loaded?.status !== 'valid') return false;
+  const paused = readPausedTurn(loaded.record.pausedTurn);
+  return paused !== undefined && notes(paused) !== undefined;
 }
 
 /**
