@@ -37,6 +37,16 @@ export interface ApprovalInput {
   resolve: (answer: PermissionAnswer) => boolean;
   /** Told who answered, once the session took a person's answer. */
   onAnswered?: (answer: 'allow' | 'allow-session' | 'deny', by: Requester) => void;
+  /**
+   * Awaited before the prompt is shown, with the id its buttons will carry:
+   * the session stores the waiting turn there, so a press reaches it in any
+   * process. A failure is logged and the prompt shown anyway.
+   */
+  hold?: (id: string, deadline: number) => Promise<void>;
+  /** Told the ids of the messages the prompt went out as. */
+  shown?: (messageIds: string[]) => void;
+  /** Lets go of the wait without answering it (shutdown); false when it cannot outlive the process. */
+  suspend?: () => boolean;
 }
 
 interface Pending extends ApprovalInput {
@@ -113,7 +123,7 @@ export class ApprovalRegistry {
     const id = shortId();
     const view = approvalView(input.request, outbox.capabilities(input.chat).maxMessageLength);
     const prompt = view.prompt;
-    const sent = this.#post(input.chat, view, id);
+    const sent = this.#post(input, view, id);
     const timer = clock.setTimeout(() => this.#settle(id, 'deny', say.deniedTimeout, true), timeoutMs);
     this.#pending.set(id, { ...input, id, prompt, sent, timer });
     logger.info({ chat: input.chat, approval: id, tool: input.request.toolName }, 'approval requested');
@@ -171,6 +181,19 @@ export class ApprovalRegistry {
     this.#questions.closeTurn(turnId);
   }
 
+  /**
+   * Shutdown, before the turns stop: a prompt whose turn is stored as waiting
+   * keeps its buttons, for the next process (or another replica) to answer.
+   */
+  leaveOpen(): void {
+    for (const pending of [...this.#pending.values()]) {
+      if (!pending.suspend?.()) continue;
+      this.#pending.delete(pending.id);
+      this.#options.clock.clearTimeout(pending.timer);
+      this.#options.logger.info({ chat: pending.chat, approval: pending.id }, 'approval left open');
+    }
+  }
+
   /** Denies every open prompt and cancels every question (shutdown). */
   closeAll(outcome: string): void {
     for (const id of [...this.#pending.keys()]) this.#settle(id, 'deny', outcome, true);
@@ -223,8 +246,15 @@ export class ApprovalRegistry {
    * Sends the whole detail first when the prompt holds only a preview, then
    * the prompt as a reply to it, so the full text is one tap away.
    */
-  async #post(chat: string, view: ApprovalView, id: string): Promise<string[]> {
+  async #post(input: ApprovalInput, view: ApprovalView, id: string): Promise<string[]> {
     const { outbox, logger } = this.#options;
+    const { chat } = input;
+    await input.hold?.(id, this.#options.clock.now() + this.#options.timeoutMs).catch((err: unknown) => {
+      logger.error(
+        { chat, err: describeError(err) },
+        'the waiting turn could not be stored; it ends with this process',
+      );
+    });
     let above: string | undefined;
     if (view.full !== undefined) {
       const ids = await outbox.send(chat, view.full).catch((err: unknown) => {
@@ -238,10 +268,16 @@ export class ApprovalRegistry {
         buttons: approvalButtons(id),
         ...(above === undefined ? {} : { replyTo: above }),
       })
-      .catch((err: unknown) => {
-        logger.error({ chat, err: describeError(err) }, 'approval prompt could not be sent');
-        return [] as string[];
-      });
+      .then(
+        (ids) => {
+          input.shown?.(ids);
+          return ids;
+        },
+        (err: unknown) => {
+          logger.error({ chat, err: describeError(err) }, 'approval prompt could not be sent');
+          return [] as string[];
+        },
+      );
   }
 
   async #edit(pending: Pending, text: string): Promise<void> {

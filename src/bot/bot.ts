@@ -27,6 +27,7 @@ import { RulePrompts } from './rule-prompts.js';
 import { Rules } from './rules.js';
 import { SaveHealth } from './save-health.js';
 import { SessionRegistry } from './sessions-registry.js';
+import { waitsForApproval } from './stored-approvals.js';
 import { createOutbox } from './stream/index.js';
 import { say } from './text.js';
 
@@ -83,11 +84,18 @@ export function createBot(options: BotOptions): Bot {
   });
   // Single process: a turn still recorded at start-up was cut by a restart of this very process.
   // Replicas: by a replica that died or stalled, which may or may not have restarted.
+  // A reply that waits for an approval is not lost: its prompt still answers, so nothing is said.
   const announce = (turn: ActiveTurn) => {
-    const why = cluster ? 'a replica that stopped responding' : 'a restart';
-    logger.warn({ chat: turn.chat, sessionId: turn.sessionId }, `reply was cut off by ${why}`);
-    notify(turn.chat, cluster ? say.replicaCut : say.crashNotice);
     if (cluster) options.observer?.chatTakenOver?.(turn.chat);
+    const told = waitsForApproval(sessions.sessionStore, turn.sessionId).then((waiting) => {
+      const where = { chat: turn.chat, sessionId: turn.sessionId };
+      if (waiting)
+        return logger.info(where, 'a reply cut off while an approval waits; its prompt still answers');
+      const why = cluster ? 'a replica that stopped responding' : 'a restart';
+      logger.warn(where, `reply was cut off by ${why}`);
+      notify(turn.chat, cluster ? say.replicaCut : say.crashNotice);
+    });
+    background.track(told, 'notice');
   };
   const replicaOptions = cluster && {
     lease: cluster.lease,
@@ -216,6 +224,8 @@ export function createBot(options: BotOptions): Bot {
       state = 'stopping';
       replicas?.close();
       await scheduler?.stop();
+      // A prompt whose turn is stored as waiting outlives the process; the rest are denied below.
+      approvals.leaveOpen();
       router.stopAll(say.shuttingDown);
       await router.idle();
       approvals.closeAll(say.shuttingDown);

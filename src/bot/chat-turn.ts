@@ -9,7 +9,7 @@ import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { formatUsd, ledgerCost, type PriceTable } from '../provider/pricing.js';
 import type { Scheduler } from '../schedule/scheduler.js';
-import type { IncomingFile, InteractiveSession } from '../session/index.js';
+import type { IncomingFile, InteractiveSession, PausedAnswer } from '../session/index.js';
 import type {
   ElicitationRequest,
   PermissionRequest,
@@ -50,6 +50,8 @@ export interface QueuedMessage {
    * approval prompts with no at once, `ask` posts them like any other.
    */
   unattended?: UnattendedApprovals;
+  /** Set for the answer to a stored approval: the chat's waiting turn goes on with it instead of a new prompt. */
+  resume?: PausedAnswer;
   /** Told when the message's turn has ended (or could not run), with the reply's text. */
   onDone?: (ended: { outcome: TurnOutcome; response?: string }) => void;
 }
@@ -199,19 +201,22 @@ export async function streamTurn(
     // Stopped while the session was loading or the turn was being recorded: nothing to run.
     if (turn.stopNote !== undefined)
       throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
-    const { completed } = await session.submit(
-      {
-        text: item.text,
-        author: item.requester.name,
-        ...(item.files.length ? { files: item.files } : {}),
-      },
-      {
-        // Files the agent sends go out after the text before them, through the outbox.
-        sendFile: chatFileSender({ chat: ctx.chat, outbox, reply, logger, isCurrent: ctx.isCurrent }),
-        ...(ctx.scheduler ? { schedules: chatSchedules(ctx.scheduler, ctx.chat, item) } : {}),
-        ...(budget ? { beforeRequest: budget.gate } : {}),
-      },
-    );
+    const run = {
+      // Files the agent sends go out after the text before them, through the outbox.
+      sendFile: chatFileSender({ chat: ctx.chat, outbox, reply, logger, isCurrent: ctx.isCurrent }),
+      ...(ctx.scheduler ? { schedules: chatSchedules(ctx.scheduler, ctx.chat, item) } : {}),
+      ...(budget ? { beforeRequest: budget.gate } : {}),
+    };
+    const { completed } = item.resume
+      ? await session.resumePausedTurn(item.resume, run)
+      : await session.submit(
+          {
+            text: item.text,
+            author: item.requester.name,
+            ...(item.files.length ? { files: item.files } : {}),
+          },
+          run,
+        );
     result = await completed;
   } catch (err) {
     failure ??= err instanceof Error ? err : new Error(String(err));
@@ -347,6 +352,11 @@ async function ask(
     turnId: turn.turnId,
     request,
     requester: turn.requester,
+    // Stored before the prompt shows: a press after a restart, or on another replica, resumes the turn.
+    hold: (id, deadline) =>
+      session.notePausedTurn({ approval: id, deadline, chat: ctx.chat, requester: turn.requester }),
+    shown: (messageIds) => void session.notePausedTurn({ messageIds }),
+    suspend: () => session.suspend(),
     resolve: (answer) => {
       const accepted = session.resolvePermission(request.id, answer);
       if (accepted && ctx.isCurrent()) outbox.startTyping(ctx.chat);

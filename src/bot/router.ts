@@ -22,7 +22,7 @@ import type { Background } from './background.js';
 import type { BackgroundRuns } from './bg-runs.js';
 import type { Budgets } from './budgets.js';
 import { acceptWhileBusy } from './busy.js';
-import { decodeButton } from './buttons.js';
+import { type ButtonPayload, decodeButton } from './buttons.js';
 import type { ChatGateFactory } from './chat-lease.js';
 import { ChatRuntime } from './chat-runtime.js';
 import type { QueuedMessage, UnattendedApprovals } from './chat-turn.js';
@@ -32,6 +32,7 @@ import type { RulePrompts } from './rule-prompts.js';
 import type { Rules } from './rules.js';
 import type { SaveHealth } from './save-health.js';
 import type { SessionRegistry } from './sessions-registry.js';
+import { answerStoredApproval } from './stored-approvals.js';
 import type { Outbox } from './stream/types.js';
 import { MAX_INPUT_CHARS, say, withoutOperatorDetail } from './text.js';
 import { DEFAULT_MAX_AUDIO_SECONDS, type VoiceOptions } from './voice.js';
@@ -236,6 +237,8 @@ export class ChatRouter {
       const { approvals } = this.#d;
       // A prompt nobody waits for any more (its turn was cut off) must not keep buttons that do nothing.
       const forgotten = !approvals.has(payload.id) && !approvals.settledHere(payload.id);
+      // Posted by a process before this one (or another replica): the wait is stored in the chat's session.
+      if (forgotten && (await this.#answerStored(event, payload, chat, sender))) return;
       await approvals.press(event, payload, sender.key);
       if (forgotten && event.messageId !== undefined) {
         const edit = this.#d.outbox.edit(event.chat, event.messageId, say.approvalExpired, { buttons: [] });
@@ -247,6 +250,18 @@ export class ChatRouter {
       return event.respond({ text: say.alreadyFinished, ephemeral: true });
     chat.stop();
     return event.respond({ text: say.stopping, ephemeral: true });
+  }
+
+  /** Answers a press on a prompt whose turn is stored as waiting; false when none is. */
+  async #answerStored(event: ButtonEvent, payload: ButtonPayload, chat: ChatRuntime, sender: Sender) {
+    if (chat.busy) return false;
+    const session = await this.#d.registry.existing(event.chat);
+    const taken = await answerStoredApproval(this.#d, session, event, payload, sender.key);
+    if (taken === undefined) return false;
+    if (taken !== 'answered' && !chat.enqueue(taken)) {
+      this.#d.logger.warn({ chat: event.chat }, 'the answered turn could not be queued');
+    }
+    return true;
   }
 
   /** `Allow $X more` on a budget notice: an admin extends the cap; the notice shows who did. */

@@ -16,6 +16,7 @@ export { CUT_OFF_NOTICE, INTERRUPTED_TOOL_RESULT, type SubmitInput } from './his
 export { type IncomingFile, MAX_TEXT_FILE_CHARS } from './incoming-files.js';
 export { InteractiveSession } from './interactive-session.js';
 export { DEFAULT_QUEUE_LIMIT } from './job-queue.js';
+export type { PausedAnswer, PausedTurn } from './paused-turn.js';
 export { DEFAULT_PERMISSION_TIMEOUT_MS } from './permissions.js';
 export { extractCompactInstructions, loadProjectContext, type ProjectContext } from './project-context.js';
 export { SessionLoadError, type SessionLoadStatus } from './resume.js';

@@ -22,6 +22,7 @@ import { SessionGrants } from './grants.js';
 import type { SubmitInput } from './history.js';
 import { promptFor } from './incoming-files.js';
 import { DEFAULT_QUEUE_LIMIT, JobQueue } from './job-queue.js';
+import { type PausedAnswer, type PausedTurn, readPausedTurn, resumeTurn } from './paused-turn.js';
 import { DEFAULT_PERMISSION_TIMEOUT_MS, PermissionGate } from './permissions.js';
 import { SessionPersistence } from './persistence.js';
 import { loadSessionRecord } from './resume.js';
@@ -39,8 +40,8 @@ import {
 import { answerAside } from './side-question.js';
 import { SteeringInbox } from './steering.js';
 import { loadSessionPrompt } from './system-prompt.js';
-import { toolDefinitions } from './tool-runner.js';
-import { DEFAULT_MAX_ITERATIONS, runTurnInSandbox, type TurnState } from './turn.js';
+import { toolDefinitions, type WaitingCall } from './tool-runner.js';
+import { DEFAULT_MAX_ITERATIONS, runTurnInSandbox, type TurnOutcome, type TurnState } from './turn.js';
 import type {
   CompactEvent,
   ContextWindowState,
@@ -92,6 +93,10 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   #webOff = false;
   #lastEmitted = '';
   #closed = false;
+  /** The turn waiting for a person, as saved in the record. */
+  #paused: PausedTurn | undefined;
+  /** The waiting turn once {@link notePausedTurn} stored it: only then may it outlive the process. */
+  #storedPause: PausedTurn | undefined;
 
   /** Creates and awaits a session: `ready` resolved, or its error thrown. */
   static async open(options: InteractiveSessionOptions): Promise<InteractiveSession> {
@@ -172,6 +177,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     });
     this.#owner = record.owner ?? this.#options.owner;
     if (resuming) {
+      this.#paused = readPausedTurn(record.pausedTurn);
       this.#createdAt = record.createdAt;
       this.#name = this.#name ?? record.name;
       this.#forkedFrom = record.forkedFrom;
@@ -210,11 +216,84 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       });
     }
     if (signal.aborted) throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
+    // A new prompt while a turn waited (after a restart): that wait is over, its calls unanswered.
+    this.#paused = undefined;
     this.#advanceFrame();
     this.#steering.open();
     const outcome = await runTurnInSandbox(this.#turnState(options), this.#sandbox, prompt, signal).finally(
       () => this.#steering.close(),
     );
+    return this.#ended(outcome);
+  }
+
+  /**
+   * Goes on with the turn saved as waiting for an approval (by this process
+   * or one before it): `answer` settles the waiting call and the turn runs to
+   * its end like {@link submit}'s. Rejects with SESSION_BUSY when no turn
+   * waits or the conversation went on without it.
+   */
+  async resumePausedTurn(
+    answer: PausedAnswer,
+    options: SubmitOptions = {},
+  ): Promise<{ completed: Promise<TurnResult> }> {
+    await this.ready;
+    const paused = this.#paused;
+    if (!paused || this.#closed)
+      throw new SwitchboardError(
+        'SESSION_BUSY',
+        'This request has expired: nothing waits for it. Ask again.',
+      );
+    this.#paused = undefined;
+    this.#saveMeta(); // answered: a later press, here or elsewhere, finds nothing waiting
+    const job = this.#queue.push(async (signal) => {
+      this.#steering.open();
+      const outcome = await resumeTurn(
+        this.#turnState(options),
+        this.#sandbox,
+        paused,
+        answer,
+        signal,
+      ).finally(() => this.#steering.close());
+      return this.#ended(outcome);
+    });
+    if (job.startedNow) await job.settled;
+    return { completed: job.completed };
+  }
+
+  /** The turn waiting for a person (a copy), if one does. */
+  pausedTurn(): PausedTurn | undefined {
+    return this.#paused ? { ...this.#paused } : undefined;
+  }
+
+  /**
+   * Adds the host's notes (who asked, the prompt's ids) to the waiting turn
+   * and saves them; resolves once they are stored, so a prompt shown after it
+   * can be answered by any process.
+   */
+  async notePausedTurn(host: Record<string, unknown>): Promise<void> {
+    const paused = this.#paused;
+    if (!paused) return;
+    paused.host = { ...paused.host, ...host };
+    await this.#persistence.saveTurn(this.#history, this.#meta());
+    const failed = await this.#persistence.lastResult();
+    if (this.#persistence.enabled && !failed) this.#storedPause = paused;
+  }
+
+  /**
+   * Lets go of a turn that waits for a person without recording an end: the
+   * saved record keeps it waiting, for the next process to resume. Nothing
+   * of this session is saved afterwards. False (and nothing done) when no
+   * turn waits, or its wait was not stored by {@link notePausedTurn}.
+   */
+  suspend(): boolean {
+    if (!this.#paused || this.#storedPause !== this.#paused) return false;
+    this.#persistence.freeze();
+    this.#closed = true;
+    this.abort();
+    return true;
+  }
+
+  async #ended(outcome: TurnOutcome): Promise<TurnResult> {
     await this.#persistence.saveTurn(this.#history, this.#meta());
     if (outcome.error && outcome.error.code !== 'ABORTED') {
       this.emit('error', outcome.error);
@@ -424,6 +503,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       ...this.#usage.recordField(),
       ...(this.#frame ? { frame: storeFrame(this.#frame) } : {}),
       ...(this.#webOff ? { web: 'off' as const } : {}),
+      ...(this.#paused ? { pausedTurn: { ...this.#paused } } : {}),
     };
   }
 
@@ -487,6 +567,19 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     if (change) this.#history.push(change);
   }
 
+  /** Records the turn as waiting (saved before the request goes out); the returned call ends the wait. */
+  #pause(waiting: WaitingCall): () => void {
+    const timeoutMs = this.#options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
+    const paused: PausedTurn = { waitsFor: 'approval', ...waiting, deadline: this.#clock.now() + timeoutMs };
+    this.#paused = paused;
+    void this.#persistence.saveTurn(this.#history, this.#meta());
+    return () => {
+      if (this.#paused !== paused) return;
+      this.#paused = undefined;
+      this.#saveMeta();
+    };
+  }
+
   #turnState({ sendFile, schedules, beforeRequest }: SubmitOptions = {}): TurnState {
     const options = this.#options;
     const frame = this.#frame ?? this.#currentFrame();
@@ -518,6 +611,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         ...(sendFile ? { sendFile } : {}),
         ...(schedules ? { schedules } : {}),
         permissionTimeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
+        pause: (waiting) => this.#pause(waiting),
       },
       compactor: { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) },
       maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,

@@ -23,6 +23,7 @@ export class SessionPersistence {
   #needsReplace = false;
   /** The error of the newest write when it failed; cleared by the next write that works. */
   #lastError: Error | undefined;
+  #frozen = false;
 
   constructor(options: {
     store: SessionStore | undefined;
@@ -106,9 +107,14 @@ export class SessionPersistence {
     this.#persisted = messages.length;
   }
 
+  /** Saves nothing from now on: what is stored stays as it is (a paused turn left for another process). */
+  freeze(): void {
+    this.#frozen = true;
+  }
+
   #enqueue(operation: string, write: (store: SessionStore) => Promise<void>): Promise<void> {
     const store = this.#store;
-    if (!store) return Promise.resolve();
+    if (!store || this.#frozen) return Promise.resolve();
     const run = this.#chain.then(() =>
       write(store).then(
         () => {

@@ -17,7 +17,7 @@ import { INTERRUPTED_TOOL_RESULT } from './history.js';
 import { imageProblem } from './images.js';
 import type { PermissionGate, PermissionOutcome } from './permissions.js';
 import type { StreamCallResult } from './stream-call.js';
-import type { ContentBlock, SessionEvents, ToolEndEvent } from './types.js';
+import type { ContentBlock, PermissionRequest, SessionEvents, ToolEndEvent } from './types.js';
 
 /** What the tool loop works with: the tools, where they run, and who may allow them. */
 export interface ToolHost {
@@ -43,9 +43,29 @@ export interface ToolHost {
   /** The chat's schedules for this turn, when the turn has a chat (Schedule). */
   schedules?: ChatSchedules;
   permissionTimeoutMs: number;
+  /**
+   * Told just before a call waits for a person, with the results the reply's
+   * earlier calls already have; the session records the paused turn then.
+   * Returns what to call once the wait is over.
+   */
+  pause?: (waiting: WaitingCall) => () => void;
 }
 
-type ToolResultBlock = Extract<ContentBlock, { type: 'tool_result' }>;
+/** A call waiting for a person's answer, and the results before it. */
+export interface WaitingCall {
+  toolUseId: string;
+  results: ToolResultBlock[];
+  request: Omit<PermissionRequest, 'id'>;
+}
+
+/** An answer already given to one call (a paused turn resumed): that call is not asked again. */
+export interface DecidedCall {
+  id: string;
+  outcome: PermissionOutcome;
+}
+
+/** A tool_result block. */
+export type ToolResultBlock = Extract<ContentBlock, { type: 'tool_result' }>;
 
 function safe(fn: () => string, fallback: string): string {
   try {
@@ -115,13 +135,35 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** Runs `calls` in order and returns one tool_result block per call. */
+/** Asks the gate, with the turn recorded as paused while it waits. */
+async function ask(
+  host: ToolHost,
+  toolUseId: string,
+  results: readonly ToolResultBlock[],
+  signal: AbortSignal,
+  request: Omit<PermissionRequest, 'id'>,
+): Promise<PermissionOutcome> {
+  const resume = host.pause?.({ toolUseId, results: [...results], request });
+  try {
+    return await host.gate.request(request, signal);
+  } finally {
+    resume?.();
+  }
+}
+
+/**
+ * Runs `calls` in order and returns one tool_result block per call, after
+ * `earlier` (results a paused turn already had). A `decided` call takes that
+ * answer instead of asking.
+ */
 export async function runToolCalls(
   host: ToolHost,
   calls: StreamCallResult['toolUses'],
   signal: AbortSignal,
+  decided?: DecidedCall,
+  earlier: readonly ToolResultBlock[] = [],
 ): Promise<ToolResultBlock[]> {
-  const results: ToolResultBlock[] = [];
+  const results: ToolResultBlock[] = [...earlier];
   for (const call of calls) {
     if (signal.aborted) {
       results.push({
@@ -172,11 +214,17 @@ export async function runToolCalls(
     }
     if (decision === 'ask') {
       const scope = `${tool.name}:${safe(() => tool.scopeKey(call.input), '')}`;
-      if (!host.grants.allows(scope)) {
-        const outcome = await host.gate.request(
-          { toolName: tool.name, toolArgs: call.input, summary, toolClass: tool.toolClass, scope },
-          signal,
-        );
+      if (decided?.id === call.id || !host.grants.allows(scope)) {
+        const outcome =
+          decided?.id === call.id
+            ? decided.outcome
+            : await ask(host, call.id, results, signal, {
+                toolName: tool.name,
+                toolArgs: call.input,
+                summary,
+                toolClass: tool.toolClass,
+                scope,
+              });
         if (outcome === 'aborted' || signal.aborted) {
           end('interrupted', INTERRUPTED_TOOL_RESULT, true);
           continue;

@@ -120,6 +120,7 @@ export const sessionMetaSchema = z.looseObject({
   usage: usageLedgerSchema.optional(),
   frame: z.looseObject({ system: z.string(), tools: z.string(), mode: z.string() }).optional(),
   web: z.literal('off').optional(),
+  pausedTurn: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** Bookkeeping the file stores keep inside the record file, never shown to callers. */

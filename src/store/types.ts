@@ -37,7 +37,15 @@ export interface SessionMeta {
   frame?: StoredFrame;
   /** `off` when the chat turned the web tools off (`/web off`). */
   web?: 'off';
+  /**
+   * A turn paused in the middle of its tool calls, waiting for a person
+   * (see `session/paused-turn.ts`); absent when no turn waits.
+   */
+  pausedTurn?: StoredPausedTurn;
 }
+
+/** {@link SessionMeta.pausedTurn}: kept as plain JSON, checked by the session when it resumes. */
+export type StoredPausedTurn = Record<string, unknown>;
 
 /** {@link SessionMeta.frame}. */
 export interface StoredFrame {

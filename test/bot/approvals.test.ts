@@ -107,9 +107,13 @@ describe('bot core: approvals', () => {
     h = await startBotHarness();
     const prompt = await askForBash(h);
     await h.stop();
-    expect(h.adapter.messageText(prompt.id)).toContain('🚫');
+    // Stopping leaves the prompt open (its turn is stored as waiting)…
+    expect(h.adapter.messageText(prompt.id)).not.toContain('🚫');
     const again = await h.restart();
     try {
+      // …until the chat goes on without it: a new message gives the wait up.
+      await again.message('never mind');
+      await again.settle();
       const answers = await again.press(payloadOf(prompt, 'a:'));
       expect(answers).toEqual(['This request has expired; please ask again.']);
       expect(await again.press('garbage')).toEqual([say.expired]);
@@ -162,5 +166,52 @@ describe('bot core: who may approve', () => {
     expect(await h.press(payloadOf(prompt as StoredMessage, 'a:'))).toEqual(['Allowed.']);
     await h.settle();
     expect(h.texts().join('\n')).toContain('Wrote it.');
+  });
+});
+
+const harnesses: BotHarness[] = [];
+afterEach(async () => {
+  for (const each of harnesses.splice(0).reverse()) await each.close();
+});
+
+/** A bot whose turn waits on a Bash prompt, stopped cleanly: the prompt is left open. */
+async function stoppedWhileWaiting(): Promise<{ h: BotHarness; allow: string }> {
+  const h = await startBotHarness({ approvalTimeoutMs: 600_000 });
+  harnesses.push(h);
+  const prompt = await askForBash(h);
+  await h.stop();
+  expect(h.adapter.messages.get(prompt.id)?.buttons.length).toBeGreaterThan(0);
+  return { h, allow: payloadOf(prompt, 'a:') };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: parsed request bodies.
+const lastResult = (body: any) => JSON.stringify(body.messages.at(-1).content);
+
+describe('approvals stored across a restart', () => {
+  it('someone else is refused as before; past the stored deadline a press ends the wait as a timeout', async () => {
+    const { h, allow } = await stoppedWhileWaiting();
+    const later = await h.restart({ startAt: h.clock.now() + 60_000 });
+    harnesses.push(later);
+    expect(await later.press(allow, { user: USERS.bob })).toEqual([
+      'Only Alice or an admin can answer this.',
+    ]);
+    expect(h.fakeAnthropic.requests).toHaveLength(1);
+    const late = await h.restart({ startAt: h.clock.now() + 601_000 });
+    harnesses.push(late);
+    expect(await late.press(allow)).toEqual([say.expired]);
+    await late.until(() => late.texts().some((t) => t.includes('Done running.')), 'the turn goes on');
+    // As a timeout in the running process: the call is denied.
+    expect(lastResult(h.fakeAnthropic.requests[1])).toContain('Permission denied');
+  });
+
+  it('an answer within the deadline runs the call once; a second press finds nothing waiting', async () => {
+    const { h, allow } = await stoppedWhileWaiting();
+    const next = await h.restart({ startAt: h.clock.now() + 60_000 });
+    harnesses.push(next);
+    expect(await next.press(allow)).toEqual(['Allowed.']);
+    await next.until(() => next.texts().some((t) => t.includes('Done running.')), 'the turn goes on');
+    expect(lastResult(h.fakeAnthropic.requests[1])).toContain('approved');
+    expect(await next.press(allow)).toEqual([say.expired]);
+    expect(h.fakeAnthropic.requests).toHaveLength(2);
   });
 });

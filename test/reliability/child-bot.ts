@@ -6,7 +6,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
+import { type FakeTelegram, startFakeTelegram } from '../fakes/telegram/index.js';
 import { BUILT_MAIN } from '../helpers/dist.js';
+import { TG_API_KEY, TG_TOKEN } from './telegram-world.js';
 
 /** A running (or exited) child bot. */
 export interface ChildBot {
@@ -82,6 +89,61 @@ export function startChildBot(env: Record<string, string>, cwd: string): ChildBo
     async kill() {
       if (!done) child.kill('SIGKILL');
       await exited;
+    },
+  };
+}
+
+/** One test's fakes, data root and environment for child bots (see {@link useChildBotWorld}). */
+export interface ChildBotWorld {
+  telegram: FakeTelegram;
+  anthropic: FakeAnthropic;
+  root: string;
+  /** The ready bot's environment: both fakes, the data directory and workspace in `root`, Ann and Bob allowed. */
+  env: Record<string, string>;
+  /** Starts a child bot over this world (killed after the test) and waits for its start line. */
+  start(): Promise<ChildBot>;
+}
+
+/**
+ * The fake Bot API and Messages API, a temporary root and the environment
+ * for child bots of a test file; everything is killed, closed and removed
+ * after each test.
+ */
+export function useChildBotWorld(prefix: string): { open(): Promise<ChildBotWorld> } {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+  return {
+    async open() {
+      const telegram = await startFakeTelegram({ token: TG_TOKEN });
+      closers.push(() => telegram.close());
+      const anthropic = await startFakeAnthropic();
+      closers.push(() => anthropic.close());
+      const root = await mkdtemp(join(tmpdir(), prefix));
+      closers.push(() => rm(root, { recursive: true, force: true }));
+      const env = {
+        ANTHROPIC_API_KEY: TG_API_KEY,
+        ANTHROPIC_BASE_URL: anthropic.url,
+        TELEGRAM_BOT_TOKEN: TG_TOKEN,
+        TELEGRAM_API_ROOT: telegram.url,
+        SWITCHBOARD_DATA_DIR: join(root, 'data'),
+        SWITCHBOARD_WORKSPACE: join(root, 'workspace'),
+        SWITCHBOARD_ALLOWED_USERS: 'telegram:11,telegram:22',
+        SWITCHBOARD_LOG_LEVEL: 'debug',
+      };
+      return {
+        telegram,
+        anthropic,
+        root,
+        env,
+        async start() {
+          const bot = startChildBot(env, root);
+          closers.push(() => bot.kill());
+          await bot.waitForLog(/switchboard started/);
+          return bot;
+        },
+      };
     },
   };
 }
