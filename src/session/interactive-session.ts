@@ -11,18 +11,24 @@ import { webToolDefinitions } from '../provider/web-tools.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import { newSessionId, validateSessionId, validateSessionName } from '../store/index.js';
 import { SESSION_SCHEMA_VERSION, type SessionMeta } from '../store/types.js';
-import { createBuiltinTools, scrubbedEnv } from '../tools/index.js';
+import { createBuiltinTools } from '../tools/index.js';
 import type { Tool } from '../tools/types.js';
 import { compactHistory } from './compaction.js';
 import { ContextMeter } from './context-meter.js';
 import { ContextWindowTracker } from './context-tracker.js';
+import { ConversationFrameState } from './conversation-frame.js';
 import { TypedEmitter } from './emitter.js';
-import { effectiveFrame, frameChange, loadFrame, storeFrame } from './frame.js';
 import { SessionGrants } from './grants.js';
 import type { SubmitInput } from './history.js';
 import { promptFor } from './incoming-files.js';
 import { DEFAULT_QUEUE_LIMIT, JobQueue } from './job-queue.js';
-import { type PausedAnswer, type PausedTurn, readPausedTurn, resumeTurn } from './paused-turn.js';
+import {
+  type PausedAnswer,
+  type PausedTurn,
+  PausedTurnSlot,
+  readPausedTurn,
+  resumeTurn,
+} from './paused-turn.js';
 import { DEFAULT_PERMISSION_TIMEOUT_MS, PermissionGate } from './permissions.js';
 import { SessionPersistence } from './persistence.js';
 import { loadSessionRecord } from './resume.js';
@@ -30,22 +36,20 @@ import { SessionMeter } from './session-meter.js';
 import {
   checkPermissionMode,
   DEFAULT_AUTO_COMPACT_THRESHOLD,
-  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
   type InteractiveSessionOptions,
-  REQUEST_MAX_TOKENS,
   type SessionHandle,
   type SubmitOptions,
   validThreshold,
 } from './session-options.js';
 import { answerAside } from './side-question.js';
 import { SteeringInbox } from './steering.js';
-import { loadSessionPrompt } from './system-prompt.js';
+import { loadSessionSetup } from './system-prompt.js';
 import { toolDefinitions, type WaitingCall } from './tool-runner.js';
-import { DEFAULT_MAX_ITERATIONS, runTurnInSandbox, type TurnOutcome, type TurnState } from './turn.js';
+import { runTurnInSandbox, type TurnOutcome, type TurnState } from './turn.js';
+import { buildTurnState } from './turn-state.js';
 import type {
   CompactEvent,
   ContextWindowState,
-  ConversationFrame,
   HistoryMessage,
   PermissionAnswer,
   SessionEvents,
@@ -85,18 +89,13 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   #model: string;
   #modelInfo: ModelInfo;
   #threshold: number | false;
-  #system = '';
-  /** The conversation's frozen system and tools; set by its first turn. */
-  #frame: ConversationFrame | undefined;
+  /** The conversation's frozen system and tools, and its web setting. */
+  readonly #frame: ConversationFrameState;
   #compactInstructions: string | undefined;
-  /** The chat turned the web tools off (`/web off`); they stay declared, the model is told. */
-  #webOff = false;
   #lastEmitted = '';
   #closed = false;
-  /** The turn waiting for a person, as saved in the record. */
-  #paused: PausedTurn | undefined;
-  /** The waiting turn once {@link notePausedTurn} stored it: only then may it outlive the process. */
-  #storedPause: PausedTurn | undefined;
+  /** The turn waiting for a person; only once {@link notePausedTurn} stored it may it outlive the process. */
+  readonly #paused = new PausedTurnSlot();
 
   /** Creates and awaits a session: `ready` resolved, or its error thrown. */
   static async open(options: InteractiveSessionOptions): Promise<InteractiveSession> {
@@ -123,6 +122,13 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#tracker = new ContextWindowTracker({ maxTokens: this.#modelInfo.contextWindow });
     this.#usage = new SessionMeter(options.cache ?? 'auto', this.#history, this.#clock);
     this.#meter = new ContextMeter(this.#tracker, (state) => this.#emitContext(state));
+    this.#frame = new ConversationFrameState({
+      tools: () => this.#currentTools(),
+      webTools: () => this.#webTools(),
+      mode: () => this.#grants.mode,
+      modelInfo: () => this.#modelInfo,
+      clock: this.#clock,
+    });
     this.#createdAt = new Date(this.#clock.now()).toISOString();
     const resuming = options.resumeSessionId !== undefined && !options.forkSession;
     this.#id = resuming ? (options.resumeSessionId as string) : newSessionId(this.#clock.now());
@@ -137,24 +143,19 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   async #init(resuming: boolean): Promise<void> {
     const options = this.#options;
-    // No sandbox, no Bash: the model is not offered a tool that would only be refused.
-    const bashRefusal = this.#tools.some((t) => t.name === 'Bash')
-      ? await this.#sandbox.bashRefusal()
-      : undefined;
-    if (bashRefusal) this.#tools = this.#tools.filter((t) => t.name !== 'Bash');
-    const prompt = await loadSessionPrompt({
+    const setup = await loadSessionSetup({
       cwd: options.cwd,
       tools: this.#tools,
+      sandbox: this.#sandbox,
       web: this.#webTools().length > 0,
       projectAccess: options.projectAccess,
       base: options.systemPrompt,
       logger: this.#logger,
     });
-    this.#system = bashRefusal
-      ? `${prompt.system}\n\nThere is no Bash tool here: commands cannot run, because the sandbox that would contain them does not work on this machine. Say so if a request needs one.`
-      : prompt.system;
-    this.#compactInstructions = prompt.compactInstructions;
-    this.#meter.frame({ system: this.#system, tools: toolDefinitions(this.#tools) });
+    this.#tools = setup.tools;
+    this.#frame.system = setup.system;
+    this.#compactInstructions = setup.compactInstructions;
+    this.#meter.frame({ system: setup.system, tools: toolDefinitions(this.#tools) });
     const resumeId = this.#options.resumeSessionId;
     if (resumeId === undefined) {
       await this.#persistence.create([], this.#meta());
@@ -163,9 +164,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     const record = await loadSessionRecord(this.#options.sessionStore, validateSessionId(resumeId));
     this.#history.push(...record.messages);
     // The system and tools this conversation's requests were built with, not today's rebuild.
-    this.#frame = loadFrame(record.frame);
+    this.#frame.restore(record.frame, record.web);
     this.#grants.mode = record.permissionMode;
-    this.#webOff = record.web === 'off';
     if (this.#options.model === undefined && record.model) {
       // The saved model, not the provider's default: its window sizes the tracker.
       [this.#model, this.#modelInfo] = [record.model, this.#describe(record.model)];
@@ -177,7 +177,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     });
     this.#owner = record.owner ?? this.#options.owner;
     if (resuming) {
-      this.#paused = readPausedTurn(record.pausedTurn);
+      this.#paused.current = readPausedTurn(record.pausedTurn);
       this.#createdAt = record.createdAt;
       this.#name = this.#name ?? record.name;
       this.#forkedFrom = record.forkedFrom;
@@ -217,8 +217,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     }
     if (signal.aborted) throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
     // A new prompt while a turn waited (after a restart): that wait is over, its calls unanswered.
-    this.#paused = undefined;
-    this.#advanceFrame();
+    this.#paused.take();
+    this.#frame.advance(this.#history);
     this.#steering.open();
     const outcome = await runTurnInSandbox(this.#turnState(options), this.#sandbox, prompt, signal).finally(
       () => this.#steering.close(),
@@ -237,13 +237,12 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     options: SubmitOptions = {},
   ): Promise<{ completed: Promise<TurnResult> }> {
     await this.ready;
-    const paused = this.#paused;
-    if (!paused || this.#closed)
+    const paused = this.#closed ? undefined : this.#paused.take();
+    if (!paused)
       throw new SwitchboardError(
         'SESSION_BUSY',
         'This request has expired: nothing waits for it. Ask again.',
       );
-    this.#paused = undefined;
     this.#saveMeta(); // answered: a later press, here or elsewhere, finds nothing waiting
     const job = this.#queue.push(async (signal) => {
       this.#steering.open();
@@ -262,7 +261,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   /** The turn waiting for a person (a copy), if one does. */
   pausedTurn(): PausedTurn | undefined {
-    return this.#paused ? { ...this.#paused } : undefined;
+    const paused = this.#paused.current;
+    return paused ? { ...paused } : undefined;
   }
 
   /**
@@ -271,12 +271,11 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
    * can be answered by any process.
    */
   async notePausedTurn(host: Record<string, unknown>): Promise<void> {
-    const paused = this.#paused;
-    if (!paused) return;
-    paused.host = { ...paused.host, ...host };
-    await this.#persistence.saveTurn(this.#history, this.#meta());
-    const failed = await this.#persistence.lastResult();
-    if (this.#persistence.enabled && !failed) this.#storedPause = paused;
+    await this.#paused.note(host, async () => {
+      await this.#persistence.saveTurn(this.#history, this.#meta());
+      const failed = await this.#persistence.lastResult();
+      return this.#persistence.enabled && !failed;
+    });
   }
 
   /**
@@ -286,7 +285,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
    * turn waits, or its wait was not stored by {@link notePausedTurn}.
    */
   suspend(): boolean {
-    if (!this.#paused || this.#storedPause !== this.#paused) return false;
+    if (!this.#paused.isStored()) return false;
     this.#persistence.freeze();
     this.#closed = true;
     this.abort();
@@ -336,8 +335,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       );
       this.emit('compact', event);
       this.#emitContext(event.after);
-      // A new conversation starts from the summary: its frame is what the model knows now.
-      if (this.#frame) this.#frame = this.#currentFrame();
+      this.#frame.restart();
       await this.#persistence.replace(this.#history, this.#meta());
       return event;
     } catch (err) {
@@ -501,9 +499,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       ...(this.#grants.list().length > 0 ? { allowedScopes: this.#grants.list() } : {}),
       ...(this.#forkedFrom === undefined ? {} : { forkedFrom: this.#forkedFrom }),
       ...this.#usage.recordField(),
-      ...(this.#frame ? { frame: storeFrame(this.#frame) } : {}),
-      ...(this.#webOff ? { web: 'off' as const } : {}),
-      ...(this.#paused ? { pausedTurn: { ...this.#paused } } : {}),
+      ...this.#frame.recordFields(),
+      ...this.#paused.recordField(),
     };
   }
 
@@ -517,106 +514,53 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     return this.#options.web ? webToolDefinitions(this.#options.web, this.#modelInfo) : [];
   }
 
-  /** System, tools and mode as they would be built now. */
-  #currentFrame(): ConversationFrame {
-    return {
-      system: this.#system,
-      tools: [...toolDefinitions(this.#currentTools()), ...this.#webTools()],
-      mode: this.#grants.mode,
-      ...(this.#webOff ? { web: 'off' as const } : {}),
-    };
-  }
-
   /**
    * Whether the model may use its web tools in this chat: `unavailable` when
    * the deployment or the model offers none.
    */
   getWeb(): 'on' | 'off' | 'unavailable' {
-    const declared = this.#frame ? this.#frame.tools.some((t) => t.server) : this.#webTools().length > 0;
-    if (!declared) return 'unavailable';
-    return this.#webOff ? 'off' : 'on';
+    return this.#frame.web();
   }
 
   /** The names of the web tools this conversation declared (or would declare), for `/status`. */
   getWebTools(): string[] {
-    const tools = this.#frame ? this.#frame.tools.filter((t) => t.server) : this.#webTools();
-    return tools.map((t) => (t.name === 'web_search' ? 'search' : t.name === 'web_fetch' ? 'fetch' : t.name));
+    return this.#frame.webToolNames();
   }
 
   /** Turns the web tools on or off for this chat (saved; the model is told at the next turn). */
   setWeb(on: boolean): void {
-    this.#webOff = !on;
+    this.#frame.webOff = !on;
     this.#saveMeta();
   }
 
-  /**
-   * Freezes the frame on a conversation's first turn; afterwards says what
-   * changed since in a `context` message at the end (never in `system` or
-   * `tools`, which stay byte for byte what the first request sent).
-   */
-  #advanceFrame(): void {
-    const now = this.#currentFrame();
-    if (!this.#frame) {
-      // The tools are declared even when the chat has the web off, so that turning it on later
-      // changes no byte of them; the first turn then begins by saying it is off.
-      const { web: _off, ...declared } = now;
-      this.#frame = declared;
-      if (!now.web) return;
-    }
-    const change = frameChange(effectiveFrame(this.#frame, this.#history), now, this.#modelInfo, this.#clock);
-    if (change) this.#history.push(change);
-  }
-
-  /** Records the turn as waiting (saved before the request goes out); the returned call ends the wait. */
-  #pause(waiting: WaitingCall): () => void {
-    const timeoutMs = this.#options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
-    const paused: PausedTurn = { waitsFor: 'approval', ...waiting, deadline: this.#clock.now() + timeoutMs };
-    this.#paused = paused;
-    void this.#persistence.saveTurn(this.#history, this.#meta());
-    return () => {
-      if (this.#paused !== paused) return;
-      this.#paused = undefined;
-      this.#saveMeta();
-    };
-  }
-
-  #turnState({ sendFile, schedules, beforeRequest }: SubmitOptions = {}): TurnState {
-    const options = this.#options;
-    const frame = this.#frame ?? this.#currentFrame();
-    // What the model was told it has; a tool it knows of that is gone now is refused with a reason.
-    const offered = effectiveFrame(frame, this.#history).tools.map((t) => t.name);
-    const tools = this.#currentTools().filter((t) => offered.includes(t.name)); // fixed for the whole turn
-    return {
+  #turnState(submitOptions: SubmitOptions = {}): TurnState {
+    const permissionTimeoutMs = this.#options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
+    const parts = {
+      options: this.#options,
       history: this.#history,
-      call: {
-        provider: this.#usage.wrap(options.provider),
-        model: this.#model,
-        system: frame.system,
-        tools: frame.tools,
-        maxTokens: Math.min(REQUEST_MAX_TOKENS, this.#modelInfo.maxOutputTokens),
-        maxOutputTokens: this.#modelInfo.maxOutputTokens,
-        idleTimeoutMs: options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS,
-      },
+      frame: this.#frame.forRequest(),
+      tools: this.#currentTools(),
+      provider: this.#usage.wrap(this.#options.provider),
+      model: this.#model,
+      modelInfo: this.#modelInfo,
       meter: this.#meter,
-      tools: {
-        tools,
-        offered,
-        emitter: this,
-        gate: this.#gate,
-        grants: this.#grants,
-        clock: this.#clock,
-        logger: this.#logger,
-        cwd: options.cwd,
-        env: scrubbedEnv(options.toolEnv ?? process.env),
-        ...(sendFile ? { sendFile } : {}),
-        ...(schedules ? { schedules } : {}),
-        permissionTimeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
-        pause: (waiting) => this.#pause(waiting),
-      },
-      compactor: { compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal) },
-      maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+      emitter: this,
+      gate: this.#gate,
+      grants: this.#grants,
+      clock: this.#clock,
+      logger: this.#logger,
+      permissionTimeoutMs,
       steering: this.#steering,
-      ...(beforeRequest ? { beforeRequest } : {}),
+      // Saved before the request goes out, so the wait is in the record before anyone is asked.
+      pause: (waiting: WaitingCall) =>
+        this.#paused.pause(
+          waiting,
+          this.#clock.now() + permissionTimeoutMs,
+          () => void this.#persistence.saveTurn(this.#history, this.#meta()),
+          this.#saveMeta,
+        ),
+      compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal),
     };
+    return buildTurnState(parts, submitOptions);
   }
 }

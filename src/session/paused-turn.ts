@@ -8,6 +8,7 @@
  */
 import { SwitchboardError } from '../errors.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import type { StoredPausedTurn } from '../store/types.js';
 import { createMessage } from './history.js';
 import type { PermissionOutcome } from './permissions.js';
 import { runToolCalls, type ToolResultBlock, type WaitingCall } from './tool-runner.js';
@@ -86,5 +87,62 @@ export async function resumeTurn(
     return await runTurn(inTurn, createMessage('user', results, state.tools.clock), signal);
   } finally {
     await turn.close();
+  }
+}
+
+/**
+ * The one turn of a session that may wait for a person, and whether that
+ * wait is stored: only a stored wait may outlive the process (see
+ * `InteractiveSession.suspend`), since another process finds only what the
+ * record holds.
+ */
+export class PausedTurnSlot {
+  /** The turn waiting for a person, as saved in the record. */
+  current: PausedTurn | undefined;
+  /** The waiting turn once its host's notes were stored. */
+  #stored: PausedTurn | undefined;
+
+  /**
+   * Records a turn as waiting; `save` stores it before the request goes out.
+   * The returned call ends the wait (and saves with `saveEnd`) unless
+   * another wait or an answer took its place.
+   */
+  pause(waiting: WaitingCall, deadline: number, save: () => void, saveEnd: () => void): () => void {
+    const paused: PausedTurn = { waitsFor: 'approval', ...waiting, deadline };
+    this.current = paused;
+    save();
+    return () => {
+      if (this.current !== paused) return;
+      this.current = undefined;
+      saveEnd();
+    };
+  }
+
+  /** Takes the waiting turn out of the slot (to answer it), or undefined when none waits. */
+  take(): PausedTurn | undefined {
+    const paused = this.current;
+    this.current = undefined;
+    return paused;
+  }
+
+  /**
+   * Adds the host's notes to the waiting turn; `save` resolves true once the
+   * record holds them, and only then does the wait count as stored.
+   */
+  async note(host: Record<string, unknown>, save: () => Promise<boolean>): Promise<void> {
+    const paused = this.current;
+    if (!paused) return;
+    paused.host = { ...paused.host, ...host };
+    if (await save()) this.#stored = paused;
+  }
+
+  /** True when a turn waits and its wait is stored, so another process can take it over. */
+  isStored(): boolean {
+    return this.current !== undefined && this.#stored === this.current;
+  }
+
+  /** The record's field for the waiting turn (absent when none waits). */
+  recordField(): { pausedTurn?: StoredPausedTurn } {
+    return this.current ? { pausedTurn: { ...this.current } } : {};
   }
 }

@@ -1,5 +1,7 @@
 /** The system prompt: a base (built in or the caller's), the workspace, and trusted project instructions. */
 import type { Logger } from '../logger.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import type { Tool } from '../tools/types.js';
 import type { ProjectAccess, ToolDefinition } from '../vocabulary.js';
 import { loadProjectContext } from './project-context.js';
 
@@ -70,4 +72,30 @@ export async function loadSessionPrompt(options: {
     ...(options.base === undefined ? {} : { base: options.base }),
   });
   return { system, compactInstructions: project.compactInstructions };
+}
+
+/**
+ * The tools a session offers and its system prompt. Without a working
+ * sandbox Bash is dropped and the prompt says why: the model is not offered
+ * a tool that would only be refused, and can tell the user what is missing.
+ */
+export async function loadSessionSetup(options: {
+  cwd: string;
+  tools: Tool[];
+  sandbox: Sandbox;
+  projectAccess: ProjectAccess | undefined;
+  base: string | undefined;
+  /** See {@link SystemPromptParts.web}. */
+  web: boolean;
+  logger: Logger;
+}): Promise<{ tools: Tool[]; system: string; compactInstructions: string | undefined }> {
+  const bashRefusal = options.tools.some((t) => t.name === 'Bash')
+    ? await options.sandbox.bashRefusal()
+    : undefined;
+  const tools = bashRefusal ? options.tools.filter((t) => t.name !== 'Bash') : options.tools;
+  const prompt = await loadSessionPrompt({ ...options, tools });
+  const system = bashRefusal
+    ? `${prompt.system}\n\nThere is no Bash tool here: commands cannot run, because the sandbox that would contain them does not work on this machine. Say so if a request needs one.`
+    : prompt.system;
+  return { tools, system, compactInstructions: prompt.compactInstructions };
 }
