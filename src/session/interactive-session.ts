@@ -22,13 +22,7 @@ import { SessionGrants } from './grants.js';
 import type { SubmitInput } from './history.js';
 import { promptFor } from './incoming-files.js';
 import { DEFAULT_QUEUE_LIMIT, JobQueue } from './job-queue.js';
-import {
-  type PausedAnswer,
-  type PausedTurn,
-  PausedTurnSlot,
-  readPausedTurn,
-  resumeTurn,
-} from './paused-turn.js';
+import { type PausedAnswer, type PausedTurn, PausedTurnSlot, resumeTurn } from './paused-turn.js';
 import { DEFAULT_PERMISSION_TIMEOUT_MS, PermissionGate } from './permissions.js';
 import { SessionPersistence } from './persistence.js';
 import { loadSessionRecord } from './resume.js';
@@ -41,6 +35,7 @@ import {
   type SubmitOptions,
   validThreshold,
 } from './session-options.js';
+import { restoreFromRecord } from './session-restore.js';
 import { answerAside } from './side-question.js';
 import { SteeringInbox } from './steering.js';
 import { loadSessionSetup } from './system-prompt.js';
@@ -162,31 +157,29 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       return;
     }
     const record = await loadSessionRecord(this.#options.sessionStore, validateSessionId(resumeId));
-    this.#history.push(...record.messages);
-    // The system and tools this conversation's requests were built with, not today's rebuild.
-    this.#frame.restore(record.frame, record.web);
-    this.#grants.mode = record.permissionMode;
-    if (this.#options.model === undefined && record.model) {
-      // The saved model, not the provider's default: its window sizes the tracker.
-      [this.#model, this.#modelInfo] = [record.model, this.#describe(record.model)];
-      this.#tracker.setMaxTokens(this.#modelInfo.contextWindow);
-    }
-    this.#tracker.restore(this.#history, {
-      lastReportedTokens: record.lastReportedTokens,
-      usedTokens: record.contextState?.usedTokens,
-    });
+    const model = restoreFromRecord(
+      record,
+      {
+        history: this.#history,
+        frame: this.#frame,
+        grants: this.#grants,
+        tracker: this.#tracker,
+        usage: this.#usage,
+        persistence: this.#persistence,
+        paused: this.#paused,
+        describe: (name) => this.#describe(name),
+      },
+      { resuming, keepModel: this.#options.model !== undefined },
+    );
+    if (model) [this.#model, this.#modelInfo] = [model.model, model.info];
     this.#owner = record.owner ?? this.#options.owner;
     if (resuming) {
-      this.#paused.current = readPausedTurn(record.pausedTurn);
       this.#createdAt = record.createdAt;
       this.#name = this.#name ?? record.name;
       this.#forkedFrom = record.forkedFrom;
-      this.#grants.restore(record.allowedScopes ?? []);
-      this.#usage.restore(record.usage); // a fork starts its own bill
-      this.#persistence.markExisting(record.messages.length);
       if (this.#options.sessionName !== undefined && this.#name !== record.name) this.#saveMeta();
     } else {
-      // A fork is a new session: same history, no inherited approvals.
+      // A fork is a new session: its own owner when one is given.
       this.#forkedFrom = record.id;
       if (this.#options.owner !== undefined) this.#owner = this.#options.owner;
       await this.#persistence.create(this.#history, this.#meta());
