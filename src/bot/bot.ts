@@ -7,9 +7,9 @@
 import { systemClock } from '../clock.js';
 import { describeError } from '../errors.js';
 import { silentLogger } from '../logger.js';
-import { DEFAULT_PRICES } from '../provider/pricing.js';
 import { LocalTrigger } from '../schedule/local-trigger.js';
 import { Scheduler } from '../schedule/scheduler.js';
+import { DEFAULT_PRICES } from '../session/index.js';
 import { createMemoryControlsStore } from '../store/controls.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
 import { AccessPolicy } from './access.js';

@@ -8,8 +8,8 @@
  * said when the turn ends.
  */
 import type { Logger } from '../logger.js';
-import { ledgerCost, type PriceTable } from '../provider/pricing.js';
 import type { InteractiveSession } from '../session/index.js';
+import { ledgerCost, type PriceTable } from '../session/index.js';
 import type { Requester } from './approvals.js';
 import type { Budgets } from './budgets.js';
 import type { Outbox } from './stream/types.js';

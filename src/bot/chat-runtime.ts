@@ -6,9 +6,8 @@
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { PriceTable } from '../provider/pricing.js';
 import type { Scheduler } from '../schedule/scheduler.js';
-import type { InteractiveSession } from '../session/index.js';
+import type { InteractiveSession, PriceTable } from '../session/index.js';
 import type { BotStateStore } from '../store/types.js';
 import type { ApprovalRegistry } from './approvals.js';
 import { refuseOverBudget } from './budget-turn.js';

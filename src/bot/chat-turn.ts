@@ -7,9 +7,9 @@
  */
 import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { formatUsd, ledgerCost, type PriceTable } from '../provider/pricing.js';
 import type { Scheduler } from '../schedule/scheduler.js';
 import type { IncomingFile, InteractiveSession, PausedAnswer } from '../session/index.js';
+import { formatUsd, ledgerCost, type PriceTable } from '../session/index.js';
 import type {
   ElicitationRequest,
   PermissionRequest,

@@ -4,9 +4,8 @@
  */
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { PriceTable } from '../provider/pricing.js';
 import type { Scheduler } from '../schedule/scheduler.js';
-import type { InteractiveSession } from '../session/index.js';
+import type { InteractiveSession, PriceTable } from '../session/index.js';
 import type { SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
 import type { BackgroundRuns } from './bg-runs.js';

@@ -4,7 +4,7 @@
  * session record in the store, so sessions no longer in memory count too).
  * The same one-line summary is the `/status` cost line.
  */
-import { formatUsd, ledgerCost, type PriceTable } from '../provider/pricing.js';
+import { formatUsd, ledgerCost, type PriceTable } from '../session/index.js';
 import {
   cacheHitRate,
   emptyLedger,

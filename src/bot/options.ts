@@ -7,9 +7,9 @@
 import type { Clock } from '../clock.js';
 import type { ChatLease, ControlBus } from '../cluster/types.js';
 import type { Logger } from '../logger.js';
-import type { PriceTable } from '../provider/pricing.js';
 import type { BusyMode, ScheduleStore, ScheduleTrigger } from '../schedule/types.js';
 import type { SessionFactory } from '../session/factory.js';
+import type { PriceTable } from '../session/index.js';
 import type { ControlsStore } from '../store/controls.js';
 import type { BotStateStore } from '../store/types.js';
 import type { TokenUsage } from '../vocabulary.js';

@@ -8,10 +8,9 @@
 import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { PriceTable } from '../provider/pricing.js';
 import type { Scheduler } from '../schedule/scheduler.js';
 import type { BusyMode, Schedule } from '../schedule/types.js';
-import type { InteractiveSession } from '../session/index.js';
+import type { InteractiveSession, PriceTable } from '../session/index.js';
 import type { BotStateStore, SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
 import type { ButtonEvent, ChatEvent, MessageEvent } from './adapter-contract.js';

@@ -7,9 +7,9 @@
 import type { Clock, TimerHandle } from '../clock.js';
 import { describeError, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { sandboxWarning } from '../sandbox/index.js';
 import type { ToolsReport } from '../session/factory.js';
 import type { InteractiveSession, SessionFactory, SessionRequest } from '../session/index.js';
+import { sandboxWarning } from '../session/index.js';
 import type { BotStateStore } from '../store/types.js';
 import type { ToolPrompt } from '../vocabulary.js';
 

@@ -1,6 +1,11 @@
 /** The session engine: InteractiveSession, context tracking, the model registry, and the session types. */
 
 export { DEFAULT_CONTEXT_WINDOW, getModelInfo, type ModelInfo } from '../provider/models.js';
+// What a session's usage costs, for the bot's /cost, budgets and reply footers: the bot reaches
+// prices through the session layer, never the provider directly.
+export { DEFAULT_PRICES, formatUsd, ledgerCost, type PriceTable } from '../provider/pricing.js';
+// The operator's words for a sandbox that is not in force, for /status.
+export { sandboxWarning } from '../sandbox/index.js';
 export { SUMMARY_HEADER, summarizationPrompt } from './compaction.js';
 export { ContextWindowTracker, contextState, estimateTokens, usageTotal } from './context-tracker.js';
 export {
