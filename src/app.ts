@@ -9,27 +9,22 @@ import { join, resolve } from 'node:path';
 import type { DiscordAdapterOptions } from '../adapters/discord/index.js';
 import type { SlackAdapterOptions } from '../adapters/slack/index.js';
 import type { TelegramAdapterOptions } from '../adapters/telegram/index.js';
-import type { Config, TranscriptionConfig } from '../config/index.js';
+import type { Config } from '../config/index.js';
+import { createConfiguredSessions, createMcpOAuth, voiceOptions } from './app-sessions.js';
 import { openSharedState } from './app-stores.js';
 import { type ChatAdapter, chatPlatform } from './bot/adapter-contract.js';
-import { type Bot, type BotLimits, createBot, type VoiceOptions } from './bot/index.js';
+import { type Bot, type BotLimits, createBot } from './bot/index.js';
 import { type Clock, systemClock } from './clock.js';
 import { createLogger, type Logger } from './logger.js';
 import type { McpServers } from './mcp/index.js';
-import type { McpCredentialStore } from './mcp/oauth/credential-store.js';
-import type { McpOAuth } from './mcp/oauth/login.js';
 import { createOpsRoutes, type OpsRoutes, startOpsServer } from './ops/http.js';
 import { instrumentAdapter } from './ops/instrument-adapter.js';
 import { createMetrics, type SwitchboardMetrics } from './ops/metrics.js';
-import { AnthropicProvider } from './provider/index.js';
 import { costOf, type PriceTable, priceFor } from './provider/pricing.js';
 import { requireSandbox, Sandbox, sandboxWarning } from './sandbox/index.js';
-import { createSessionFactory, type SessionFactoryOptions } from './session/factory.js';
+import type { SessionFactoryOptions } from './session/factory.js';
 import { totalsOf } from './session/usage-ledger.js';
-import type { SessionStore } from './store/types.js';
 import { scrubbedEnv } from './tools/index.js';
-import type { ToolSource } from './tools/types.js';
-import { createTranscriber } from './transcribe/index.js';
 import type { TokenUsage } from './vocabulary.js';
 
 /** Things the caller may inject (tests pass a capturing logger, a console stream). */
@@ -147,7 +142,15 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
 
   bot = createBot({
     adapters,
-    sessions: createConfiguredSessions(config, shared.sessionStore, clock, logger, deps, sandbox, mcp),
+    sessions: createConfiguredSessions(
+      config,
+      shared.sessionStore,
+      clock,
+      logger,
+      deps.sessionOptions,
+      sandbox,
+      mcp,
+    ),
     stores: { state: shared.stateStore, controls: shared.controlsStore },
     access: {
       allowedUsers,
@@ -231,37 +234,6 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   };
 }
 
-/**
- * Sign-ins to HTTP MCP servers, when the settings they need are there
- * (SWITCHBOARD_SECRET_KEY to seal the tokens, SWITCHBOARD_PUBLIC_URL for the
- * redirect); otherwise `/mcp login` says what to set.
- */
-async function createMcpOAuth(
-  config: Config,
-  store: McpCredentialStore,
-  clock: Clock,
-  logger: Logger,
-): Promise<McpOAuth | undefined> {
-  if (!config.mcp || !config.secretKey || !config.publicUrl) return undefined;
-  if (config.httpPort === undefined)
-    logger.warn(
-      'MCP sign-in needs SWITCHBOARD_HTTP_PORT (or a platform webhook port) for its callback; without one the sign-in link leads nowhere.',
-    );
-  const { McpOAuth } = await import('./mcp/oauth/login.js');
-  const { oauthServers } = await import('./mcp/oauth/commands.js');
-  const { McpSignIns } = await import('./mcp/oauth/sign-ins.js');
-  const { createSecretBox, parseSecretKey } = await import('./mcp/oauth/secret-box.js');
-  const oauthLogger = logger.child({ component: 'mcp-oauth' });
-  const signIns = new McpSignIns(store, createSecretBox(parseSecretKey(config.secretKey)), oauthLogger);
-  return new McpOAuth({
-    signIns,
-    servers: oauthServers(config.mcp.servers),
-    publicUrl: config.publicUrl,
-    clock,
-    logger: oauthLogger,
-  });
-}
-
 /** Undefined when every chat's last save succeeded, else how many are not being saved. */
 function unsavedChats(bot: Bot | undefined): string | undefined {
   const failing = bot?.saveHealth.failing() ?? [];
@@ -271,21 +243,6 @@ function unsavedChats(bot: Bot | undefined): string | undefined {
 }
 
 /** A turn's list-price cost in US dollars, or undefined when the model has no price. */
-/** Voice notes through the configured transcription endpoint. */
-function voiceOptions(t: TranscriptionConfig, clock: Clock): VoiceOptions {
-  return {
-    transcriber: createTranscriber({
-      url: t.url,
-      model: t.model,
-      ...(t.apiKey ? { apiKey: t.apiKey } : {}),
-      clock,
-    }),
-    maxSeconds: t.maxSeconds,
-    keepAudio: t.keepAudio,
-    ...(t.pricePerMinute === undefined ? {} : { pricePerMinute: t.pricePerMinute }),
-  };
-}
-
 function turnCost(model: string, usage: TokenUsage, prices: PriceTable): number | undefined {
   const price = priceFor(model, prices);
   return price ? costOf(totalsOf(usage), price) : undefined;
@@ -336,54 +293,6 @@ function warnWhenInstructionsAreShared(config: Config, logger: Logger): void {
       'in every other chat. Set SWITCHBOARD_WORKSPACE_PER_CHAT=true to give each chat its own, or keep ' +
       'SWITCHBOARD_PROJECT_ACCESS=restricted where people should not steer each other.',
   );
-}
-
-/**
- * The session factory of the ready bot: the one place its sessions get the
- * provider, the tools (the MCP servers' included), the tools' workspace and
- * environment, and their settings.
- */
-function createConfiguredSessions(
-  config: Config,
-  sessionStore: SessionStore,
-  clock: Clock,
-  logger: Logger,
-  deps: AppDeps,
-  sandbox: Sandbox,
-  toolSource: ToolSource | undefined,
-) {
-  return createSessionFactory({
-    provider: new AnthropicProvider({
-      apiKey: config.anthropic.apiKey,
-      model: config.model,
-      thinking: config.modelSettings.thinking,
-      fallback: config.modelSettings.fallback,
-      ...(config.modelSettings.effort ? { effort: config.modelSettings.effort } : {}),
-      models: {
-        ...(config.modelSettings.contextWindow ? { contextWindow: config.modelSettings.contextWindow } : {}),
-        ...(config.modelSettings.maxOutputTokens
-          ? { maxOutputTokens: config.modelSettings.maxOutputTokens }
-          : {}),
-      },
-      logger,
-      ...(config.anthropic.baseURL ? { baseURL: config.anthropic.baseURL } : {}),
-    }),
-    sessionStore,
-    workspace: config.workspace,
-    workspacePerChat: config.workspacePerChat,
-    model: config.model,
-    permissionMode: config.permissionMode,
-    projectAccess: config.projectAccess,
-    streamIdleTimeoutMs: config.streamIdleTimeoutMs,
-    cache: config.cache,
-    web: config.web,
-    toolEnv: scrubbedEnv(process.env, config.secrets),
-    sandbox,
-    ...(toolSource ? { toolSource } : {}),
-    clock,
-    logger: logger.child({ component: 'bot' }),
-    ...deps.sessionOptions,
-  });
 }
 
 /** Loads only the adapters that are configured, so an unused SDK is never imported. */
