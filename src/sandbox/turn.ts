@@ -9,13 +9,27 @@ import type { Clock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
 import type { SandboxBox } from './box.js';
 import type { ExecOptions, ExecOutcome } from './command.js';
-import type { Sandbox } from './sandbox.js';
 
 export { EXEC_EXIT_GRACE_MS, type ExecOptions, type ExecOutcome } from './command.js';
 
+/**
+ * What a turn asks of the sandbox that opened it (`Sandbox` in sandbox.ts):
+ * a file helper for a workspace, and commands run under the sandbox's limits.
+ */
+export interface TurnHost {
+  /** Starts a file helper for `workspace` (a real path). */
+  launch(workspace: string, clock: Clock): Promise<{ box: SandboxBox }>;
+  /** Runs `bash -c command` in `workspace` (a real path) under the sandbox's limits. */
+  runCommand(
+    workspace: string,
+    command: string,
+    options: ExecOptions & { clock: Clock },
+  ): Promise<ExecOutcome>;
+}
+
 /** What {@link SandboxTurn} is built from. */
 export interface SandboxTurnOptions {
-  sandbox: Sandbox;
+  sandbox: TurnHost;
   cwd: string;
   clock: Clock;
   /** Called when a tool uses the file helper (not when warm() starts it). */
@@ -24,7 +38,7 @@ export interface SandboxTurnOptions {
 
 /** The sandbox of one chat turn. */
 export class SandboxTurn {
-  readonly #sandbox: Sandbox;
+  readonly #sandbox: TurnHost;
   readonly #cwd: string;
   readonly #clock: Clock;
   readonly #onUse: (() => void) | undefined;

@@ -1,5 +1,6 @@
 /**
- * Building history messages and turning the history into what the model
+ * What a session is handed (a prompt with its author, images and files),
+ * building history messages, and turning the history into what the model
  * sees: session notices left out, the cut-off notice after an interrupted
  * reply, and tool calls that never got a result answered as interrupted.
  */
@@ -7,8 +8,16 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { ProviderMessage } from '../provider/types.js';
 import { imageProblem } from './images.js';
-import type { IncomingFile } from './incoming-files.js';
 import type { ContentBlock, HistoryMessage } from './types.js';
+
+/** A file handed to the session with a prompt. */
+export interface IncomingFile {
+  /** The name the sender gave it: untrusted text, shown escaped and never used as a path. */
+  name?: string;
+  /** The platform's media type: a hint only, the content decides. */
+  mediaType?: string;
+  bytes: Uint8Array;
+}
 
 /** What `submit()` accepts: a prompt, or a prompt with its author, images and files. */
 export type SubmitInput =

@@ -22,18 +22,9 @@ import {
   pdfPages,
 } from './file-kinds.js';
 import { candidateNames, shownName, UPLOADS_DIR } from './file-names.js';
-import { type SubmitInput, userMessage } from './history.js';
+import { type IncomingFile, type SubmitInput, userMessage } from './history.js';
 import { imageProblem } from './images.js';
 import type { TurnState } from './turn.js';
-
-/** A file handed to the session with a prompt. */
-export interface IncomingFile {
-  /** The name the sender gave it: untrusted text, shown escaped and never used as a path. */
-  name?: string;
-  /** The platform's media type: a hint only, the content decides. */
-  mediaType?: string;
-  bytes: Uint8Array;
-}
 
 /** Longest text file shown to the model whole, in characters. */
 export const MAX_TEXT_FILE_CHARS = 100_000;
