@@ -2,8 +2,9 @@
  * Repairs a history the API refused, so one bad block never locks a session
  * until /new: an image over the limits or a block the API names is replaced
  * by a short note, thinking the API will not take back is dropped, and old
- * tool output is trimmed when the request is too long. Each repair says, in
- * a sentence for the chat, what it dropped.
+ * tool output is trimmed when the request is too long (the conversation is
+ * compacted when nothing is left to trim). Each repair says, in a sentence
+ * for the chat, what it dropped.
  */
 import type { SwitchboardError } from '../errors.js';
 import type { BadContentDetail } from '../provider/errors.js';
@@ -163,4 +164,26 @@ export function repairHistory(
     replaceBlock(history, target, note(target, 'a block the API refused was removed')),
   );
   return `The API refused one ${target.type.replace('_', ' ')} block of this conversation; it was replaced by a note.`;
+}
+
+/**
+ * After a 400 the session's own content caused: repairs the history, or, when
+ * the request was too long and no old tool output is left to trim, compacts
+ * it. Returns the notice for the chat, or undefined when neither helped.
+ */
+export async function repairOrCompact(
+  history: HistoryMessage[],
+  error: SwitchboardError,
+  model: string,
+  compactor: { compact(signal: AbortSignal): Promise<unknown> },
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const fixed = repairHistory(history, error, model);
+  if (fixed || error.code !== 'PROVIDER_CONTEXT_TOO_LONG') return fixed;
+  try {
+    await compactor.compact(signal);
+    return 'The request was too long for the model, so the conversation was compacted.';
+  } catch {
+    return undefined;
+  }
 }

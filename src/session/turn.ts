@@ -8,27 +8,33 @@
  * compacted once. A 400 caused by the session's own content is repaired and
  * retried once. Before every call the context guard may stop the turn with
  * a notice instead of sending a request the API would reject.
+ *
+ * One request and its streamed reply are turn-request.ts; what the chat is
+ * told when the turn stops short, turn-notices.ts; the repairs, repair.ts.
  */
 import type { SwitchboardError } from '../errors.js';
-import type { Provider } from '../provider/types.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { SourceList } from './citations.js';
 import type { ContextMeter } from './context-meter.js';
-import { CONTINUE_NOTICE, createMessage, toProviderMessages } from './history.js';
-import { repairHistory } from './repair.js';
+import { CONTINUE_NOTICE, createMessage } from './history.js';
+import { repairOrCompact } from './repair.js';
 import type { SteeringInbox } from './steering.js';
-import { callProvider, type StreamCallResult } from './stream-call.js';
 import { runToolCalls, type ToolHost } from './tool-runner.js';
+import {
+  fallbackNotices,
+  guardNotice,
+  iterationLimitNotice,
+  outputLimitNotice,
+  pauseLimitNotice,
+  RETRY_CUT_TOOL_CALL_NOTE,
+  refusalNotice,
+  refusalRetryNotice,
+  WINDOW_COMPACTED_NOTICE,
+  WINDOW_FULL_NOTICE,
+} from './turn-notices.js';
+import { type ModelCall, requestReply } from './turn-request.js';
 import { addUsage } from './turn-usage.js';
-import type {
-  CompactEvent,
-  ContentBlock,
-  ContextWindowState,
-  HistoryMessage,
-  TokenUsage,
-  ToolDefinition,
-  TurnResult,
-} from './types.js';
+import type { CompactEvent, HistoryMessage, TokenUsage, TurnResult } from './types.js';
 import { WebActivity } from './web-activity.js';
 
 /** Past this share of the window no request is sent. */
@@ -43,19 +49,6 @@ export const MAX_CONTINUATIONS = 2;
  * asked whether to go on.
  */
 export const MAX_PAUSES = 10;
-
-/** One model request's fixed parts. */
-export interface ModelCall {
-  provider: Provider;
-  model: string;
-  system: string;
-  tools: readonly ToolDefinition[];
-  /** Output tokens asked for per request. */
-  maxTokens: number;
-  /** The model's own output limit: how far a cut tool call may be given more room. */
-  maxOutputTokens: number;
-  idleTimeoutMs: number;
-}
 
 /** Everything a turn works with: a small state object, not a host of callbacks. */
 export interface TurnState {
@@ -79,27 +72,6 @@ export interface TurnOutcome {
   error?: SwitchboardError;
 }
 
-/** The notice added when the context guard stops a request. */
-export function guardNotice(state: ContextWindowState): string {
-  return (
-    `The conversation uses ${state.usedTokens.toLocaleString('en-US')} of ${state.maxTokens.toLocaleString('en-US')} tokens ` +
-    `(${state.usedPercentage}% of the context window), so the request was not sent. ` +
-    'Use /compact to summarize the conversation (or /new to start over), then ask again.'
-  );
-}
-
-/** What a refusal tells the chat. */
-function refusalNotice(explanation: string | undefined): string {
-  return (
-    `The model declined to answer this${explanation ? ` (${explanation})` : ''}. ` +
-    'That exchange is left out of the conversation from now on, so you can go on: rephrase it or ask something else.'
-  );
-}
-
-/**
- * Runs one turn for `prompt` (already built, not yet in the history). Never
- * throws: failures come back as `error` with the partial result.
- */
 /**
  * Runs a turn in a sandbox of its own (`sandbox.openTurn`), closed when the
  * turn ends, so whatever the turn's commands left running ends with it.
@@ -118,6 +90,10 @@ export async function runTurnInSandbox(
   }
 }
 
+/**
+ * Runs one turn for `prompt` (already built, not yet in the history). Never
+ * throws: failures come back as `error` with the partial result.
+ */
 export async function runTurn(
   state: TurnState,
   prompt: HistoryMessage,
@@ -174,9 +150,7 @@ export async function runTurn(
   for (let iteration = 0; ; iteration++) {
     state.steering?.drainInto(history, clock);
     if (iteration >= state.maxIterations) {
-      addNotice(
-        `Stopped after ${state.maxIterations} model calls in one turn (the tool loop limit). Send a message to let the agent continue.`,
-      );
+      addNotice(iterationLimitNotice(state.maxIterations));
       return finish('complete');
     }
     const context = await meter.decide(history, call, [CONTEXT_GUARD_FRACTION], signal);
@@ -190,21 +164,16 @@ export async function runTurn(
       return finish('complete');
     }
     const joined = joinNext;
-    const reply = await stream(
-      { ...state, call: { ...call, model } },
-      maxTokens,
+    const reply = await requestReply(
+      { call: { ...call, model }, history, maxTokens, emitter, clock, texts, join: joined, sources, web },
       signal,
-      texts,
-      joined,
-      sources,
-      web,
     );
     joinNext = false;
     if (reply.error || !reply.end) {
       const error = reply.error;
       const nothingArrived = reply.content.length === 0;
       if (error && !repaired && nothingArrived) {
-        const fixed = await repair(state, error, signal);
+        const fixed = await repairOrCompact(history, error, call.model, state.compactor, signal);
         if (fixed) {
           repaired = true;
           addNotice(fixed);
@@ -225,10 +194,7 @@ export async function runTurn(
       // with the same limit: ask again with room for it, and keep nothing of the cut reply.
       maxTokens = Math.min(call.maxOutputTokens, maxTokens * 4);
       addUsage(usage, reply.end.usage);
-      emitter.emit(
-        'progress_note',
-        'The tool call was longer than the output limit; asking again with more room…',
-      );
+      emitter.emit('progress_note', RETRY_CUT_TOOL_CALL_NOTE);
       continue;
     }
     // A continuation of a cut reply is the same paragraph, not a new one.
@@ -242,7 +208,7 @@ export async function runTurn(
     });
     history.push(message);
     // Refusals and fallback page: a `fallback` block marks where another model took over; say which.
-    for (const handover of fallbacks(reply.content)) emitter.emit('notice', handover);
+    for (const handover of fallbackNotices(reply.content)) emitter.emit('notice', handover);
     addUsage(usage, reply.end.usage);
     meter.report(reply.end.usage, history.length);
 
@@ -264,9 +230,7 @@ export async function runTurn(
           pauses++;
           continue;
         }
-        addNotice(
-          `The reply paused ${MAX_PAUSES} times while searching or reading the web. Send a message to let it go on.`,
-        );
+        addNotice(pauseLimitNotice(MAX_PAUSES));
         return finish('complete');
       case 'max_tokens':
         if (reply.cutToolUses.length === 0 && continuations < MAX_CONTINUATIONS) {
@@ -279,16 +243,14 @@ export async function runTurn(
           );
           continue;
         }
-        addNotice(
-          `The reply was cut off at the output limit (${maxTokens.toLocaleString('en-US')} tokens). Say "continue" to get the rest.`,
-        );
+        addNotice(outputLimitNotice(maxTokens));
         return finish('complete');
       case 'refusal': {
         // Refusals and fallback page: where the retry is ours, ask the recommended model once.
         const recommended = reply.end.refusal?.recommendedModel;
         if (recommended && recommended !== model && call.provider.retriesRefusals?.(model)) {
           message.withheld = 'refusal';
-          emitter.emit('notice', `${model} declined this request; ${recommended} answers it instead.`);
+          emitter.emit('notice', refusalRetryNotice(model, recommended));
           model = recommended;
           continue;
         }
@@ -305,93 +267,14 @@ export async function runTurn(
             () => false,
           );
           if (compacted) {
-            addNotice(
-              'The context window filled up during the reply, so the conversation was compacted and the reply goes on.',
-            );
+            addNotice(WINDOW_COMPACTED_NOTICE);
             continue;
           }
         }
-        addNotice(
-          'The reply filled the whole context window and was cut off. Use /compact (or /new), then ask again.',
-        );
+        addNotice(WINDOW_FULL_NOTICE);
         return finish('complete');
       default:
         return finish('complete');
     }
-  }
-}
-
-/** A sentence for each `fallback` block of a reply: which model declined and which one answered. */
-function fallbacks(content: readonly ContentBlock[]): string[] {
-  return content.flatMap((b) => {
-    if (b.type !== 'api' || b.block.type !== 'fallback') return [];
-    const from = (b.block.from as { model?: string } | undefined)?.model ?? 'The model';
-    const to = (b.block.to as { model?: string } | undefined)?.model ?? 'another model';
-    return [`${from} declined this request; ${to} answered it.`];
-  });
-}
-
-/** Streams one request, sending text as it arrives and the progress notes as `progress_note`. */
-async function stream(
-  state: TurnState,
-  maxTokens: number,
-  signal: AbortSignal,
-  texts: readonly string[],
-  join: boolean,
-  sources: SourceList,
-  web: WebActivity,
-): Promise<StreamCallResult> {
-  const { call } = state;
-  const { emitter, clock } = state.tools;
-  let first = true;
-  return callProvider({
-    provider: call.provider,
-    request: {
-      model: call.model,
-      system: call.system,
-      messages: toProviderMessages(state.history, call.model),
-      tools: [...call.tools],
-      maxTokens,
-    },
-    signal,
-    clock,
-    idleTimeoutMs: call.idleTimeoutMs,
-    onText: (text) => {
-      // Deltas add up to the model's text in the response: rounds are joined by a blank line.
-      if (first && !join && texts.some((t) => t.length > 0)) emitter.emit('text_delta', '\n\n');
-      first = false;
-      emitter.emit('text_delta', text);
-    },
-    onThinking: (text) => emitter.emit('progress_note', text),
-    // The marks go out right after the text they belong to; the list comes at the end of the turn.
-    onCitations: (citations) => {
-      const refs = sources.refs(citations);
-      if (refs) emitter.emit('text_delta', refs);
-    },
-    // The API's web searches and fetches show as tool lines; a failed one is said in the chat.
-    onBlock: (block) => {
-      sources.learn(block);
-      const start = web.start(block);
-      if (start) emitter.emit('tool_start', start);
-      const end = web.end(block);
-      if (end) emitter.emit('tool_end', end.event);
-      if (end?.problem) emitter.emit('notice', end.problem);
-    },
-  });
-}
-
-/** Repairs the history after a 400 it caused; returns what was dropped, or undefined. */
-async function repair(
-  state: TurnState,
-  error: SwitchboardError,
-  signal: AbortSignal,
-): Promise<string | undefined> {
-  const fixed = repairHistory(state.history, error, state.call.model);
-  if (fixed || error.code !== 'PROVIDER_CONTEXT_TOO_LONG') return fixed;
-  try {
-    await state.compactor.compact(signal);
-    return 'The request was too long for the model, so the conversation was compacted.';
-  } catch {
-    return undefined;
   }
 }
