@@ -6,6 +6,13 @@ export { DEFAULT_CONTEXT_WINDOW, getModelInfo, type ModelInfo } from '../provide
 export { DEFAULT_PRICES, formatUsd, ledgerCost, type PriceTable } from '../provider/pricing.js';
 // The operator's words for a sandbox that is not in force, for /status.
 export { sandboxWarning } from '../sandbox/index.js';
+// The words of a question a tool asks while it runs, for the bot's question prompts.
+export type {
+  ElicitationAnswer,
+  ElicitationField,
+  ElicitationQuestion,
+  ElicitationValue,
+} from '../tools/types.js';
 export { SUMMARY_HEADER, summarizationPrompt } from './compaction.js';
 export { ContextWindowTracker, contextState, estimateTokens, usageTotal } from './context-tracker.js';
 export {
