@@ -60,8 +60,8 @@ export interface PlatformLimits {
   upload: { documented: Documented; enforced: number; why?: string };
   /** How long the platform waits for a button press to be acknowledged. */
   ackDeadlineMs: Documented;
-  /** The fake's per-message edit spacing: the declared `minEditIntervalMs` must be at least this. */
-  editIntervalMs: Documented;
+  /** The fake's per-message edit spacing, where it has one: the declared `minEditIntervalMs` must be at least this. */
+  editIntervalMs?: Documented;
   /** The fake's per-chat budget, where the platform has one the adapter must declare. */
   chatBudget?: Documented & { windowMs: number };
 }

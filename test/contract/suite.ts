@@ -60,6 +60,8 @@ export function contractSuite(harness: PlatformHarness): void {
 
   describe(`adapter contract: ${harness.name}`, () => {
     let rig: PlatformRig;
+    /** The rig to close after the test; unset when its start failed (the harness cleaned up then). */
+    let running: PlatformRig | undefined;
     let log: EventLog;
     let clock: VirtualClock;
     let caps: ChatCapabilities;
@@ -70,10 +72,12 @@ export function contractSuite(harness: PlatformHarness): void {
       log = new EventLog();
       clock = new VirtualClock(Date.now());
       rig = await harness.start({ log, clock });
+      running = rig;
       caps = rig.adapter.capabilities(rig.chat);
     });
     afterEach(async () => {
-      await rig.close();
+      await running?.close();
+      running = undefined;
     });
 
     part('send', 'a message lands in the chat, in the chat’s dialect', async () => {
@@ -278,7 +282,7 @@ export function contractSuite(harness: PlatformHarness): void {
       expect(caps.maxMessageLength).toBeLessThanOrEqual(limits.messageLength.value);
       expect(caps.buttonPayloadLimit).toBeGreaterThan(2);
       expect(caps.buttonPayloadLimit).toBeLessThanOrEqual(limits.buttonPayloadBytes.value);
-      expect(caps.minEditIntervalMs).toBeGreaterThanOrEqual(limits.editIntervalMs.value);
+      expect(caps.minEditIntervalMs).toBeGreaterThanOrEqual(limits.editIntervalMs?.value ?? 0);
       if (limits.chatBudget) {
         const budget = caps.budget;
         expect(budget, 'a per-chat budget the fake enforces must be declared').toBeDefined();

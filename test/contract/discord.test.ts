@@ -1,0 +1,153 @@
+/**
+ * The adapter contract for Discord: the real discord.js client (REST and
+ * gateway) against the fake Discord. Sessions are threads and DMs; the
+ * outbound parts run in a thread the bot opened in #general.
+ *
+ * The adapter runs with `rateLimits: 'reject'`, the mode in which a 429 on
+ * an edit reaches the core as RATE_LIMITED (in the default `queue` mode
+ * discord.js waits it out itself and the core never sees it). The fake's
+ * per-channel write limit is raised for these tests, which check what
+ * happens to each call, not the pace; the declared budget is checked
+ * against Discord's 5 per 5 s instead.
+ */
+import { createDiscordAdapter } from '../../adapters/discord/index.js';
+import type { Clock } from '../../src/clock.js';
+import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.js';
+import { DISCORD_UPLOAD_LIMIT } from '../fakes/discord/uploads.js';
+import type { PlatformHarness, PlatformRig, Spot } from './harness.js';
+import { contractSuite } from './suite.js';
+
+/** Discord's deadline for the first answer to an interaction (the fake's default). */
+const ACK_DEADLINE_MS = 3000;
+
+/**
+ * The one place the adapter is built, so a change of its option names is
+ * made here once.
+ */
+function createAdapter(fake: FakeDiscord, clock: Clock) {
+  return createDiscordAdapter({
+    token: fake.token,
+    apiUrl: fake.apiUrl,
+    guildId: fake.guildId,
+    restRetries: 0,
+    rateLimits: 'reject',
+    clock,
+  });
+}
+
+/** The bot's messages in one channel (a thread or DM) as a person sees them. */
+function channel(fake: FakeDiscord, channelId: string): Spot {
+  return { botTexts: () => fake.botMessages(channelId).map((m) => m.content) };
+}
+
+const discord: PlatformHarness = {
+  name: 'discord',
+  places: ['text channel (a mention opens a thread)', 'thread the bot opened', 'direct message'],
+  limits: {
+    messageLength: {
+      value: 2000,
+      format: 'discord-markdown',
+      docs: 'https://discord.com/developers/docs/resources/message#create-message',
+    },
+    buttonPayloadBytes: {
+      value: 100,
+      docs: 'https://discord.com/developers/docs/components/reference#button',
+    },
+    upload: {
+      documented: {
+        value: DISCORD_UPLOAD_LIMIT,
+        docs: 'https://discord.com/developers/docs/reference#uploading-files',
+      },
+      enforced: DISCORD_UPLOAD_LIMIT,
+    },
+    ackDeadlineMs: {
+      value: ACK_DEADLINE_MS,
+      docs: 'https://discord.com/developers/docs/interactions/receiving-and-responding#responding-to-an-interaction',
+    },
+    chatBudget: { value: 5, windowMs: 5000, docs: 'https://discord.com/developers/docs/topics/rate-limits' },
+  },
+  cannot: {
+    'format-refused': 'Discord never refuses markup: Markdown it cannot read shows as written',
+  },
+  async start({ log, clock }) {
+    const fake = await startFakeDiscord({
+      rateLimit: { count: 1000, windowMs: 5000 },
+      interactionDeadlineMs: ACK_DEADLINE_MS,
+    });
+    const adapter = createAdapter(fake, clock);
+    try {
+      await adapter.start(log.sink);
+    } catch (err) {
+      await fake.close();
+      throw err;
+    }
+    const alice = fake.user('alice');
+    // A thread the bot opened for an earlier mention: where the outbound parts run.
+    const thread = fake.createThread(fake.generalId, 'contract', undefined, 11, fake.botUser.id);
+    const chat = channel(fake, thread.id);
+    const rig: PlatformRig = {
+      adapter,
+      chat: `discord:${thread.id}`,
+      botTexts: chat.botTexts,
+      async say(place, text) {
+        if (place === 'direct message') {
+          const dm = fake.dmChannel(alice);
+          fake.userMessage({ channelId: dm.id, author: alice, content: text });
+          return channel(fake, dm.id);
+        }
+        if (place === 'thread the bot opened') {
+          fake.userMessage({ channelId: thread.id, author: alice, content: text });
+          return chat;
+        }
+        const message = fake.userMessage({
+          channelId: fake.generalId,
+          author: alice,
+          content: `<@${fake.botUser.id}> ${text}`,
+        });
+        // A thread started from a message has the message's id.
+        return channel(fake, message.id);
+      },
+      async press(messageId, payload) {
+        const interaction = fake.pressButton({ messageId, user: alice, customId: payload });
+        return {
+          async acknowledged() {
+            await fake.waitFor(
+              () => interaction.callbacks.length > 0 || interaction.late > 0,
+              'an answer to the press',
+              5000,
+            );
+            if (interaction.late > 0) throw new Error('the press was answered after the deadline');
+          },
+          shown: () =>
+            [...fake.messages.values()]
+              .filter((m) => m.interactionId === interaction.id && m.content !== '')
+              .map((m) => m.content),
+        };
+      },
+      rateLimitNext(scope, retryAfterMs) {
+        fake.addFault({
+          route: 'PATCH /channels/:id/messages/:id',
+          status: 429,
+          retryAfterMs,
+          global: scope === 'global',
+          times: 1,
+        });
+        return 'edit';
+      },
+      files: () =>
+        fake
+          .botMessages(thread.id)
+          .flatMap((m) => (m.attachments ?? []).map((a) => ({ name: a.filename, size: a.size }))),
+      typings: () =>
+        fake.calls.filter((c) => c.method === 'POST' && c.path === `/channels/${thread.id}/typing`).length,
+      until: (check, what) => fake.waitFor(() => check(), what, 5000).then(() => undefined),
+      async close() {
+        await adapter.stop();
+        await fake.close();
+      },
+    };
+    return rig;
+  },
+};
+
+contractSuite(discord);
