@@ -23,9 +23,11 @@ export type ContractPart =
   | 'rate-limit-global'
   | 'format-refused'
   | 'buttons'
+  | 'buttons-over-limit'
   | 'files'
   | 'chat-key'
-  | 'ack'
+  | 'ack-deadline'
+  | 'ack-answer'
   | 'typing'
   | 'capabilities';
 

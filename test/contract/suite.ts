@@ -199,13 +199,20 @@ export function contractSuite(harness: PlatformHarness): void {
       },
     );
 
-    part('buttons', 'a payload one byte over buttonPayloadLimit is refused and nothing is sent', async () => {
-      const payload = `a:${'k'.repeat(caps.buttonPayloadLimit - 1)}`;
-      await rejection(
-        rig.adapter.send(rig.chat, { ...say('contract: too big'), buttons: [[{ label: 'Press', payload }]] }),
-      );
-      expect(rig.botTexts()).toEqual([]);
-    });
+    part(
+      'buttons-over-limit',
+      'a payload one byte over buttonPayloadLimit is refused and nothing is sent',
+      async () => {
+        const payload = `a:${'k'.repeat(caps.buttonPayloadLimit - 1)}`;
+        await rejection(
+          rig.adapter.send(rig.chat, {
+            ...say('contract: too big'),
+            buttons: [[{ label: 'Press', payload }]],
+          }),
+        );
+        expect(rig.botTexts()).toEqual([]);
+      },
+    );
 
     part('files', `a file of ${limits.upload.enforced} bytes is uploaded into the chat`, async () => {
       await rig.adapter.sendFile?.(rig.chat, document('contract.bin', limits.upload.enforced));
@@ -234,7 +241,7 @@ export function contractSuite(harness: PlatformHarness): void {
     }
 
     part(
-      'ack',
+      'ack-deadline',
       `a press the core leaves unanswered is acknowledged within the platform's ${limits.ackDeadlineMs.value} ms`,
       async () => {
         const payload = 'a:contractack';
@@ -250,7 +257,7 @@ export function contractSuite(harness: PlatformHarness): void {
       },
     );
 
-    part('ack', 'the core’s answer to a press reaches the person who pressed, once', async () => {
+    part('ack-answer', 'the core’s answer to a press reaches the person who pressed, once', async () => {
       const payload = 'a:contractanswer';
       const { messageId } = await rig.adapter.send(rig.chat, {
         ...say('contract: approve?'),
