@@ -46,6 +46,7 @@ const terminal: PlatformHarness = {
     'rate-limit-global': `${NO_PLATFORM}: nothing answers 429`,
     'format-refused': 'plain text is printed as it is; nothing parses it, so nothing refuses it',
     'buttons-over-limit': `${NO_PLATFORM}: a payload never leaves the process, so none is too long`,
+    'buttons-on-edit': 'a printed choice stays printed: the terminal offers the newest message’s buttons',
     files: 'a file is shown by its path on this machine, never uploaded (filesAsPaths)',
     'ack-deadline': `${NO_PLATFORM}: nobody waits for a typed choice to be acknowledged`,
     capabilities: `${NO_PLATFORM}: no enforced limits to stay within`,
@@ -68,6 +69,7 @@ const terminal: PlatformHarness = {
         input.write(`${text}\n`);
         return { botTexts };
       },
+      buttonLabels: () => [],
       async press(_messageId, _payload) {
         const offered = transcript(screen.text()).filter((l) => l.endsWith('(type the number)'));
         const choices = offered.at(-1)?.match(/\[\d+\]/g) ?? [];

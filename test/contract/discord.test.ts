@@ -107,6 +107,10 @@ const discord: PlatformHarness = {
         // A thread started from a message has the message's id.
         return channel(fake, message.id);
       },
+      buttonLabels: (messageId) =>
+        (fake.messages.get(messageId)?.components ?? []).flatMap((row) =>
+          row.components.map((b) => b.label ?? ''),
+        ),
       async press(messageId, payload) {
         const interaction = fake.pressButton({ messageId, user: alice, customId: payload });
         return {

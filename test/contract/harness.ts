@@ -24,6 +24,7 @@ export type ContractPart =
   | 'format-refused'
   | 'buttons'
   | 'buttons-over-limit'
+  | 'buttons-on-edit'
   | 'files'
   | 'chat-key'
   | 'ack-deadline'
@@ -139,6 +140,8 @@ export interface PlatformRig {
    * Returns where a reply to it belongs.
    */
   say(place: string, text: string): Promise<Spot>;
+  /** The labels of the buttons a person sees under the bot's message `messageId` in {@link chat}, in order. */
+  buttonLabels(messageId: string): string[];
   /** A person presses the button carrying `payload` on the bot's message `messageId` in {@link chat}. */
   press(messageId: string, payload: string): Promise<PressView>;
   /**

@@ -9,7 +9,13 @@
  */
 import { createSlackAdapter } from '../../adapters/slack/index.js';
 import type { Clock } from '../../src/clock.js';
-import { DEFAULT_LIMITS, type FakeSlack, startFakeSlack, visibleText } from '../fakes/slack/index.js';
+import {
+  buttonsOf,
+  DEFAULT_LIMITS,
+  type FakeSlack,
+  startFakeSlack,
+  visibleText,
+} from '../fakes/slack/index.js';
 import type { PlatformHarness, PlatformRig, Spot } from './harness.js';
 import { contractSuite } from './suite.js';
 
@@ -76,7 +82,9 @@ const slack: PlatformHarness = {
     },
   },
   async start({ log, clock }) {
-    const fake = await startFakeSlack({ limits: { maxUploadBytes: UPLOAD_LIMIT } });
+    // No spacing between two chat.update calls on one message: the parts edit a message twice in a
+    // row to see what stays (the pace is the core's; capabilities are checked against Slack's numbers).
+    const fake = await startFakeSlack({ limits: { maxUploadBytes: UPLOAD_LIMIT, updateIntervalMs: 0 } });
     // A thread a person started earlier: where the outbound parts run.
     const parentTs = fake.state.nextTs();
     fake.state.add({ channel: CHANNEL, ts: parentTs, user: PERSON, text: 'a question' });
@@ -111,6 +119,8 @@ const slack: PlatformHarness = {
         });
         return thread(fake, CHANNEL, ts);
       },
+      buttonLabels: (messageId) =>
+        buttonsOf(fake.state.get(CHANNEL, messageId)?.blocks).map((b) => String(b.text?.text)),
       async press(messageId, payload) {
         const { ack } = await fake.pressButton({
           user: PERSON,

@@ -214,6 +214,26 @@ export function contractSuite(harness: PlatformHarness): void {
       },
     );
 
+    part(
+      'buttons-on-edit',
+      'an edit without buttons keeps them; an edit with [] takes them away',
+      async () => {
+        const buttons = [
+          [
+            { label: 'Allow', payload: 'a:contractkeep' },
+            { label: 'Deny', payload: 'd:contractkeep' },
+          ],
+        ];
+        const { messageId } = await rig.adapter.send(rig.chat, { ...say('contract: may I?'), buttons });
+        expect(rig.buttonLabels(messageId)).toEqual(['Allow', 'Deny']);
+        await rig.adapter.edit(rig.chat, messageId, say('contract: may I, still?'));
+        expect(rig.buttonLabels(messageId)).toEqual(['Allow', 'Deny']);
+        await rig.adapter.edit(rig.chat, messageId, { ...say('contract: allowed'), buttons: [] });
+        expect(rig.buttonLabels(messageId)).toEqual([]);
+        expect(rig.botTexts()).toEqual(['contract: allowed']);
+      },
+    );
+
     part('files', `a file of ${limits.upload.enforced} bytes is uploaded into the chat`, async () => {
       await rig.adapter.sendFile?.(rig.chat, document('contract.bin', limits.upload.enforced));
       expect(rig.adapter.sendFile).toBeDefined();

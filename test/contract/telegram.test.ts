@@ -28,7 +28,11 @@ const PERSON: Where = { chatId: 42, user: { id: 42, first_name: 'Ann' } };
 const GROUP = -1002;
 const FORUM = -1001;
 const TOPIC = 7;
-/** The fake's deadline for answering a callback query (its own default). */
+/**
+ * How long a callback query may wait for its answer. The Bot API page gives
+ * no number; about 15 s is what bots observe before QUERY_ID_INVALID
+ * ("query is too old"), and the fake's default.
+ */
 const CALLBACK_DEADLINE_MS = 15_000;
 const UPLOAD_LIMIT = 1024 * 1024;
 
@@ -62,8 +66,12 @@ function telegramHarness(rich: boolean): PlatformHarness {
     places: ['private chat', 'group', 'forum topic'],
     limits: {
       messageLength: rich
-        ? // Rich messages hold 32,768 characters (adapters/telegram/capabilities.ts); the fake refuses longer.
-          { value: 32_768, format: 'markdown', docs: 'https://core.telegram.org/bots/api#sendrichmessage' }
+        ? // Rich messages hold 32,768 characters ("Rich Message Limits"); the fake refuses longer.
+          {
+            value: 32_768,
+            format: 'markdown',
+            docs: 'https://core.telegram.org/bots/api#rich-message-formatting-options',
+          }
         : {
             value: 4096,
             format: 'telegram-html',
@@ -131,6 +139,10 @@ function telegramHarness(rich: boolean): PlatformHarness {
           fake.pushUpdate(messageUpdate(where, `@${fake.bot.username} ${text}`));
           return spot(fake, where.chatId, where.threadId);
         },
+        buttonLabels: (messageId) =>
+          (fake.state.message(PERSON.chatId, Number(messageId))?.replyMarkup?.inline_keyboard ?? [])
+            .flat()
+            .map((b) => b.text),
         async press(messageId, payload) {
           const update = callbackUpdate(PERSON, Number(messageId), payload);
           fake.pushUpdate(update);
