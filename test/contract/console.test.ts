@@ -9,7 +9,7 @@
 import { PassThrough } from 'node:stream';
 import { CONSOLE_CHAT, createConsoleAdapter } from '../../adapters/console/index.js';
 import { watchScreen } from '../helpers/console-screen.js';
-import type { PlatformHarness, PlatformRig } from './harness.js';
+import { type PlatformHarness, type PlatformRig, waitFor } from './harness.js';
 import { contractSuite } from './suite.js';
 
 /** Where the console declares its numbers; no platform documents any. */
@@ -92,25 +92,10 @@ const terminal: PlatformHarness = {
       files: () => [],
       // A terminal has no typing indicator; the typing part checks that nothing is printed for it.
       typings: () => 0,
-      until(check, what) {
-        if (check()) return Promise.resolve();
-        return new Promise((resolve, reject) => {
-          const done = () => {
-            changed.delete(listener);
-            clearTimeout(timer);
-          };
-          const listener = () => {
-            if (!check()) return;
-            done();
-            resolve();
-          };
-          const timer = setTimeout(() => {
-            done();
-            reject(new Error(`the terminal never showed ${what}`));
-          }, 5000);
-          changed.add(listener);
-        });
-      },
+      until: (check, what) =>
+        waitFor(changed, () => (check() ? true : undefined), `the terminal to show ${what}`).then(
+          () => undefined,
+        ),
       async close() {
         await adapter.stop();
         input.end();

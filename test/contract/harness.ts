@@ -69,6 +69,33 @@ export interface PlatformLimits {
   chatBudget?: Documented & { windowMs: number };
 }
 
+/**
+ * Resolves with `found()`'s first defined value, asked now and each time a
+ * listener in `listeners` is called; rejects after `timeoutMs` saying `what`.
+ */
+export function waitFor<T>(
+  listeners: Set<() => void>,
+  found: () => T | undefined,
+  what: string,
+  timeoutMs = 5000,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const value = found();
+      if (value === undefined) return;
+      listeners.delete(check);
+      clearTimeout(timer);
+      resolve(value);
+    };
+    const timer = setTimeout(() => {
+      listeners.delete(check);
+      reject(new Error(`waited ${timeoutMs} ms for ${what}`));
+    }, timeoutMs);
+    listeners.add(check);
+    check();
+  });
+}
+
 /** Events the adapter delivered, with a way to wait for one without sleeping. */
 export class EventLog {
   readonly events: ChatEvent[] = [];
@@ -81,24 +108,14 @@ export class EventLog {
   };
 
   /** Resolves with the first event, seen or to come, matching `predicate`. */
-  next<T extends ChatEvent>(predicate: (e: ChatEvent) => e is T, timeoutMs?: number): Promise<T>;
-  next(predicate: (e: ChatEvent) => boolean, timeoutMs?: number): Promise<ChatEvent>;
-  next(predicate: (e: ChatEvent) => boolean, timeoutMs = 5000): Promise<ChatEvent> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const found = this.events.find(predicate);
-        if (!found) return;
-        this.#waiters.delete(check);
-        clearTimeout(timer);
-        resolve(found);
-      };
-      const timer = setTimeout(() => {
-        this.#waiters.delete(check);
-        reject(new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`));
-      }, timeoutMs);
-      this.#waiters.add(check);
-      check();
-    });
+  next<T extends ChatEvent>(predicate: (e: ChatEvent) => e is T): Promise<T>;
+  next(predicate: (e: ChatEvent) => boolean): Promise<ChatEvent>;
+  next(predicate: (e: ChatEvent) => boolean): Promise<ChatEvent> {
+    return waitFor(
+      this.#waiters,
+      () => this.events.find(predicate),
+      `a matching event; got ${JSON.stringify(this.events.map((e) => e.type))}`,
+    );
   }
 }
 
