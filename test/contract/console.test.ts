@@ -49,6 +49,7 @@ const terminal: PlatformHarness = {
     'buttons-on-edit': 'a printed choice stays printed: the terminal offers the newest message’s buttons',
     files: 'a file is shown by its path on this machine, never uploaded (filesAsPaths)',
     'ack-deadline': `${NO_PLATFORM}: nobody waits for a typed choice to be acknowledged`,
+    'command-ack': `${NO_PLATFORM}: a typed command is a line like any other; nobody waits for an acknowledgement`,
     capabilities: `${NO_PLATFORM}: no enforced limits to stay within`,
   },
   async start({ log }) {
@@ -70,6 +71,13 @@ const terminal: PlatformHarness = {
         return { botTexts };
       },
       buttonLabels: () => [],
+      async command(name, args) {
+        input.write(`/${name} ${args}\n`);
+        return {
+          acknowledged: () => Promise.reject(new Error('a typed command is acknowledged by nobody')),
+          shown: () => [],
+        };
+      },
       async press(_messageId, _payload) {
         const offered = transcript(screen.text()).filter((l) => l.endsWith('(type the number)'));
         const choices = offered.at(-1)?.match(/\[\d+\]/g) ?? [];

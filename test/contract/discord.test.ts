@@ -12,9 +12,9 @@
  */
 import { createDiscordAdapter } from '../../adapters/discord/index.js';
 import type { Clock } from '../../src/clock.js';
-import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.js';
+import { type FakeDiscord, type FakeInteraction, startFakeDiscord } from '../fakes/discord/index.js';
 import { DISCORD_UPLOAD_LIMIT } from '../fakes/discord/uploads.js';
-import type { PlatformHarness, PlatformRig, Spot } from './harness.js';
+import type { PlatformHarness, PlatformRig, PressView, Spot } from './harness.js';
 import { contractSuite } from './suite.js';
 
 /** Discord's deadline for the first answer to an interaction (the fake's default). */
@@ -38,6 +38,24 @@ function createAdapter(fake: FakeDiscord, clock: Clock) {
 /** The bot's messages in one channel (a thread or DM) as a person sees them. */
 function channel(fake: FakeDiscord, channelId: string): Spot {
   return { botTexts: () => fake.botMessages(channelId).map((m) => m.content) };
+}
+
+/** How an interaction (a press, a command) was answered, as the fake Discord saw it. */
+function answers(fake: FakeDiscord, interaction: FakeInteraction): PressView {
+  return {
+    async acknowledged() {
+      await fake.waitFor(
+        () => interaction.callbacks.length > 0 || interaction.late > 0,
+        'an answer to the interaction',
+        5000,
+      );
+      if (interaction.late > 0) throw new Error('the interaction was answered after the deadline');
+    },
+    shown: () =>
+      [...fake.messages.values()]
+        .filter((m) => m.interactionId === interaction.id && m.content !== '')
+        .map((m) => m.content),
+  };
 }
 
 const discord: PlatformHarness = {
@@ -112,21 +130,14 @@ const discord: PlatformHarness = {
           row.components.map((b) => b.label ?? ''),
         ),
       async press(messageId, payload) {
-        const interaction = fake.pressButton({ messageId, user: alice, customId: payload });
-        return {
-          async acknowledged() {
-            await fake.waitFor(
-              () => interaction.callbacks.length > 0 || interaction.late > 0,
-              'an answer to the press',
-              5000,
-            );
-            if (interaction.late > 0) throw new Error('the press was answered after the deadline');
-          },
-          shown: () =>
-            [...fake.messages.values()]
-              .filter((m) => m.interactionId === interaction.id && m.content !== '')
-              .map((m) => m.content),
-        };
+        return answers(fake, fake.pressButton({ messageId, user: alice, customId: payload }));
+      },
+      async command(name, args) {
+        // compact's one option is its focus.
+        return answers(
+          fake,
+          fake.slashCommand({ channelId: thread.id, user: alice, name, options: { focus: args } }),
+        );
       },
       rateLimitNext(scope, retryAfterMs) {
         fake.addFault({

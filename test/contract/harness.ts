@@ -27,6 +27,8 @@ export type ContractPart =
   | 'buttons-on-edit'
   | 'files'
   | 'chat-key'
+  | 'command'
+  | 'command-ack'
   | 'ack-deadline'
   | 'ack-answer'
   | 'typing'
@@ -127,14 +129,14 @@ export interface RigOptions {
   clock: VirtualClock;
 }
 
-/** How a person's button press went, as the platform saw it. */
+/** How a person's button press (or command) went, as the platform saw it. */
 export interface PressView {
   /**
    * Resolves once the fake recorded the press as acknowledged, rejects when
    * it was acknowledged too late (or never, within a few seconds).
    */
   acknowledged(): Promise<void>;
-  /** What the person who pressed was shown in answer (a toast, an ephemeral message), newest last. */
+  /** What the person who pressed (or ran the command) was shown in answer (a toast, an ephemeral message), newest last. */
   shown(): string[];
 }
 
@@ -159,6 +161,12 @@ export interface PlatformRig {
   say(place: string, text: string): Promise<Spot>;
   /** The labels of the buttons a person sees under the bot's message `messageId` in {@link chat}, in order. */
   buttonLabels(messageId: string): string[];
+  /**
+   * A person runs the bot's command `name` with `args` in {@link chat}, the
+   * platform's way (`/compact keep the names`, a slash command with its
+   * option). The suite runs `compact` with its focus argument.
+   */
+  command(name: string, args: string): Promise<PressView>;
   /** A person presses the button carrying `payload` on the bot's message `messageId` in {@link chat}. */
   press(messageId: string, payload: string): Promise<PressView>;
   /**

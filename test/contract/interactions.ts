@@ -6,11 +6,12 @@
  * plans by stay within what the platform enforces.
  */
 import { expect } from 'vitest';
-import type { ButtonEvent, ChatEvent, MessageEvent } from '../../src/bot/adapter-contract.js';
+import type { ButtonEvent, ChatEvent, CommandEvent, MessageEvent } from '../../src/bot/adapter-contract.js';
 import { rejection, type SuiteContext } from './suite-context.js';
 
 const isButton = (e: ChatEvent): e is ButtonEvent => e.type === 'button';
 const isMessage = (e: ChatEvent): e is MessageEvent => e.type === 'message';
+const isCommand = (e: ChatEvent): e is CommandEvent => e.type === 'command';
 
 /** Declares the interaction parts of the contract for the platform of `c`. */
 export function interactionParts(c: SuiteContext): void {
@@ -75,6 +76,36 @@ export function interactionParts(c: SuiteContext): void {
       expect(spot.botTexts()).toContain(reply);
     });
   }
+
+  part(
+    'command',
+    'a command comes with its name, its arguments and the chat key of where it was run',
+    async () => {
+      await c.rig.command('compact', 'keep the names');
+      const event = await c.log.next(isCommand);
+      expect(event).toMatchObject({ name: 'compact', args: 'keep the names', chat: c.rig.chat });
+    },
+  );
+
+  part(
+    'command-ack',
+    `a command the core answers late is acknowledged within the platform's ${limits.ackDeadlineMs.value} ms, and answered once`,
+    async () => {
+      const run = await c.rig.command('compact', 'keep the names');
+      const event = await c.log.next(isCommand);
+      await c.clock.advance(limits.ackDeadlineMs.value - 1);
+      await run.acknowledged();
+      const respond = event.respond;
+      if (!respond) throw new Error('a command that must be acknowledged comes with respond');
+      await respond({ text: 'Compacted by contract' });
+      await respond({ text: 'a second answer is ignored' });
+      await c.rig.until(
+        () => run.shown().includes('Compacted by contract'),
+        'the answer shown to the person',
+      );
+      expect(run.shown()).toEqual(['Compacted by contract']);
+    },
+  );
 
   part(
     'ack-deadline',

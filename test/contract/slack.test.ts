@@ -10,6 +10,7 @@
 import { createSlackAdapter } from '../../adapters/slack/index.js';
 import type { Clock } from '../../src/clock.js';
 import {
+  type Ack,
   buttonsOf,
   DEFAULT_LIMITS,
   type FakeSlack,
@@ -43,6 +44,18 @@ function createAdapter(fake: FakeSlack, clock: Clock) {
 /** The bot's messages in one thread (or a whole DM) as a person sees them. */
 function thread(fake: FakeSlack, channel: string, threadTs?: string): Spot {
   return { botTexts: () => fake.botMessages(channel, threadTs).map(visibleText) };
+}
+
+/** Resolves when Slack got the envelope's acknowledgement within its deadline; rejects otherwise. */
+async function acknowledgedInTime(ack: Ack | undefined): Promise<void> {
+  if (!ack) throw new Error('the envelope was never acknowledged');
+  if (ack.latencyMs > ACK_DEADLINE_MS)
+    throw new Error(`the envelope was acknowledged after ${Math.round(ack.latencyMs)} ms`);
+}
+
+/** The ephemeral answers `user` was shown in the channel, oldest first. */
+function shownTo(fake: FakeSlack, user: string): string[] {
+  return fake.state.ephemerals.filter((e) => e.user === user && e.channel === CHANNEL).map((e) => e.text);
 }
 
 const slack: PlatformHarness = {
@@ -119,6 +132,15 @@ const slack: PlatformHarness = {
         });
         return thread(fake, CHANNEL, ts);
       },
+      async command(name, args) {
+        const { ack } = await fake.slashCommand({
+          channel: CHANNEL,
+          user: PERSON,
+          text: `${name} ${args}`,
+          threadTs: parentTs,
+        });
+        return { acknowledged: () => acknowledgedInTime(ack), shown: () => shownTo(fake, PERSON) };
+      },
       buttonLabels: (messageId) =>
         buttonsOf(fake.state.get(CHANNEL, messageId)?.blocks).map((b) => String(b.text?.text)),
       async press(messageId, payload) {
@@ -128,17 +150,7 @@ const slack: PlatformHarness = {
           messageTs: messageId,
           value: payload,
         });
-        return {
-          async acknowledged() {
-            if (!ack) throw new Error('the press was never acknowledged');
-            if (ack.latencyMs > ACK_DEADLINE_MS)
-              throw new Error(`the press was acknowledged after ${Math.round(ack.latencyMs)} ms`);
-          },
-          shown: () =>
-            fake.state.ephemerals
-              .filter((e) => e.user === PERSON && e.channel === CHANNEL)
-              .map((e) => e.text),
-        };
+        return { acknowledged: () => acknowledgedInTime(ack), shown: () => shownTo(fake, PERSON) };
       },
       rateLimitNext(scope, retryAfterMs) {
         // Slack limits chat.postMessage per channel and every other method per workspace

@@ -97,6 +97,7 @@ function telegramHarness(rich: boolean): PlatformHarness {
       },
     },
     cannot: {
+      'command-ack': 'a command is a message like any other: nothing waits for it to be acknowledged',
       'rate-limit-global':
         "Telegram's 429 does not say which limit was hit, so the adapter reports each as per chat and the core keeps the bot-wide budget (globalBudget) itself",
       ...(rich
@@ -138,6 +139,14 @@ function telegramHarness(rich: boolean): PlatformHarness {
             place === 'group' ? { ...PERSON, chatId: GROUP } : { ...PERSON, chatId: FORUM, threadId: TOPIC };
           fake.pushUpdate(messageUpdate(where, `@${fake.bot.username} ${text}`));
           return spot(fake, where.chatId, where.threadId);
+        },
+        async command(name, args) {
+          fake.pushUpdate(messageUpdate(PERSON, `/${name} ${args}`));
+          return {
+            acknowledged: () =>
+              Promise.reject(new Error('a Telegram command is a message: nothing acknowledges it')),
+            shown: () => [],
+          };
         },
         buttonLabels: (messageId) =>
           (fake.state.message(PERSON.chatId, Number(messageId))?.replyMarkup?.inline_keyboard ?? [])
