@@ -4,7 +4,21 @@
  * like a person (write, press a button), a way to look at what the fake
  * holds, and the fake's faults (429, a refused format). A new platform adds
  * one file, `test/contract/<platform>.test.ts`, that implements
- * {@link PlatformHarness} and calls `contractSuite(harness)`.
+ * {@link PlatformHarness} and calls `contractSuite(harness)`:
+ *
+ * 1. `limits`: the platform's documented numbers (message length, button
+ *    payload, upload, acknowledgement deadline, edit pace, chat budget),
+ *    each with its docs page, as the fake enforces them.
+ * 2. `places`: where a person can talk to the bot (a personal chat, a
+ *    channel thread); each becomes a chat-key round trip.
+ * 3. `start()`: the fake on port 0, then the adapter built in one function
+ *    (so a change of option names is made in one place) with the given
+ *    clock and `log.sink`; a {@link PlatformRig} over both.
+ * 4. `cannot`: each part the platform cannot do, with why. The test is then
+ *    skipped with that reason in its name; never make a part pass vacuously.
+ *
+ * telegram.test.ts, slack.test.ts and discord.test.ts are examples;
+ * console.test.ts shows a platform that can do only some parts.
  *
  * Everything here is read through the fake, never through the adapter: the
  * suite asserts what a person on the platform would see.
