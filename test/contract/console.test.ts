@@ -49,6 +49,7 @@ const terminal: PlatformHarness = {
     'buttons-on-edit': 'a printed choice stays printed: the terminal offers the newest message’s buttons',
     files: 'a file is shown by its path on this machine, never uploaded (filesAsPaths)',
     'ack-deadline': `${NO_PLATFORM}: nobody waits for a typed choice to be acknowledged`,
+    'edit-inbound': 'a line sent from the terminal cannot be edited afterwards',
     'command-ack': `${NO_PLATFORM}: a typed command is a line like any other; nobody waits for an acknowledgement`,
     capabilities: `${NO_PLATFORM}: no enforced limits to stay within`,
   },
@@ -70,6 +71,7 @@ const terminal: PlatformHarness = {
         input.write(`${text}\n`);
         return { botTexts };
       },
+      editLastSaid: () => Promise.reject(new Error('a line sent from the terminal cannot be edited')),
       buttonLabels: () => [],
       async command(name, args) {
         input.write(`/${name} ${args}\n`);

@@ -103,27 +103,37 @@ const discord: PlatformHarness = {
     // A thread the bot opened for an earlier mention: where the outbound parts run.
     const thread = fake.createThread(fake.generalId, 'contract', undefined, 11, fake.botUser.id);
     const chat = channel(fake, thread.id);
+    /** The message the person wrote last, and how it addressed the bot. */
+    let lastSaid: { id: string; addressed: (text: string) => string } | undefined;
     const rig: PlatformRig = {
       adapter,
       chat: `discord:${thread.id}`,
       botTexts: chat.botTexts,
       async say(place, text) {
+        const said = (channelId: string, addressed: (t: string) => string) => {
+          lastSaid = {
+            id: fake.userMessage({ channelId, author: alice, content: addressed(text) }).id,
+            addressed,
+          };
+          return lastSaid.id;
+        };
         if (place === 'direct message') {
           const dm = fake.dmChannel(alice);
-          fake.userMessage({ channelId: dm.id, author: alice, content: text });
+          said(dm.id, (t) => t);
           return channel(fake, dm.id);
         }
         if (place === 'thread the bot opened') {
-          fake.userMessage({ channelId: thread.id, author: alice, content: text });
+          said(thread.id, (t) => t);
           return chat;
         }
-        const message = fake.userMessage({
-          channelId: fake.generalId,
-          author: alice,
-          content: `<@${fake.botUser.id}> ${text}`,
-        });
         // A thread started from a message has the message's id.
-        return channel(fake, message.id);
+        return channel(
+          fake,
+          said(fake.generalId, (t) => `<@${fake.botUser.id}> ${t}`),
+        );
+      },
+      async editLastSaid(text) {
+        if (lastSaid) fake.editUserMessage(lastSaid.id, lastSaid.addressed(text));
       },
       buttonLabels: (messageId) =>
         (fake.messages.get(messageId)?.components ?? []).flatMap((row) =>

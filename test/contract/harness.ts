@@ -41,6 +41,7 @@ export type ContractPart =
   | 'buttons-on-edit'
   | 'files'
   | 'chat-key'
+  | 'edit-inbound'
   | 'command'
   | 'command-ack'
   | 'ack-deadline'
@@ -175,6 +176,8 @@ export interface PlatformRig {
   say(place: string, text: string): Promise<Spot>;
   /** The labels of the buttons a person sees under the bot's message `messageId` in {@link chat}, in order. */
   buttonLabels(messageId: string): string[];
+  /** The person edits the message they last wrote with {@link say} so it reads `text` (addressed to the bot as before). */
+  editLastSaid(text: string): Promise<void>;
   /**
    * A person runs the bot's command `name` with `args` in {@link chat}, the
    * platform's way (`/compact keep the names`, a slash command with its

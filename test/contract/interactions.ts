@@ -6,12 +6,19 @@
  * plans by stay within what the platform enforces.
  */
 import { expect } from 'vitest';
-import type { ButtonEvent, ChatEvent, CommandEvent, MessageEvent } from '../../src/bot/adapter-contract.js';
+import type {
+  ButtonEvent,
+  ChatEvent,
+  CommandEvent,
+  EditEvent,
+  MessageEvent,
+} from '../../src/bot/adapter-contract.js';
 import { rejection, type SuiteContext } from './suite-context.js';
 
 const isButton = (e: ChatEvent): e is ButtonEvent => e.type === 'button';
 const isMessage = (e: ChatEvent): e is MessageEvent => e.type === 'message';
 const isCommand = (e: ChatEvent): e is CommandEvent => e.type === 'command';
+const isEdit = (e: ChatEvent): e is EditEvent => e.type === 'edit';
 
 /** Declares the interaction parts of the contract for the platform of `c`. */
 export function interactionParts(c: SuiteContext): void {
@@ -76,6 +83,17 @@ export function interactionParts(c: SuiteContext): void {
       expect(spot.botTexts()).toContain(reply);
     });
   }
+
+  part('edit-inbound', 'a person’s edit comes as an edit of the same message in the same chat', async () => {
+    const place = harness.places[0] ?? '';
+    const marker = `contract edit in a ${place}`;
+    await c.rig.say(place, marker);
+    const said = await c.log.next((e): e is MessageEvent => isMessage(e) && e.text.includes(marker));
+    await c.rig.editLastSaid(`${marker}, edited`);
+    const edit = await c.log.next(isEdit);
+    expect(edit).toMatchObject({ chat: said.chat, messageId: said.messageId });
+    expect(edit.text).toContain(`${marker}, edited`);
+  });
 
   part(
     'command',

@@ -111,26 +111,31 @@ const slack: PlatformHarness = {
       throw err;
     }
     const chat = thread(fake, CHANNEL, parentTs);
+    /** The message the person wrote last, and how it addressed the bot. */
+    let lastSaid: { channel: string; ts: string; addressed: (text: string) => string } | undefined;
     const rig: PlatformRig = {
       adapter,
       chat: `slack:${CHANNEL}:${parentTs}`,
       botTexts: chat.botTexts,
       async say(place, text) {
         if (place === 'direct message') {
-          await fake.userMessage({ channel: DM, user: PERSON, text });
+          const { ts } = await fake.userMessage({ channel: DM, user: PERSON, text });
+          lastSaid = { channel: DM, ts, addressed: (t) => t };
           return thread(fake, DM);
         }
         if (place === 'thread the bot is in') {
           await adapter.send(rig.chat, { text: 'joined', format: 'plain' });
-          await fake.userMessage({ channel: CHANNEL, user: PERSON, text, threadTs: parentTs });
+          const { ts } = await fake.userMessage({ channel: CHANNEL, user: PERSON, text, threadTs: parentTs });
+          lastSaid = { channel: CHANNEL, ts, addressed: (t) => t };
           return chat;
         }
-        const { ts } = await fake.userMessage({
-          channel: CHANNEL,
-          user: PERSON,
-          text: `<@${fake.botUserId}> ${text}`,
-        });
+        const addressed = (t: string) => `<@${fake.botUserId}> ${t}`;
+        const { ts } = await fake.userMessage({ channel: CHANNEL, user: PERSON, text: addressed(text) });
+        lastSaid = { channel: CHANNEL, ts, addressed };
         return thread(fake, CHANNEL, ts);
+      },
+      async editLastSaid(text) {
+        if (lastSaid) await fake.editMessage(lastSaid.channel, lastSaid.ts, lastSaid.addressed(text));
       },
       async command(name, args) {
         const { ack } = await fake.slashCommand({

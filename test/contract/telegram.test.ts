@@ -15,6 +15,7 @@ import type { EventSink } from '../../src/bot/adapter-contract.js';
 import type { Clock } from '../../src/clock.js';
 import {
   callbackUpdate,
+  editUpdate,
   type FakeTelegram,
   messageUpdate,
   startFakeTelegram,
@@ -126,19 +127,28 @@ function telegramHarness(rich: boolean): PlatformHarness {
         fake.state.calls.filter(
           (c) => c.method === 'answerCallbackQuery' && c.params.callback_query_id === id,
         );
+      /** Edits the message the person wrote last. */
+      let lastSaid: ((text: string) => void) | undefined;
       const rig: PlatformRig = {
         adapter,
         chat: `telegram:${PERSON.chatId}`,
         botTexts: chat.botTexts,
         async say(place, text) {
-          if (place === 'private chat') {
-            fake.pushUpdate(messageUpdate(PERSON, text));
-            return chat;
-          }
           const where: Where =
-            place === 'group' ? { ...PERSON, chatId: GROUP } : { ...PERSON, chatId: FORUM, threadId: TOPIC };
-          fake.pushUpdate(messageUpdate(where, `@${fake.bot.username} ${text}`));
+            place === 'private chat'
+              ? PERSON
+              : place === 'group'
+                ? { ...PERSON, chatId: GROUP }
+                : { ...PERSON, chatId: FORUM, threadId: TOPIC };
+          const addressed = (t: string) => (where.chatId > 0 ? t : `@${fake.bot.username} ${t}`);
+          const update = messageUpdate(where, addressed(text));
+          fake.pushUpdate(update);
+          const messageId = (update as Update).message?.message_id ?? 0;
+          lastSaid = (edited) => fake.pushUpdate(editUpdate(where, messageId, addressed(edited)));
           return spot(fake, where.chatId, where.threadId);
+        },
+        async editLastSaid(text) {
+          lastSaid?.(text);
         },
         async command(name, args) {
           fake.pushUpdate(messageUpdate(PERSON, `/${name} ${args}`));
