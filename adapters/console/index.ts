@@ -143,13 +143,21 @@ export function createConsoleAdapter(options: ConsoleAdapterOptions = {}): Conso
       case 'choice': {
         const pick = offer?.buttons[typed.index];
         if (!offer || !pick) return;
-        clearOffer(offer.messageId);
+        const messageId = offer.messageId;
+        clearOffer(messageId);
+        // A press is answered once (the contract's Responder): later calls print nothing.
+        let answered = false;
         await sink({
           type: 'button',
           chat: CONSOLE_CHAT,
           user,
           payload: pick.payload,
-          respond: async ({ text }) => screen.line(`  ${safe(text)}`),
+          messageId,
+          respond: async ({ text }) => {
+            if (answered) return;
+            answered = true;
+            screen.line(`  ${safe(text)}`);
+          },
         });
         return;
       }

@@ -287,12 +287,23 @@ function channelRoute(
  * seconds; the fake sends the exact float there too so scaled-down tests wait
  * only as long as their scaled window.
  */
-export function rateLimited(limited: { retryAfterMs: number; headers: Record<string, string> }): Reply {
+export function rateLimited(limited: {
+  retryAfterMs: number;
+  headers: Record<string, string>;
+  /** The bot's global limit: `X-RateLimit-Global` is sent and the scope is `global`. */
+  global?: boolean;
+}): Reply {
   const seconds = limited.retryAfterMs / 1000;
+  const global = limited.global === true;
   return {
     status: 429,
-    body: { message: 'You are being rate limited.', retry_after: seconds, global: false },
-    headers: { ...limited.headers, 'retry-after': String(seconds), 'x-ratelimit-scope': 'user' },
+    body: { message: 'You are being rate limited.', retry_after: seconds, global },
+    headers: {
+      ...limited.headers,
+      'retry-after': String(seconds),
+      'x-ratelimit-scope': global ? 'global' : 'user',
+      ...(global ? { 'x-ratelimit-global': 'true' } : {}),
+    },
   };
 }
 

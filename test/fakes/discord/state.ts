@@ -49,6 +49,12 @@ export interface FakeFault {
   /** Answer with this status (429 carries retry_after). Without it the call proceeds after `delayMs`. */
   status?: number;
   retryAfterMs?: number;
+  /**
+   * With status 429: the bot's global limit, not the route's. Discord then
+   * sends `X-RateLimit-Global`, `X-RateLimit-Scope: global` and
+   * `global: true` in the body (https://discord.com/developers/docs/topics/rate-limits#header-format).
+   */
+  global?: boolean;
   /** How many calls to affect (default: all). */
   times?: number;
   /** Share of matching calls affected, 0..1 (default 1). */
@@ -198,7 +204,12 @@ export class FakeDiscordState {
     if (fault.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
     if (fault.drop) return 'drop';
     if (fault.hang) return 'hang';
-    if (fault.status === 429) return rateLimited({ retryAfterMs: fault.retryAfterMs ?? 1000, headers: {} });
+    if (fault.status === 429)
+      return rateLimited({
+        retryAfterMs: fault.retryAfterMs ?? 1000,
+        headers: {},
+        global: fault.global === true,
+      });
     if (fault.status) return { status: fault.status, body: { code: 0, message: `injected ${fault.status}` } };
     return undefined;
   }
