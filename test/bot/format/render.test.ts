@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown, renderStatusLine, toPlainText } from '../../../src/bot/format/index.js';
+import { discordMarkdown, markdown, plain, slackMrkdwn, telegramHtml } from '../../helpers/dialects.js';
 
 const sample = [
   '# Title',
@@ -20,7 +21,7 @@ const sample = [
 
 describe('renderMarkdown', () => {
   it('renders Telegram HTML with escaping, headings as bold, code with language and tables as pre', () => {
-    const html = renderMarkdown(sample, 'telegram-html');
+    const html = renderMarkdown(sample, telegramHtml);
     expect(html).toContain('<b>Title</b>');
     expect(html).toContain('<b>bold</b>, <i>it</i>, <code>a&lt;b</code>, <s>gone</s> &amp; &lt;tag&gt;');
     expect(html).toContain('<a href="https://x.dev/?a=1&amp;b=2">docs</a>');
@@ -30,7 +31,7 @@ describe('renderMarkdown', () => {
   });
 
   it('renders Slack mrkdwn', () => {
-    const out = renderMarkdown(sample, 'slack-mrkdwn');
+    const out = renderMarkdown(sample, slackMrkdwn);
     expect(out).toContain('*Title*');
     expect(out).toContain(
       '*bold*, _it_, `a&lt;b`, ~gone~ &amp; &lt;tag&gt; <https://x.dev/?a=1&amp;b=2|docs>',
@@ -39,44 +40,40 @@ describe('renderMarkdown', () => {
   });
 
   it('renders Discord Markdown with escaped literals and tables in code blocks', () => {
-    const out = renderMarkdown(`${sample}\n\nsnake_case and 2*3`, 'discord-markdown');
+    const out = renderMarkdown(`${sample}\n\nsnake_case and 2*3`, discordMarkdown);
     expect(out).toContain('# Title');
     expect(out).toContain('**bold**');
     expect(out).toContain('```ts\nif (a < b && c) {}\n```');
     expect(out).toContain('```\nname | n');
     expect(out).toContain('snake\\_case and 2\\*3');
-    expect(renderMarkdown('#### deep', 'discord-markdown')).toBe('### deep');
-    expect(renderMarkdown('see https://x.dev/a_b now', 'discord-markdown')).toBe(
-      'see <https://x.dev/a_b> now',
-    );
-    expect(renderMarkdown('see https://x.dev/a_b now', 'slack-mrkdwn')).toBe('see <https://x.dev/a_b> now');
+    expect(renderMarkdown('#### deep', discordMarkdown)).toBe('### deep');
+    expect(renderMarkdown('see https://x.dev/a_b now', discordMarkdown)).toBe('see <https://x.dev/a_b> now');
+    expect(renderMarkdown('see https://x.dev/a_b now', slackMrkdwn)).toBe('see <https://x.dev/a_b> now');
   });
 
   it('keeps tables in normalized Markdown', () => {
-    const out = renderMarkdown(sample, 'markdown');
+    const out = renderMarkdown(sample, markdown);
     expect(out).toContain('| name | n |\n| --- | --- |\n| ab | 1 |');
   });
 
   it('strips markup for plain text', () => {
     expect(toPlainText('**a** _b_ `c` [d](https://e.f)')).toBe('a b c d (https://e.f)');
-    expect(renderMarkdown('# H\n\n> q', 'plain')).toBe('H\n\n│ q');
+    expect(renderMarkdown('# H\n\n> q', plain)).toBe('H\n\n│ q');
   });
 
   it('closes a partial reply instead of showing stray markers', () => {
-    expect(renderMarkdown('hello **wor', 'telegram-html', { partial: true })).toBe('hello <b>wor</b>');
-    expect(renderMarkdown('run `npm te', 'slack-mrkdwn', { partial: true })).toBe('run `npm te`');
-    expect(renderMarkdown('see [the docs](https://ex', 'telegram-html', { partial: true })).toBe(
-      'see the docs',
-    );
-    expect(renderMarkdown('text **', 'discord-markdown', { partial: true })).toBe('text');
-    expect(renderMarkdown('```py\nprint(1 < 2)', 'telegram-html', { partial: true })).toBe(
+    expect(renderMarkdown('hello **wor', telegramHtml, { partial: true })).toBe('hello <b>wor</b>');
+    expect(renderMarkdown('run `npm te', slackMrkdwn, { partial: true })).toBe('run `npm te`');
+    expect(renderMarkdown('see [the docs](https://ex', telegramHtml, { partial: true })).toBe('see the docs');
+    expect(renderMarkdown('text **', discordMarkdown, { partial: true })).toBe('text');
+    expect(renderMarkdown('```py\nprint(1 < 2)', telegramHtml, { partial: true })).toBe(
       '<pre><code class="language-py">print(1 &lt; 2)</code></pre>',
     );
   });
 
   it('renders a status line per dialect, cut to one short line', () => {
-    expect(renderStatusLine('⚙ Bash: a<b', 'telegram-html')).toBe('<i>⚙ Bash: a&lt;b</i>');
-    expect(renderStatusLine('⚙ Bash:\n npm test', 'slack-mrkdwn')).toBe('_⚙ Bash: npm test_');
-    expect(renderStatusLine('x'.repeat(300), 'plain').length).toBe(100);
+    expect(renderStatusLine('⚙ Bash: a<b', telegramHtml)).toBe('<i>⚙ Bash: a&lt;b</i>');
+    expect(renderStatusLine('⚙ Bash:\n npm test', slackMrkdwn)).toBe('_⚙ Bash: npm test_');
+    expect(renderStatusLine('x'.repeat(300), plain).length).toBe(100);
   });
 });
