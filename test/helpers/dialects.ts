@@ -21,3 +21,21 @@ export const EVERY_DIALECT: readonly Dialect[] = [
   markdown,
   plain,
 ];
+
+/** A reply with one of each common construct, for each dialect's rendering test. */
+export const SAMPLE_MARKDOWN = [
+  '# Title',
+  '',
+  'Some **bold**, _it_, `a<b`, ~~gone~~ & <tag> [docs](https://x.dev/?a=1&b=2)',
+  '',
+  '- one',
+  '- two',
+  '',
+  '```ts',
+  'if (a < b && c) {}',
+  '```',
+  '',
+  '| name | n |',
+  '|------|---|',
+  '| ab | 1 |',
+].join('\n');
