@@ -5,7 +5,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import { slackMarkdown, slackMrkdwn } from '../../../adapters/slack/markdown.js';
-import { plain } from '../../../src/bot/format/dialect.js';
 import { RateLimitError, type SwitchboardError } from '../../../src/errors.js';
 import {
   type FakeSlack,
