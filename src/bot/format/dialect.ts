@@ -17,7 +17,7 @@
 export type { Dialect, MentionPolicy } from '../adapter-contract.js';
 export { markdown, plain } from './dialects.js';
 export { isSafeLinkTarget } from './links.js';
-export { keeping, type MentionRules, type RawMarkdownRules } from './mentions.js';
+export type { MentionRules, RawMarkdownRules } from './mentions.js';
 export {
   escapeHtml,
   escapeHtmlAttribute,

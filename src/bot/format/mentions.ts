@@ -55,7 +55,7 @@ export interface RawMarkdownRules {
 }
 
 /** `escapeText` for everything but the matches of `pattern`, which stay as written. */
-export function keeping(escapeText: (s: string) => string, pattern: RegExp): (s: string) => string {
+function keeping(escapeText: (s: string) => string, pattern: RegExp): (s: string) => string {
   return (s) => {
     let out = '';
     let last = 0;
