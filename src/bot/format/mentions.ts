@@ -30,7 +30,7 @@ export interface MentionRules {
    * shows them to people.
    */
   readonly inert?: RegExp;
-  /** A link target that mentions a user (`tg://user?id=42`): a link under `users` and `all`. */
+  /** A link target that mentions a user (`tg://user?id=42`): a link under `users` and `all` (its flags apply, but `g` and `y`). */
   readonly userLink?: RegExp;
 }
 
@@ -41,7 +41,8 @@ export interface MentionRules {
 export interface RawMarkdownRules {
   /**
    * Per policy, what to break: a zero-width space goes in right after each
-   * match (global flag required). A policy without a pattern breaks nothing.
+   * match (every match, with or without the global flag). A policy without
+   * a pattern breaks nothing.
    */
   readonly breaks: Partial<Record<MentionPolicy, RegExp>>;
   /**
@@ -88,7 +89,11 @@ export function mentionSyntax(
 ): Syntax {
   if (!rules) return syntax;
   const kept = keptTokens(rules, policy);
-  const userLink = policy === 'none' ? undefined : rules.userLink;
+  // Without `g` or `y`: `test` on a global pattern would start where the last match ended.
+  const userLink =
+    policy === 'none' || !rules.userLink
+      ? undefined
+      : new RegExp(rules.userLink.source, rules.userLink.flags.replace(/[gy]/g, ''));
   if (!kept && !userLink) return syntax;
   const text = kept ? keeping(syntax.text, kept) : syntax.text;
   const linkAllowed = userLink
@@ -125,5 +130,18 @@ export function rawMarkdownText(
   const breaks = rules.breaks[policy];
   if (!breaks) return text;
   const body = final ? text : text.slice(0, decidedEnd(text, rules));
-  return body.replace(breaks, (m) => m + ZWSP);
+  return body.replace(everywhere(breaks), (m) => m + ZWSP);
+}
+
+const globals = new WeakMap<RegExp, RegExp>();
+
+/** `pattern` with the global flag: a pattern without it would break only its first match and let the rest ping. */
+function everywhere(pattern: RegExp): RegExp {
+  if (pattern.global) return pattern;
+  let global = globals.get(pattern);
+  if (!global) {
+    global = new RegExp(pattern.source, `${pattern.flags.replace('y', '')}g`);
+    globals.set(pattern, global);
+  }
+  return global;
 }
