@@ -55,10 +55,10 @@ export const slackMrkdwn: Dialect = { name: 'slack-mrkdwn', syntax: mrkdwnSyntax
 
 /**
  * Standard Markdown, for chat streams and `markdown` blocks. A stream
- * carries the model's text as written, with the tokens the policy does not
- * allow broken: the `<` of a token, the `@` of `@channel`-like words (Slack
- * shows them as mentions in Markdown), and a link whose target is a token
- * (`[x](!channel)` would become `<!channel|x>`).
+ * carries the model's text as written, with what the policy does not allow
+ * broken: the `<` of a token, the `@` of the words `@channel`, `@here` and
+ * `@everyone`, and a link whose target is a token (`[x](!channel)` would
+ * become `<!channel|x>`).
  */
 export const slackMarkdown: Dialect = {
   name: 'slack-markdown',
