@@ -16,6 +16,7 @@
  */
 
 import type { ChatCapabilities } from '../src/bot/adapter-contract.js';
+import { markdown } from '../src/bot/format/dialect.js';
 import { type FenceState, nextSplit, renderMarkdown } from '../src/bot/format/index.js';
 import { sleep, type TimerHandle, type VirtualClock } from '../src/clock.js';
 import { isErrorCode, SwitchboardError } from '../src/errors.js';
@@ -146,9 +147,7 @@ export class BaselineStrategy implements Strategy {
       const cached = this.#rendered[i];
       if (cached && cached.src === src && cached.final === final) return cached.out;
       const out =
-        this.#caps.dialect === 'markdown'
-          ? src
-          : renderMarkdown(src, this.#caps.dialect, { partial: !final });
+        this.#caps.dialect === markdown ? src : renderMarkdown(src, this.#caps.dialect, { partial: !final });
       this.#rendered[i] = { src, final, out };
       return out;
     });

@@ -10,6 +10,7 @@ import type {
   OutboundMessage,
   SentMessage,
 } from '../src/bot/adapter-contract.js';
+import { markdown } from '../src/bot/format/dialect.js';
 
 /** Options for {@link MemoryAdapter}. */
 export interface MemoryAdapterOptions {
@@ -32,7 +33,7 @@ export class MemoryAdapter implements ChatAdapter {
     this.#caps = {
       maxMessageLength: 4000,
       minEditIntervalMs: options.minEditIntervalMs ?? 500,
-      dialect: 'markdown',
+      dialect: markdown,
       nativeStream: false,
       buttonPayloadLimit: 64,
       typingIntervalMs: 0,

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ChatAdapter, ChatCapabilities } from '../src/bot/adapter-contract.js';
+import { markdown } from '../src/bot/format/dialect.js';
 import { createBot } from '../src/bot/index.js';
 import { createSessionFactory } from '../src/session/factory.js';
 import type { HistoryMessage } from '../src/session/types.js';
@@ -88,7 +89,7 @@ function quietAdapter(): ChatAdapter {
     maxMessageLength: 4000,
     // No pacing to wait for: the first-reply figure measures loading, not the platform.
     minEditIntervalMs: 1,
-    dialect: 'markdown',
+    dialect: markdown,
     nativeStream: false,
     buttonPayloadLimit: 64,
     typingIntervalMs: 0,

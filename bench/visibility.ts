@@ -10,7 +10,9 @@
  * the reply (the approval prompt).
  */
 
+import { telegramHtml } from '../adapters/telegram/markdown.js';
 import type { Dialect } from '../src/bot/adapter-contract.js';
+import { markdown } from '../src/bot/format/dialect.js';
 import { renderStatusLine } from '../src/bot/format/index.js';
 import type { RecordedOp } from '../test/fakes/recording-adapter.js';
 
@@ -35,7 +37,7 @@ export function readable(text: string, dialect: Dialect, statusLines: readonly s
     const line = renderStatusLine(s, dialect);
     if (line !== '') t = t.split(line).join(' ');
   }
-  if (dialect === 'telegram-html') {
+  if (dialect === telegramHtml) {
     t = t
       .replace(/<[^>]*>/g, ' ')
       .replace(/&lt;/g, '<')
@@ -81,7 +83,7 @@ export function analyseVisibility(input: {
   exclude: ReadonlySet<string>;
   statusLines: readonly string[];
 }): Visibility {
-  const source = tokens(readable(input.source, 'markdown', []));
+  const source = tokens(readable(input.source, markdown, []));
   const tokensOf = (op: RecordedOp) =>
     tokens(readable(op.text ?? '', input.dialect(op.format), input.statusLines)).map((t) => t.text);
   const snapshots = replay(input, tokensOf, source);

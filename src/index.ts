@@ -18,7 +18,8 @@
  * await bot.start();
  */
 
-export { renderMarkdown, splitMarkdown, toPlainText } from './bot/format/index.js';
+// Rendering: the core's dialects here, each platform's from its adapter (`telegramHtml` from 'switchboard/telegram').
+export { markdown, plain, renderMarkdown, splitMarkdown, toPlainText } from './bot/format/index.js';
 // The bot core and the adapter contract.
 export * from './bot/index.js';
 export { createOutbox } from './bot/stream/index.js';

@@ -22,6 +22,7 @@ import type {
   OutboundMessage,
   SentMessage,
 } from '../../src/bot/adapter-contract.js';
+import { plain } from '../../src/bot/format/dialect.js';
 import { showControls } from '../../src/bot/visible-text.js';
 import { formatBytes } from '../../src/bytes.js';
 import { audioAttachment } from './audio-path.js';
@@ -49,7 +50,7 @@ const CAPABILITIES: ChatCapabilities = {
   maxMessageLength: 100_000,
   minEditIntervalMs: 0,
   // A terminal shows Markdown markers literally; plain text reads better.
-  dialect: 'plain',
+  dialect: plain,
   // Replies arrive as a message and its edits; the reply printer shows each one once.
   nativeStream: false,
   buttonPayloadLimit: 200,

@@ -4,6 +4,7 @@
  * paces from these numbers. Tests pass shorter paces through the options.
  */
 import type { ChatCapabilities, RateBudget } from '../../src/bot/adapter-contract.js';
+import { discordMarkdown } from './markdown.js';
 
 /** The pacing numbers, overridable per adapter (tests, load tests scaled with the fake). */
 export interface DiscordPaces {
@@ -38,7 +39,7 @@ export function discordCapabilities(paces: DiscordPaces): ChatCapabilities {
     maxMessageLength: MAX_MESSAGE_LENGTH,
     minEditIntervalMs: paces.minEditIntervalMs,
     budget: { ...paces.budget },
-    dialect: 'discord-markdown',
+    dialect: discordMarkdown,
     nativeStream: false,
     buttonPayloadLimit: BUTTON_PAYLOAD_LIMIT,
     typingIntervalMs: paces.typingIntervalMs,

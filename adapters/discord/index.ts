@@ -60,6 +60,7 @@ export type { DiscordPaces } from './capabilities.js';
 export { dmKey, parseChatKey, threadKey } from './chat-key.js';
 export { COMMANDS } from './commands.js';
 export { INTENT_MESSAGE, REQUIRED_INTENTS, REQUIRED_PARTIALS, TOKEN_MESSAGE } from './connection.js';
+export { discordMarkdown } from './markdown.js';
 
 /** Options for {@link createDiscordAdapter}: a `token`, or your own `client`. */
 export interface DiscordAdapterOptions {

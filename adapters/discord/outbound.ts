@@ -10,6 +10,7 @@
  */
 import { escapeMarkdown, type REST, Routes } from 'discord.js';
 import type { MentionPolicy, OutboundMessage, SentMessage } from '../../src/bot/adapter-contract.js';
+import { plain } from '../../src/bot/format/dialect.js';
 import { type DeadlineOptions, withDeadline } from '../../src/call-deadline.js';
 import { toActionRows } from './buttons.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
@@ -36,7 +37,7 @@ export function messageBody(
   mentions: MentionPolicy = 'none',
 ): Record<string, unknown> {
   let content = message.text;
-  if (message.format === 'plain') {
+  if (message.format === plain) {
     // Plain text must not render as Markdown; escape it when the escaped text still fits.
     const escaped = escapeMarkdown(content);
     if ([...escaped].length <= MAX_MESSAGE_LENGTH) content = escaped;

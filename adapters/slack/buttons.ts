@@ -5,6 +5,8 @@
  * which is also how inbound presses are recognised as ours.
  */
 import type { Button, Dialect, OutboundMessage } from '../../src/bot/adapter-contract.js';
+import { plain } from '../../src/bot/format/dialect.js';
+import { slackMarkdown, slackMrkdwn } from './markdown.js';
 
 /** Every action_id this adapter puts on a button matches this. */
 export const ACTION_ID_PATTERN = /^sb:\d+:\d+$/;
@@ -59,8 +61,8 @@ export function splitForSections(text: string, limit = SECTION_LIMIT): string[] 
 
 function textBlocks(text: string, format: Dialect): SlackBlock[] {
   if (!text) return [];
-  if (format === 'markdown') return [{ type: 'markdown', text }];
-  const type = format === 'plain' ? 'plain_text' : 'mrkdwn';
+  if (format === slackMarkdown) return [{ type: 'markdown', text }];
+  const type = format === plain ? 'plain_text' : 'mrkdwn';
   return splitForSections(text).map((part) => ({
     type: 'section',
     text: { type, text: part, ...(type === 'plain_text' ? { emoji: false } : {}) },
@@ -77,7 +79,7 @@ function textBlocks(text: string, format: Dialect): SlackBlock[] {
 export function messageContent(message: OutboundMessage, clearBlocks = false): SlackContent {
   const rows = message.buttons ?? [];
   const hasButtons = rows.some((row) => row.length > 0);
-  if (message.format === 'slack-mrkdwn' && !hasButtons)
+  if (message.format === slackMrkdwn && !hasButtons)
     return { text: message.text, ...(clearBlocks ? { blocks: [] } : {}) };
   return {
     text: message.text,

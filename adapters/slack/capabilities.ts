@@ -6,14 +6,15 @@
  * cheaper and paced at 1 s. Streams end after ~5 minutes, so the core
  * restarts them at 4.5.
  *
- * Dialect: while native streaming works the chat is declared `markdown`:
+ * Dialect: while native streaming works the chat is declared `slackMarkdown`:
  * streams take standard Markdown (`markdown_text`), and every other message
  * goes out as a `markdown` block, so one reply renders the same whether it
  * streamed or was edited. Once the server shows it has no chat streams
- * (unknown_method / 404), chats are declared `slack-mrkdwn` and replies are
+ * (unknown_method / 404), chats are declared `slackMrkdwn` and replies are
  * placeholders edited with chat.update.
  */
 import type { ChatCapabilities, RateBudget } from '../../src/bot/adapter-contract.js';
+import { slackMarkdown, slackMrkdwn } from './markdown.js';
 import { MAX_UPLOAD_BYTES } from './upload.js';
 
 /** Paces and limits, overridable so tests can use short intervals. */
@@ -48,7 +49,7 @@ export function slackCapabilities(paces: Required<SlackPaces>, nativeStream: boo
     maxMessageLength: paces.maxMessageLength,
     minEditIntervalMs: nativeStream ? paces.streamIntervalMs : paces.editIntervalMs,
     budget: paces.budget,
-    dialect: nativeStream ? 'markdown' : 'slack-mrkdwn',
+    dialect: nativeStream ? slackMarkdown : slackMrkdwn,
     nativeStream,
     ...(nativeStream ? { nativeStreamMaxMs: paces.nativeStreamMaxMs } : {}),
     buttonPayloadLimit: SLACK_BUTTON_VALUE_LIMIT,

@@ -45,6 +45,7 @@ import { UserNames } from './users.js';
 export { SLACK_DEFAULT_PACES, type SlackPaces } from './capabilities.js';
 export { BOT_COMMANDS } from './commands.js';
 export { parseSlackChatKey, slackChatKey } from './keys.js';
+export { slackMarkdown, slackMrkdwn } from './markdown.js';
 
 /** Options of {@link createSlackAdapter}: tokens, or your own `app`. */
 export interface SlackAdapterOptions {

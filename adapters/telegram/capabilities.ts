@@ -6,6 +6,7 @@
  */
 import type { ChatCapabilities, RateBudget } from '../../src/bot/adapter-contract.js';
 import { isPrivateChat, type TelegramChat } from './chat-key.js';
+import { telegramHtml, telegramMarkdown } from './markdown.js';
 import { MAX_CAPTION_LENGTH, MAX_PHOTO_BYTES, MAX_UPLOAD_BYTES } from './upload.js';
 
 /** Paces, overridable so tests can run a turn in milliseconds. */
@@ -52,7 +53,7 @@ export function telegramCapabilities(
     maxMessageLength: features.rich ? RICH_MAX_LENGTH : CLASSIC_MAX_LENGTH,
     minEditIntervalMs: isPrivate ? paces.privateEditIntervalMs : paces.groupEditIntervalMs,
     ...(isPrivate ? {} : { budget: { ...paces.groupBudget } }),
-    dialect: features.rich ? 'markdown' : 'telegram-html',
+    dialect: features.rich ? telegramMarkdown : telegramHtml,
     nativeStream: isPrivate && features.drafts,
     ...(isPrivate && features.drafts ? { nativeStreamMaxMs: paces.draftMaxMs } : {}),
     buttonPayloadLimit: CALLBACK_DATA_LIMIT,

@@ -46,6 +46,7 @@ import { uploadToTelegram } from './upload.js';
 export { DEFAULT_PACES, type TelegramFeatures, type TelegramPaces } from './capabilities.js';
 export { chatKey, parseChatKey } from './chat-key.js';
 export { TELEGRAM_COMMANDS } from './commands.js';
+export { telegramHtml, telegramMarkdown } from './markdown.js';
 export { ALLOWED_UPDATES, type WebhookOptions } from './transport.js';
 
 const DEFAULT_API_ROOT = 'https://api.telegram.org';

@@ -11,6 +11,7 @@
 import type { Api } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import type { OutboundMessage, SentMessage, StreamHandle } from '../../src/bot/adapter-contract.js';
+import { escapeHtml } from '../../src/bot/format/dialect.js';
 import { type DeadlineOptions, withDeadline } from '../../src/call-deadline.js';
 import { SwitchboardError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
@@ -18,6 +19,7 @@ import { KeyboardMemory, toInlineKeyboard } from './buttons.js';
 import type { TelegramFeatures } from './capabilities.js';
 import { parseChatKey, type TelegramChat } from './chat-key.js';
 import { isMethodMissing, isNotModified, toSwitchboardError } from './errors.js';
+import { telegramHtml, telegramMarkdown } from './markdown.js';
 
 /** What the outbound side needs. */
 export interface OutboundDeps {
@@ -35,16 +37,14 @@ type Content =
   | { kind: 'rich'; rich: { markdown: string } | { html: string } }
   | { kind: 'classic'; text: string; parseMode?: 'HTML' };
 
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
 /** Picks the wire form of a message for the features the server has. */
 export function toContent(message: OutboundMessage, features: TelegramFeatures): Content {
   if (features.rich) {
-    if (message.format === 'markdown') return { kind: 'rich', rich: { markdown: message.text } };
+    if (message.format === telegramMarkdown) return { kind: 'rich', rich: { markdown: message.text } };
     // Plain (or anything the core did not render for us) goes in as escaped HTML: nothing in it is markup.
-    if (message.format !== 'telegram-html') return { kind: 'rich', rich: { html: escapeHtml(message.text) } };
+    if (message.format !== telegramHtml) return { kind: 'rich', rich: { html: escapeHtml(message.text) } };
   }
-  if (message.format === 'telegram-html') return { kind: 'classic', text: message.text, parseMode: 'HTML' };
+  if (message.format === telegramHtml) return { kind: 'classic', text: message.text, parseMode: 'HTML' };
   return { kind: 'classic', text: message.text };
 }
 

@@ -7,6 +7,7 @@
  */
 import { type Api, GrammyError } from 'grammy';
 import type { OpenedThread, OutboundMessage, SentMessage } from '../../src/bot/adapter-contract.js';
+import { plain } from '../../src/bot/format/dialect.js';
 import type { Logger } from '../../src/logger.js';
 import { chatKey, isPrivateChat, parseChatKey } from './chat-key.js';
 
@@ -93,7 +94,7 @@ export class TopicOpener {
       return undefined;
     }
     const topic = chatKey(parsed.chatId, threadId);
-    const sent = await this.#d.send(topic, { text, format: 'plain' });
+    const sent = await this.#d.send(topic, { text, format: plain });
     const url = topicUrl(parsed.chatId, threadId);
     return { chat: topic, messageId: sent.messageId, ...(url ? { url } : {}) };
   }

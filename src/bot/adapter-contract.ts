@@ -8,10 +8,14 @@
  */
 
 import type { MentionPolicy } from '../vocabulary.js';
+import type { MentionRules, RawMarkdownRules } from './format/mentions.js';
+import type { Syntax } from './format/syntax.js';
 
 export type { MentionPolicy } from '../vocabulary.js';
 // The command catalogue lives in a file of its own; adapters still import it from here.
 export { COMMAND_CATALOGUE, type CommandArgument, type CommandInfo } from './command-catalogue.js';
+export type { MentionRules, RawMarkdownRules } from './format/mentions.js';
+export type { Syntax } from './format/syntax.js';
 
 /** A person on a platform. `id` is the platform's own id (no prefix). */
 export interface ChatUser {
@@ -144,8 +148,37 @@ export interface AccessGate {
   refusal(userId: string): string | undefined;
 }
 
-/** How the core renders Markdown for a chat. */
-export type Dialect = 'telegram-html' | 'slack-mrkdwn' | 'discord-markdown' | 'markdown' | 'plain';
+/**
+ * How a chat's platform writes formatted text. The core renders the model's
+ * Markdown into the dialect a chat's capabilities name and hands it back on
+ * each message ({@link OutboundMessage.format}), so the adapter knows what
+ * it got. A dialect is a plain object: the core keeps the two that belong to
+ * no platform (`markdown` and `plain`, in `src/bot/format/dialect.ts`).
+ *
+ * A platform with a markup of its own defines its dialect in its folder
+ * (`adapters/<id>/markdown.ts`): a unique `name`, its {@link Syntax} (built
+ * from the escapers and the Markdown markup `src/bot/format/dialect.ts`
+ * exports), its mention tokens, and `rawMarkdown` when a native stream of
+ * its renders Markdown itself. Its capabilities return that object and its
+ * outbound code compares `message.format` with it; nothing in `src/` changes.
+ */
+export interface Dialect {
+  /**
+   * Unique among dialects (`plain`, `telegram-html`): names what a message
+   * shows, so a change of dialect is a change of message.
+   */
+  readonly name: string;
+  /** Its markup; its text escaper turns every mention into text (policy `none`). */
+  readonly syntax: Syntax;
+  /** Its platform's mention tokens, kept as written where a chat's {@link MentionPolicy} allows. Absent: none. */
+  readonly mentions?: MentionRules;
+  /**
+   * Present when the platform renders Markdown itself: a native stream then
+   * carries the model's text as written, with the mentions the policy does
+   * not allow broken where these rules say, instead of a rendering.
+   */
+  readonly rawMarkdown?: RawMarkdownRules;
+}
 
 /** A rate budget: at most `count` calls per sliding `windowMs`. */
 export interface RateBudget {
@@ -161,6 +194,7 @@ export interface ChatCapabilities {
   minEditIntervalMs: number;
   /** Calls allowed per chat over a window (Telegram groups: 20 per minute). */
   budget?: RateBudget;
+  /** How the core renders Markdown for this chat. */
   dialect: Dialect;
   /** Mentions the model's text may make here (default `none`); the adapter enforces the same at the API. */
   mentions?: MentionPolicy;
@@ -226,6 +260,7 @@ export interface Button {
 export interface OutboundMessage {
   /** Text in `format`. */
   text: string;
+  /** The dialect `text` is written in: the chat's, or the core's `plain` (after a formatting rejection). */
   format: Dialect;
   /** Rows of buttons; an empty array removes existing buttons on edit. */
   buttons?: Button[][];

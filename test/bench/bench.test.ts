@@ -16,10 +16,11 @@ import { quantile, table } from '../../bench/stats.js';
 import { runStreaming } from '../../bench/streaming.js';
 import { runToolLatency } from '../../bench/tool-latency.js';
 import { analyseVisibility } from '../../bench/visibility.js';
+import { markdown } from '../../src/bot/format/dialect.js';
 import type { RecordedOp } from '../fakes/recording-adapter.js';
 
 function op(time: number, kind: RecordedOp['op'], messageId: string, text: string): RecordedOp {
-  return { seq: time, time, op: kind, chat: 'test:1', messageId, text, format: 'markdown', ok: true };
+  return { seq: time, time, op: kind, chat: 'test:1', messageId, text, format: markdown, ok: true };
 }
 
 describe('bench: visibility analysis', () => {
@@ -32,7 +33,7 @@ describe('bench: visibility analysis', () => {
   const base = {
     deltas,
     source,
-    dialect: () => 'markdown' as const,
+    dialect: () => markdown,
     exclude: new Set<string>(),
     statusLines: [],
   };

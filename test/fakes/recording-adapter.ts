@@ -49,6 +49,7 @@ import type {
   SentMessage,
   StreamHandle,
 } from '../../src/bot/adapter-contract.js';
+import { markdown, plain } from '../../src/bot/format/dialect.js';
 import { sleep, type VirtualClock } from '../../src/clock.js';
 import { type ErrorCode, RateLimitError, SwitchboardError } from '../../src/errors.js';
 
@@ -130,7 +131,7 @@ export interface PendingCall {
 export const DEFAULT_CAPABILITIES: ChatCapabilities = {
   maxMessageLength: 4096,
   minEditIntervalMs: 1000,
-  dialect: 'markdown',
+  dialect: markdown,
   nativeStream: false,
   buttonPayloadLimit: 64,
   typingIntervalMs: 5000,
@@ -206,7 +207,7 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
 
   /** Sends `text` into `chat` and opens a thread under it: chat key `<chat>:t<message id>`. */
   async openThread(chat: string, text: string): Promise<{ chat: string; url: string; messageId: string }> {
-    const sent = await this.send(chat, { text, format: 'plain' });
+    const sent = await this.send(chat, { text, format: plain });
     const id = sent.messageId;
     return { chat: `${chat}:t${id}`, url: `https://chat.example/${this.platform}/t${id}`, messageId: id };
   }
@@ -443,7 +444,7 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
           `Bad Request: message is too long (${message.text.length})`,
         );
       }
-      if (message.format !== 'plain' && this.#formatRejects.some((f) => f(message.text))) {
+      if (message.format !== plain && this.#formatRejects.some((f) => f(message.text))) {
         return new SwitchboardError('FORMAT_REJECTED', "Bad Request: can't parse entities");
       }
     }

@@ -17,7 +17,9 @@ import {
   toPlainText,
 } from '../../src/bot/format/index.js';
 
-const DIALECTS: Dialect[] = ['telegram-html', 'slack-mrkdwn', 'discord-markdown', 'markdown', 'plain'];
+import { EVERY_DIALECT } from '../helpers/dialects.js';
+
+const DIALECTS: Dialect[] = [...EVERY_DIALECT];
 
 const word = fc.stringMatching(/^[A-Za-z0-9]{1,8}$/);
 /** Pieces of Markdown the model writes, and pieces that break naive renderers. */

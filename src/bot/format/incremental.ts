@@ -8,6 +8,7 @@
  * one is parsed again.
  */
 import type { Dialect, MentionPolicy } from '../adapter-contract.js';
+import { dialectKey } from './dialects.js';
 import { healPartialMarkdown } from './parse.js';
 import { renderSource } from './render-source.js';
 import { stepFence } from './split.js';
@@ -83,7 +84,7 @@ export class RenderCache {
 }
 
 const cacheKey = (source: string, dialect: Dialect, mentions: MentionPolicy) =>
-  `${dialect}\u0000${mentions}\u0000${source}`;
+  `${dialectKey(dialect)}\u0000${mentions}\u0000${source}`;
 
 const LIST_ITEM = /^([-*+]|\d{1,9}[.)])(\s|$)/;
 

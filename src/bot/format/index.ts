@@ -1,13 +1,17 @@
 /**
  * Formatting: the model's Markdown, parsed once per render into an mdast
  * tree and written out in each platform's dialect; splitting long text at
- * readable boundaries without breaking code fences.
+ * readable boundaries without breaking code fences. The dialects are
+ * objects (see `Dialect`): the core's `markdown` and `plain` here, each
+ * platform's own in its adapter's folder.
  */
 import type { Dialect, MentionPolicy } from '../adapter-contract.js';
+import { plain } from './dialects.js';
 import { renderSource } from './render-source.js';
 
+export { markdown, plain } from './dialects.js';
 export { isSafeLinkTarget, markdownLiteral } from './links.js';
-export { isUserLink, mentionEscaper, neutralizeRawMarkdown } from './mentions.js';
+export { rawMarkdownText } from './mentions.js';
 export { healPartialMarkdown, parseMarkdown } from './parse.js';
 export {
   type FenceState,
@@ -36,7 +40,7 @@ export interface RenderOptions {
  * throws (text that cannot be formatted comes back as escaped plain text).
  *
  * @example
- * renderMarkdown('**hi** <you>', 'telegram-html'); // '<b>hi</b> &lt;you&gt;'
+ * renderMarkdown('**hi** <you>', markdown); // '**hi** \\<you\\>'
  */
 export function renderMarkdown(md: string, dialect: Dialect, options: RenderOptions = {}): string {
   return renderSource(md, dialect, options.partial === true, options.mentions);
@@ -44,7 +48,7 @@ export function renderMarkdown(md: string, dialect: Dialect, options: RenderOpti
 
 /** The text of `md` without any markup (what a user would read). */
 export function toPlainText(md: string): string {
-  return renderSource(md, 'plain', false);
+  return renderSource(md, plain, false);
 }
 export { blockGroups, RenderCache, renderIncremental } from './incremental.js';
 export { type LayoutOptions, layoutMarkdown, type RenderedPart, renderPart } from './layout.js';

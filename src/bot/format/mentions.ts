@@ -1,40 +1,59 @@
 /**
- * Mentions in the model's text, by {@link MentionPolicy}. The dialects escape
- * all text, so a mention the model writes reaches the chat as text unless the
- * policy lets it through: {@link mentionEscaper} keeps the allowed tokens as
- * written and escapes the rest. Native Markdown streams (Slack chat streams,
- * Telegram rich drafts) carry the model's own text instead, so
- * {@link neutralizeRawMarkdown} breaks the tokens there with a zero-width
- * space that leaves the words as they read.
+ * Mentions in the model's text, by {@link MentionPolicy}. Each dialect names
+ * its platform's mention tokens ({@link MentionRules}); the dialects escape
+ * all text, so a mention the model writes reaches the chat as text unless
+ * the policy lets it through: {@link mentionSyntax} keeps the allowed tokens
+ * as written and escapes the rest. Native Markdown streams carry the model's
+ * own text instead, so {@link rawMarkdownText} breaks the tokens there with
+ * a zero-width space that leaves the words as they read
+ * ({@link RawMarkdownRules} says where).
  */
-import type { MentionPolicy } from '../adapter-contract.js';
+import type { MentionPolicy } from '../../vocabulary.js';
+import type { Syntax } from './syntax.js';
 
 const ZWSP = '\u200b';
 
 /**
- * A Slack channel link (`<#C…>`, with an optional `|label`): it notifies
- * nobody, so every policy keeps it as written and Slack shows it as the
- * channel's name, where escaped it would show as raw markup.
+ * A platform's mention tokens as they appear in text. Each is a pattern
+ * (its flags are ignored; matched case-sensitively, anywhere in a text);
+ * a token the policy allows stays as written, every other one is escaped
+ * into text by the dialect.
  */
-const CHANNEL_LINK = String.raw`<#C[A-Z0-9]+(?:\|[^<>|\n]*)?>`;
+export interface MentionRules {
+  /** Tokens that notify one person (`<@U123>`): kept under `users` and `all`. */
+  readonly user?: RegExp;
+  /** Tokens that notify many (`<!here>`, `@everyone`, a role): kept under `all`. */
+  readonly mass?: RegExp;
+  /**
+   * Tokens that notify nobody but read as raw markup once escaped (a link to
+   * a channel): kept under every policy, so the platform shows them as it
+   * shows them to people.
+   */
+  readonly inert?: RegExp;
+  /** A link target that mentions a user (`tg://user?id=42`): a link under `users` and `all` (its flags apply, but `g` and `y`). */
+  readonly userLink?: RegExp;
+}
 
 /**
- * Tokens that notify one person: Slack user mentions (`<@U…>`, `<@W…>`,
- * with an optional `|label`), Discord user mentions (`<@123>`, `<@!123>`).
+ * Where mentions hide in raw Markdown, for a platform that renders the
+ * model's Markdown itself (a native stream carries it as written).
  */
-const USER_TOKENS = String.raw`<@[UW][A-Z0-9]+(?:\|[^<>|\n]*)?>|${CHANNEL_LINK}|<@!?\d+>`;
-
-/**
- * Tokens that notify many: Slack `<!here>`, `<!channel>`, `<!everyone>`,
- * user groups `<!subteam^S…>`; Discord role mentions and `@everyone`/`@here`.
- */
-const MASS_TOKENS = String.raw`<!(?:here|channel|everyone)(?:\|[^<>|\n]*)?>|<!subteam\^[A-Z0-9]+(?:\|[^<>|\n]*)?>|<@&\d+>|@everyone\b|@here\b`;
-
-const ALLOWED: Record<MentionPolicy, RegExp | undefined> = {
-  none: undefined,
-  users: new RegExp(USER_TOKENS, 'g'),
-  all: new RegExp(`${USER_TOKENS}|${MASS_TOKENS}`, 'g'),
-};
+export interface RawMarkdownRules {
+  /**
+   * Per policy, what to break: a zero-width space goes in right after each
+   * match (every match, with or without the global flag). A policy without
+   * a pattern breaks nothing.
+   */
+  readonly breaks: Partial<Record<MentionPolicy, RegExp>>;
+  /**
+   * Ends of a text where a break may still have to go once more characters
+   * come (`<!chan`, `@ever`), each with how many of the match's characters
+   * come before that place. A live text stops there, so what a stream has
+   * shown is never changed. Patterns end in `$`; a match is at most 16
+   * characters long to count.
+   */
+  readonly undecided: readonly (readonly [RegExp, number])[];
+}
 
 /** `escapeText` for everything but the matches of `pattern`, which stay as written. */
 function keeping(escapeText: (s: string) => string, pattern: RegExp): (s: string) => string {
@@ -49,59 +68,46 @@ function keeping(escapeText: (s: string) => string, pattern: RegExp): (s: string
   };
 }
 
+/** The tokens `policy` keeps as written, as one global pattern; undefined when none. */
+function keptTokens(rules: MentionRules, policy: MentionPolicy): RegExp | undefined {
+  const parts: RegExp[] = [];
+  if (policy !== 'none' && rules.user) parts.push(rules.user);
+  if (rules.inert) parts.push(rules.inert);
+  if (policy === 'all' && rules.mass) parts.push(rules.mass);
+  if (parts.length === 0) return undefined;
+  return new RegExp(parts.map((p) => p.source).join('|'), 'g');
+}
+
 /**
- * A text escaper that leaves the mentions `policy` allows as written and
- * passes everything else through `escapeText`. With `none` it is `escapeText`.
+ * `syntax` with the mentions `policy` allows kept as written in text and
+ * their links allowed; `syntax` itself when the rules keep nothing.
  */
-export function mentionEscaper(
-  escapeText: (s: string) => string,
+export function mentionSyntax(
+  syntax: Syntax,
+  rules: MentionRules | undefined,
   policy: MentionPolicy,
-): (s: string) => string {
-  const allowed = ALLOWED[policy];
-  return allowed ? keeping(escapeText, allowed) : escapeText;
+): Syntax {
+  if (!rules) return syntax;
+  const kept = keptTokens(rules, policy);
+  // Without `g` or `y`: `test` on a global pattern would start where the last match ended.
+  const userLink =
+    policy === 'none' || !rules.userLink
+      ? undefined
+      : new RegExp(rules.userLink.source, rules.userLink.flags.replace(/[gy]/g, ''));
+  if (!kept && !userLink) return syntax;
+  const text = kept ? keeping(syntax.text, kept) : syntax.text;
+  const linkAllowed = userLink
+    ? (url: string) => syntax.linkAllowed(url) || userLink.test(url.trim())
+    : syntax.linkAllowed;
+  return { ...syntax, text, linkAllowed };
 }
 
-/**
- * Slack's escaper keeping channel links (`<#C…>`) as written, whatever the
- * policy: a link a person wrote and the model repeats then shows as the
- * channel's name, not as raw markup.
- */
-export function keepChannelLinks(escapeText: (s: string) => string): (s: string) => string {
-  return keeping(escapeText, new RegExp(CHANNEL_LINK, 'g'));
-}
-
-/** True for a Telegram link that mentions a user (`tg://user?id=42`), which `users` and `all` allow. */
-export function isUserLink(url: string, policy: MentionPolicy): boolean {
-  return policy !== 'none' && /^tg:\/\/user\?id=\d+$/i.test(url.trim());
-}
-
-/** What each policy breaks in raw Markdown, and where the zero-width space goes (after the match). */
-const RAW_BREAKS: Record<MentionPolicy, RegExp | undefined> = {
-  // `<` of any Slack or Discord token; `@` of the mass words; a link target that is a token; `tg` of a tg:// link.
-  // A channel link (`<#C…>`) notifies nobody and stays a link.
-  none: /<(?=!(?:here|channel|everyone|subteam\^)|@[A-Z0-9!&]|#(?!C)[A-Z0-9])|(?<![\w@.])@(?=(?:everyone|here|channel)\b)|\]\(\s*<?(?=[!@#])|\btg(?=:\/\/)/gi,
-  users:
-    /<(?=!(?:here|channel|everyone|subteam\^)|@&)|(?<![\w@.])@(?=(?:everyone|here|channel)\b)|\]\(\s*<?(?=!)/gi,
-  all: undefined,
-};
-
-/**
- * Ends of `text` where a zero-width space may still have to go in once the
- * next characters come (`<!chan`, `@ever`, `tg:/`), with how many of their
- * characters come before that place. A live update stops there, so what a
- * stream has shown is never changed.
- */
-const UNDECIDED: readonly [RegExp, number][] = [
-  [/<[!@#]?[\w^&!]*$/, 1],
-  [/(?<![\w@.])@\w*$/, 1],
-  [/\btg:?\/?$/i, 2],
-];
 const LONGEST_UNDECIDED = 16;
 
 /** Where a live text stops: before the first undecided place at its end, else its end. */
-function decidedEnd(text: string): number {
+function decidedEnd(text: string, rules: RawMarkdownRules): number {
   let end = text.length;
-  for (const [pattern, keep] of UNDECIDED) {
+  for (const [pattern, keep] of rules.undecided) {
     const m = pattern.exec(text);
     if (m && m[0].length <= LONGEST_UNDECIDED) end = Math.min(end, m.index + keep);
   }
@@ -110,14 +116,32 @@ function decidedEnd(text: string): number {
 
 /**
  * The model's Markdown with the mentions `policy` does not allow broken by
- * a zero-width space (`<\u200b!channel>`, `@\u200beveryone`, `tg\u200b://…`),
- * for platforms that render Markdown themselves. A live (not `final`) text
- * stops before a place still undecided, so each live result is a prefix of
- * the next and of the final one: an append-only stream never takes text back.
+ * a zero-width space (`<\u200b!channel>`, `@\u200beveryone`), for platforms
+ * that render Markdown themselves. A live (not `final`) text stops before a
+ * place still undecided, so each live result is a prefix of the next and of
+ * the final one: an append-only stream never takes text back.
  */
-export function neutralizeRawMarkdown(text: string, policy: MentionPolicy, final: boolean): string {
-  const breaks = RAW_BREAKS[policy];
+export function rawMarkdownText(
+  text: string,
+  rules: RawMarkdownRules,
+  policy: MentionPolicy,
+  final: boolean,
+): string {
+  const breaks = rules.breaks[policy];
   if (!breaks) return text;
-  const body = final ? text : text.slice(0, decidedEnd(text));
-  return body.replace(breaks, (m) => m + ZWSP);
+  const body = final ? text : text.slice(0, decidedEnd(text, rules));
+  return body.replace(everywhere(breaks), (m) => m + ZWSP);
+}
+
+const globals = new WeakMap<RegExp, RegExp>();
+
+/** `pattern` with the global flag: a pattern without it would break only its first match and let the rest ping. */
+function everywhere(pattern: RegExp): RegExp {
+  if (pattern.global) return pattern;
+  let global = globals.get(pattern);
+  if (!global) {
+    global = new RegExp(pattern.source, `${pattern.flags.replace('y', '')}g`);
+    globals.set(pattern, global);
+  }
+  return global;
 }

@@ -7,7 +7,7 @@
  * parser, so the output is always what the parser would give.
  */
 import type { Dialect } from '../adapter-contract.js';
-import { syntaxFor } from './syntax.js';
+import { syntaxFor } from './dialects.js';
 
 /**
  * Characters that never start or close a Markdown or GFM construct in the

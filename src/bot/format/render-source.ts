@@ -6,10 +6,10 @@
  * the dialect's escaped literal text.
  */
 import type { Dialect, MentionPolicy } from '../adapter-contract.js';
+import { syntaxFor } from './dialects.js';
 import { healPartialMarkdown, parseMarkdown } from './parse.js';
 import { renderPlainProse } from './plain.js';
 import { renderTree } from './render.js';
-import { syntaxFor } from './syntax.js';
 
 /**
  * How much text has gone through {@link renderSource} in this process. The

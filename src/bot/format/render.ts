@@ -6,7 +6,8 @@
  */
 import type { Nodes, Parents, PhrasingContent, Root, RootContent, Table } from 'mdast';
 import type { Dialect, MentionPolicy } from '../adapter-contract.js';
-import { type Syntax, syntaxFor } from './syntax.js';
+import { syntaxFor } from './dialects.js';
+import type { Syntax } from './syntax.js';
 
 /** Renders a parsed tree in `dialect`, keeping the mentions `mentions` allows. */
 export function renderTree(root: Root, dialect: Dialect, mentions: MentionPolicy = 'none'): string {

@@ -2,7 +2,7 @@
  * The compact status line shown under a streaming reply ("⚙ Bash: npm test").
  */
 import type { Dialect } from '../adapter-contract.js';
-import { syntaxFor } from './syntax.js';
+import { syntaxFor } from './dialects.js';
 
 /** Longest status line shown; longer lines are cut with an ellipsis. */
 const STATUS_MAX_CHARS = 100;

@@ -1,11 +1,11 @@
 /**
- * How each dialect spells inline and block markup. The renderer walks the
- * mdast tree once and asks the dialect's {@link Syntax} for every node, so a
- * dialect is data plus a few small functions, not a second renderer.
+ * How a dialect spells inline and block markup. The renderer walks the mdast
+ * tree once and asks the dialect's {@link Syntax} for every node, so a
+ * dialect is data plus a few small functions, not a second renderer. The
+ * pieces several dialects share (escapers, fences, the Markdown markup
+ * itself) are here, for the core's dialects and for each platform's own.
  */
-import type { Dialect, MentionPolicy } from '../adapter-contract.js';
 import { isSafeLinkTarget } from './links.js';
-import { isUserLink, keepChannelLinks, mentionEscaper } from './mentions.js';
 
 /** Markup for one dialect. Every function gets already-rendered inner text. */
 export interface Syntax {
@@ -29,14 +29,17 @@ export interface Syntax {
   linkAllowed(url: string): boolean;
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const escapeAttr = (s: string) => escapeHtml(s).replace(/"/g, '&quot;');
+/** Escapes `&`, `<` and `>`: text in HTML, and in markups that read `<…>` as a token. */
+export const escapeHtml = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** Backslash-escapes everything CommonMark / Discord could read as markup. */
-function escapeMarkdown(s: string, extra: RegExp): string {
+/** {@link escapeHtml} plus `"`, for an HTML attribute value in double quotes. */
+export const escapeHtmlAttribute = (s: string): string => escapeHtml(s).replace(/"/g, '&quot;');
+
+/** Backslash-escapes everything CommonMark (and GFM's table pipe) could read as markup. */
+export function escapeMarkdown(s: string): string {
   return s
-    .replace(/[\\`*_~[\]<>]/g, '\\$&')
-    .replace(extra, '\\$&')
+    .replace(/[\\`*_~[\]<>|]/g, '\\$&')
     .replace(/^([ \t]*)([#>+-]|\d+[.)])(?=\s|$)/gm, (_m, sp: string, mk: string) =>
       mk.length > 1 ? `${sp}${mk.slice(0, -1)}\\${mk.slice(-1)}` : `${sp}\\${mk}`,
     );
@@ -58,70 +61,32 @@ export function markdownInlineCode(value: string): string {
   return `${ticks}${pad}${value}${pad}${ticks}`;
 }
 
-const prefixLines = (inner: string, prefix: string) =>
+/** `inner` with `prefix` before each line (an empty line gets the prefix without its trailing space): quotes. */
+export const prefixLines = (inner: string, prefix: string): string =>
   inner
     .split('\n')
     .map((l) => (l === '' ? prefix.trimEnd() : prefix + l))
     .join('\n');
 
-const telegramHtml: Syntax = {
-  text: escapeHtml,
-  strong: (s) => `<b>${s}</b>`,
-  emphasis: (s) => `<i>${s}</i>`,
-  strike: (s) => `<s>${s}</s>`,
-  inlineCode: (v) => `<code>${escapeHtml(v)}</code>`,
-  link: (url, inner) => `<a href="${escapeAttr(url)}">${inner}</a>`,
-  heading: (_d, inner) => `<b>${inner}</b>`,
-  code: (v, lang) =>
-    lang
-      ? `<pre><code class="language-${escapeAttr(lang)}">${escapeHtml(v)}</code></pre>`
-      : `<pre>${escapeHtml(v)}</pre>`,
-  preformatted: (v) => `<pre>${escapeHtml(v)}</pre>`,
-  quote: (inner) => `<blockquote>${inner}</blockquote>`,
-  bullet: '• ',
-  rule: '──────────',
-  keepsTables: false,
-  linkAllowed: isSafeLinkTarget,
-};
+/** How a Markdown-speaking platform differs from CommonMark with GFM tables. */
+export interface MarkdownSyntaxOptions {
+  /** Deepest heading it shows (Markdown 6; some chats stop at 3). */
+  headingMax?: number;
+  /** It shows GFM tables (default true); else tables are drawn as monospace text. */
+  keepsTables?: boolean;
+  /**
+   * Runs over every escaped piece of text, for a platform that reads more
+   * than CommonMark in plain words (a chat that pings for `@everyone`).
+   */
+  defuse?: (escaped: string) => string;
+}
 
-const escapeSlack = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-const slackMrkdwn: Syntax = {
-  text: escapeSlack,
-  strong: (s) => `*${s}*`,
-  emphasis: (s) => `_${s}_`,
-  strike: (s) => `~${s}~`,
-  inlineCode: (v) => `\`${escapeSlack(v.replace(/`/g, "'"))}\``,
-  link: (url, inner) => {
-    const target = escapeSlack(url).replace(/\|/g, '%7C');
-    return inner === escapeSlack(url) ? `<${target}>` : `<${target}|${inner.replace(/\|/g, '/')}>`;
-  },
-  heading: (_d, inner) => `*${inner}*`,
-  code: (v) => `\`\`\`\n${escapeSlack(v.replace(/```/g, "'''"))}\n\`\`\``,
-  preformatted: (v) => `\`\`\`\n${escapeSlack(v)}\n\`\`\``,
-  quote: (inner) => prefixLines(inner, '> '),
-  bullet: '• ',
-  rule: '──────────',
-  keepsTables: false,
-  linkAllowed: isSafeLinkTarget,
-};
-
-/**
- * Discord pings everyone for `@everyone` and `@here` in plain text (mentions
- * in `<@…>` form are already escaped with their `<`). A zero-width space
- * after the `@` keeps the words and loses the ping; the adapter's
- * `allowed_mentions: { parse: [] }` is the second lock.
- */
-const defuseMassMentions = (s: string) => s.replace(/@(everyone|here)\b/gi, '@\u200b$1');
-
-function markdownLike(
-  headingMax: number,
-  extraEscapes: RegExp,
-  keepsTables: boolean,
-  defuse: (s: string) => string = (s) => s,
-): Syntax {
+/** CommonMark markup, every literal backslash-escaped, for the core's `markdown` and platforms that speak it. */
+export function markdownSyntax(options: MarkdownSyntaxOptions = {}): Syntax {
+  const headingMax = options.headingMax ?? 6;
+  const defuse = options.defuse ?? ((s: string) => s);
   return {
-    text: (s) => defuse(escapeMarkdown(s, extraEscapes)),
+    text: (s) => defuse(escapeMarkdown(s)),
     strong: (s) => `**${s}**`,
     emphasis: (s) => `*${s}*`,
     strike: (s) => `~~${s}~~`,
@@ -129,7 +94,7 @@ function markdownLike(
     link: (url, inner) => {
       const target = url.replace(/[<>\s]/g, encodeURIComponent);
       // A bare URL stays a bare URL (an autolink), not "[url](url)".
-      if (inner === escapeMarkdown(url, extraEscapes)) return `<${target}>`;
+      if (inner === escapeMarkdown(url)) return `<${target}>`;
       return `[${inner}](<${target}>)`;
     },
     heading: (d, inner) => `${'#'.repeat(Math.min(d, headingMax))} ${inner}`,
@@ -144,12 +109,13 @@ function markdownLike(
     quote: (inner) => prefixLines(inner, '> '),
     bullet: '- ',
     rule: '---',
-    keepsTables,
+    keepsTables: options.keepsTables ?? true,
     linkAllowed: isSafeLinkTarget,
   };
 }
 
-const plain: Syntax = {
+/** Text with no markup at all: what a person reads, links written out beside their labels. */
+export const plainSyntax: Syntax = {
   text: (s) => s,
   strong: (s) => s,
   emphasis: (s) => s,
@@ -165,33 +131,3 @@ const plain: Syntax = {
   keepsTables: false,
   linkAllowed: isSafeLinkTarget,
 };
-
-const syntaxes: Record<Dialect, Syntax> = {
-  'telegram-html': telegramHtml,
-  'slack-mrkdwn': { ...slackMrkdwn, text: keepChannelLinks(slackMrkdwn.text) },
-  'discord-markdown': markdownLike(3, /\|/g, false, defuseMassMentions),
-  markdown: markdownLike(6, /\|/g, true),
-  plain,
-};
-
-/** Each dialect's table with the mentions a policy allows kept as written in text. */
-const withMentions: Record<Exclude<MentionPolicy, 'none'>, Record<Dialect, Syntax>> = {
-  users: mentionVariants('users'),
-  all: mentionVariants('all'),
-};
-
-function mentionVariants(policy: MentionPolicy): Record<Dialect, Syntax> {
-  const out = {} as Record<Dialect, Syntax>;
-  for (const [dialect, syntax] of Object.entries(syntaxes) as [Dialect, Syntax][]) {
-    // Plain text is never escaped, so there is nothing to keep; a user link may still be shown as one.
-    const linkAllowed = (url: string) => isSafeLinkTarget(url) || isUserLink(url, policy);
-    const text = dialect === 'plain' ? syntax.text : mentionEscaper(syntax.text, policy);
-    out[dialect] = { ...syntax, text, linkAllowed };
-  }
-  return out;
-}
-
-/** The markup table for `dialect`; `mentions` says which mentions in the text stay mentions. */
-export function syntaxFor(dialect: Dialect, mentions: MentionPolicy = 'none'): Syntax {
-  return mentions === 'none' ? syntaxes[dialect] : withMentions[mentions][dialect];
-}

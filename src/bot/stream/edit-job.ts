@@ -4,7 +4,7 @@
  * would show what the message already shows is not sent.
  */
 import type { Button, ChatAdapter, Dialect, OutboundMessage } from '../adapter-contract.js';
-import { layoutMarkdown, toPlainText } from '../format/index.js';
+import { layoutMarkdown, plain, toPlainText } from '../format/index.js';
 import type { OutboxContext } from './context.js';
 import type { FailureAction } from './retry.js';
 import type { Call, PaceView, Slot } from './scheduler.js';
@@ -88,11 +88,11 @@ export class EditJob implements Slot {
 
   #render(): OutboundMessage {
     const caps = this.#ctx.capabilities(this.chat);
-    const plain = this.#options.plain === true || this.#plainFor === this.#version;
+    const asPlain = this.#options.plain === true || this.#plainFor === this.#version;
     let text: string;
     let format: Dialect;
-    if (plain) {
-      format = 'plain';
+    if (asPlain) {
+      format = plain;
       text = this.#options.plain === true ? this.#markdown : toPlainText(this.#markdown);
       if (text.length > caps.maxMessageLength) text = `${text.slice(0, caps.maxMessageLength - 1)}…`;
     } else {
@@ -122,7 +122,7 @@ export class EditJob implements Slot {
       return {
         kind: 'edit',
         attempt: this.#attempts + 1,
-        plain: message.format === 'plain',
+        plain: message.format === plain,
         paces: this.#ctx.messageKey(this.chat, this.messageId),
         run: async () => {
           this.#inFlight = { version, sig };

@@ -11,9 +11,9 @@ import {
   type FenceState,
   fenceStateAt,
   layoutMarkdown,
-  neutralizeRawMarkdown,
   nextSplit,
   type RenderCache,
+  rawMarkdownText,
   renderPart,
 } from '../format/index.js';
 
@@ -138,7 +138,7 @@ export function messageParts(
  * could still become one (so a stream only ever grows).
  */
 export function rawText(text: string, dialect: Dialect, mentions: MentionPolicy, final: boolean): string {
-  return dialect === 'plain' ? text : neutralizeRawMarkdown(text, mentions, final);
+  return dialect.rawMarkdown ? rawMarkdownText(text, dialect.rawMarkdown, mentions, final) : text;
 }
 
 /**

@@ -5,7 +5,7 @@
  * after MESSAGE_TOO_LONG, re-read capabilities after CAPABILITY_CHANGED).
  */
 import type { ChatAdapter, Dialect, OutboundMessage } from '../adapter-contract.js';
-import { type FenceState, toPlainText } from '../format/index.js';
+import { type FenceState, plain, toPlainText } from '../format/index.js';
 import type { OutboxContext } from './context.js';
 import { messageParts } from './message-parts.js';
 import type { FailureAction } from './retry.js';
@@ -67,7 +67,7 @@ export class SendJob implements Slot {
   #layout(from: number, fence: FenceState | undefined): void {
     const caps = this.#ctx.capabilities(this.chat);
     const raw = this.#options.plain === true;
-    const format: Dialect = raw ? 'plain' : caps.dialect;
+    const format: Dialect = raw ? plain : caps.dialect;
     const options = { caps, dialect: format, raw, final: true, statusRoom: false };
     const rest = messageParts(this.#source, from, fence, options).map((p) => ({
       start: p.start,
@@ -99,7 +99,7 @@ export class SendJob implements Slot {
     return {
       kind: 'send',
       attempt: this.#attempts + 1,
-      plain: part.format === 'plain',
+      plain: part.format === plain,
       run: async () => {
         const sent = await this.#adapter.send(this.chat, message);
         this.#ids.push(sent.messageId);
@@ -126,7 +126,7 @@ export class SendJob implements Slot {
         this.#parts![this.#index] = {
           ...part,
           text: toPlainText(this.#source.slice(part.start, part.end)),
-          format: 'plain',
+          format: plain,
         };
         return;
       case 'relayout':

@@ -12,7 +12,7 @@ import type {
   OutboundMessage,
   StreamHandle,
 } from '../adapter-contract.js';
-import { type RenderCache, renderPart, renderStatusLine } from '../format/index.js';
+import { plain, type RenderCache, renderPart, renderStatusLine } from '../format/index.js';
 import { rawText } from './message-parts.js';
 import type { PaceKey } from './pace.js';
 import type { CallKind } from './retry.js';
@@ -21,12 +21,12 @@ import { type Segment, type SegmentOutput, signature } from './segment.js';
 
 /** The dialect a segment shows in: the chat's, or plain after a rejection. */
 export function segmentDialect(segment: Segment, caps: ChatCapabilities): Dialect {
-  return segment.plain ? 'plain' : caps.dialect;
+  return segment.plain ? plain : caps.dialect;
 }
 
-/** Native streams in plain Markdown carry the model's own text, so they only ever grow. */
+/** Native streams of a platform that renders Markdown itself carry the model's own text, so they only ever grow. */
 export function carriesRawText(segment: Segment, caps: ChatCapabilities): boolean {
-  return segment.delivery === 'native' && segmentDialect(segment, caps) === 'markdown';
+  return segment.delivery === 'native' && segmentDialect(segment, caps).rawMarkdown !== undefined;
 }
 
 /**

@@ -7,7 +7,7 @@
  * each one as a slot that returns the call to make.
  */
 import type { Button, ChatAdapter } from '../adapter-contract.js';
-import { type FenceState, RenderCache } from '../format/index.js';
+import { type FenceState, plain, RenderCache } from '../format/index.js';
 import type { OutboxContext } from './context.js';
 import type { MessagePart } from './message-parts.js';
 import { callFor, finalOutput, liveOutput, nextStep, shownPatch } from './reply-calls.js';
@@ -335,7 +335,7 @@ export class Reply implements ReplyStream {
       adapter: this.#adapter,
       keys: this.#ctx,
       attempt: segment.attempts + 1,
-      plain: segment.plain || out?.format === 'plain',
+      plain: segment.plain || out?.format === plain,
     };
     return callFor(step, basis, {
       record: (patch) => {

@@ -89,5 +89,5 @@ export function isSettled(s: Segment): boolean {
 
 /** Identifies an output, to skip a call that would show what is already shown. */
 export function signature(o: SegmentOutput): string {
-  return `${o.format}\u0000${o.text}\u0000${o.buttons ? JSON.stringify(o.buttons) : ''}`;
+  return `${o.format.name}\u0000${o.text}\u0000${o.buttons ? JSON.stringify(o.buttons) : ''}`;
 }

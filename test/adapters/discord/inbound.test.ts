@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { THREAD_REFUSED } from '../../../adapters/discord/inbound.js';
 import { COMMANDS, createDiscordAdapter } from '../../../adapters/discord/index.js';
+import { discordMarkdown } from '../../../adapters/discord/markdown.js';
 import type { ChatEvent, EditEvent, MessageEvent } from '../../../src/bot/adapter-contract.js';
 import { COMMANDS as CORE_COMMANDS } from '../../../src/bot/index.js';
 import { EventLog, mention, type Rig, startRig } from './helpers.js';
@@ -106,7 +107,7 @@ describe('Discord adapter: inbound messages', () => {
     const second = await log.next((e): e is MessageEvent => isMessage(e) && e.text === 'and a follow-up');
     expect(second.chat).toBe(first.chat);
     expect(second.user.name).toBe('Bob');
-    await rig.adapter.send(first.chat, { text: 'bot text', format: 'discord-markdown' });
+    await rig.adapter.send(first.chat, { text: 'bot text', format: discordMarkdown });
     fake.userMessage({ channelId: threadId, author: alice, content: 'third' });
     await log.next((e) => isMessage(e) && e.text === 'third');
     expect(log.events.map((e) => (e as MessageEvent).text)).toEqual(['start', 'and a follow-up', 'third']);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { THREAD_REFUSED } from '../../../adapters/discord/inbound.js';
 import { OUTSIDE_SESSION_HINT } from '../../../adapters/discord/interactions.js';
+import { discordMarkdown } from '../../../adapters/discord/markdown.js';
 import type {
   ButtonEvent,
   ChatEvent,
@@ -170,7 +171,7 @@ describe('Discord adapter: slash commands and buttons', () => {
     const { chat } = await openThread(rig);
     const sent = await adapter.send(chat, {
       text: 'Allow Bash?',
-      format: 'discord-markdown',
+      format: discordMarkdown,
       buttons: [[{ label: 'Allow', payload: 'a:k3j9x2', style: 'primary' }]],
     });
     const press = fake.pressButton({
@@ -197,7 +198,7 @@ describe('Discord adapter: slash commands and buttons', () => {
     const { chat } = await openThread(rig);
     const sent = await adapter.send(chat, {
       text: 'Allow?',
-      format: 'discord-markdown',
+      format: discordMarkdown,
       buttons: [[{ label: 'Allow', payload: 'a:slow' }]],
     });
     const press = fake.pressButton({

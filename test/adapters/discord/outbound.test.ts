@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { discordMarkdown } from '../../../adapters/discord/markdown.js';
 import type { ChatEvent, MessageEvent } from '../../../src/bot/adapter-contract.js';
+import { plain } from '../../../src/bot/format/dialect.js';
 import { RateLimitError, SwitchboardError } from '../../../src/errors.js';
 import { mention, type Rig, startRig } from './helpers.js';
 
@@ -39,7 +41,7 @@ describe('Discord adapter: render operations', () => {
       maxMessageLength: 2000,
       minEditIntervalMs: 50,
       budget: { count: 5, windowMs: 250 },
-      dialect: 'discord-markdown',
+      dialect: discordMarkdown,
       nativeStream: false,
       buttonPayloadLimit: 100,
       typingIntervalMs: 9000,
@@ -56,7 +58,7 @@ describe('Discord adapter: render operations', () => {
     const { chat, threadId, opening } = await openThread(rig);
     const sent = await adapter.send(chat, {
       text: '**Working**',
-      format: 'discord-markdown',
+      format: discordMarkdown,
       replyTo: opening,
       buttons: [[{ label: 'Stop', payload: 'x:abc123', style: 'danger' }]],
     });
@@ -67,14 +69,14 @@ describe('Discord adapter: render operations', () => {
     expect(message.components).toEqual([
       { type: 1, components: [{ type: 2, style: 4, label: 'Stop', custom_id: 'x:abc123' }] },
     ]);
-    await adapter.edit(chat, sent.messageId, { text: '**Working** more', format: 'discord-markdown' });
+    await adapter.edit(chat, sent.messageId, { text: '**Working** more', format: discordMarkdown });
     expect(message.content).toBe('**Working** more');
     expect(message.components).toHaveLength(1);
-    await adapter.edit(chat, sent.messageId, { text: 'Done', format: 'discord-markdown', buttons: [] });
+    await adapter.edit(chat, sent.messageId, { text: 'Done', format: discordMarkdown, buttons: [] });
     expect(message.components).toEqual([]);
     const reply = await adapter.send(chat, {
       text: 'a reply',
-      format: 'discord-markdown',
+      format: discordMarkdown,
       replyTo: sent.messageId,
     });
     expect(fake.messages.get(reply.messageId)?.message_reference?.message_id).toBe(sent.messageId);
@@ -96,7 +98,7 @@ describe('Discord adapter: render operations', () => {
     const dm = rig.fake.dmChannel(rig.fake.user('alice'));
     const sent = await rig.adapter.send(`discord:dm:${dm.id}`, {
       text: 'use *stars* and _under_',
-      format: 'plain',
+      format: plain,
     });
     expect(rig.fake.messages.get(sent.messageId)?.content).toBe('use \\*stars\\* and \\_under\\_');
   });
@@ -104,25 +106,23 @@ describe('Discord adapter: render operations', () => {
   it('maps Discord refusals to the core error codes', async () => {
     rig = await startRig();
     const { chat } = await openThread(rig);
-    const tooLong = await caught(
-      rig.adapter.send(chat, { text: 'x'.repeat(2001), format: 'discord-markdown' }),
-    );
+    const tooLong = await caught(rig.adapter.send(chat, { text: 'x'.repeat(2001), format: discordMarkdown }));
     expect(tooLong.code).toBe('MESSAGE_TOO_LONG');
-    const gone = await caught(rig.adapter.edit(chat, '123456', { text: 'x', format: 'discord-markdown' }));
+    const gone = await caught(rig.adapter.edit(chat, '123456', { text: 'x', format: discordMarkdown }));
     expect(gone.code).toBe('NOT_FOUND');
     const badPayload = await caught(
       rig.adapter.send(chat, {
         text: 'x',
-        format: 'discord-markdown',
+        format: discordMarkdown,
         buttons: [[{ label: 'b', payload: 'p'.repeat(101) }]],
       }),
     );
     expect(badPayload.code).toBe('PLATFORM_ERROR');
     rig.fake.addFault({ route: 'POST /channels/:id/messages', status: 500, times: 1 });
-    const failed = await caught(rig.adapter.send(chat, { text: 'x', format: 'discord-markdown' }));
+    const failed = await caught(rig.adapter.send(chat, { text: 'x', format: discordMarkdown }));
     expect(failed.code).toBe('PLATFORM_ERROR');
     expect(() => rig!.adapter.capabilities('discord:1')).not.toThrow();
-    await expect(rig.adapter.send('telegram:1', { text: 'x', format: 'plain' })).rejects.toMatchObject({
+    await expect(rig.adapter.send('telegram:1', { text: 'x', format: plain })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
   });
@@ -132,9 +132,9 @@ describe('Discord adapter: render operations', () => {
     rig = await startRig({ rateLimit: { count: 4, windowMs: 400 } });
     const { fake, adapter } = rig;
     const { chat, threadId } = await openThread(rig);
-    const sent = await adapter.send(chat, { text: 'v0', format: 'discord-markdown' });
+    const sent = await adapter.send(chat, { text: 'v0', format: discordMarkdown });
     for (let i = 1; i <= 8; i++)
-      await adapter.edit(chat, sent.messageId, { text: `v${i}`, format: 'discord-markdown' });
+      await adapter.edit(chat, sent.messageId, { text: `v${i}`, format: discordMarkdown });
     expect(fake.messages.get(sent.messageId)?.history).toEqual([
       'v0',
       'v1',
@@ -159,9 +159,9 @@ describe('Discord adapter: render operations', () => {
     rig = await startRig({ rateLimit: { count: 2, windowMs: 2000 } }, { rateLimits: 'reject' });
     const { adapter } = rig;
     const { chat } = await openThread(rig);
-    const sent = await adapter.send(chat, { text: 'v0', format: 'discord-markdown' });
-    await adapter.edit(chat, sent.messageId, { text: 'v1', format: 'discord-markdown' });
-    const err = await caught(adapter.edit(chat, sent.messageId, { text: 'v2', format: 'discord-markdown' }));
+    const sent = await adapter.send(chat, { text: 'v0', format: discordMarkdown });
+    await adapter.edit(chat, sent.messageId, { text: 'v1', format: discordMarkdown });
+    const err = await caught(adapter.edit(chat, sent.messageId, { text: 'v2', format: discordMarkdown }));
     expect(err.code).toBe('RATE_LIMITED');
     expect(err.retryAfterMs).toBeGreaterThan(0);
     expect(err.retryAfterMs).toBeLessThanOrEqual(2100);
@@ -170,16 +170,14 @@ describe('Discord adapter: render operations', () => {
   it('maps a raw 429 answer to RATE_LIMITED', async () => {
     rig = await startRig({}, { rateLimits: 'reject' });
     const { chat } = await openThread(rig);
-    const sent = await rig.adapter.send(chat, { text: 'v0', format: 'discord-markdown' });
+    const sent = await rig.adapter.send(chat, { text: 'v0', format: discordMarkdown });
     rig.fake.addFault({
       route: 'PATCH /channels/:id/messages/:id',
       status: 429,
       retryAfterMs: 700,
       times: 1,
     });
-    const err = await caught(
-      rig.adapter.edit(chat, sent.messageId, { text: 'v1', format: 'discord-markdown' }),
-    );
+    const err = await caught(rig.adapter.edit(chat, sent.messageId, { text: 'v1', format: discordMarkdown }));
     expect(err.code).toBe('RATE_LIMITED');
     expect(err.retryAfterMs).toBeGreaterThanOrEqual(700);
     // A route's limit, not Discord's global one: only this chat waits.

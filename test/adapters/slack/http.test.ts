@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
+import { slackMarkdown } from '../../../adapters/slack/markdown.js';
 import type { ButtonEvent, CommandEvent, MessageEvent } from '../../../src/bot/adapter-contract.js';
 import { type FakeSlack, SlackRequestSender, startFakeSlack } from '../../fakes/slack/index.js';
 import { type EventLog, startAdapter } from './helpers.js';
@@ -90,7 +91,7 @@ describe('Slack HTTP mode', () => {
     });
     const { messageId } = await (adapter as SlackAdapter).send('slack:C1:5.1', {
       text: 'Allow?',
-      format: 'markdown',
+      format: slackMarkdown,
       buttons: [[{ label: 'Allow', payload: 'a:q1' }]],
     });
     const press = await fake.pressButton({ user: 'U1', channel: 'C1', messageTs: messageId, value: 'a:q1' });

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
+import { slackMarkdown } from '../../../adapters/slack/markdown.js';
 import type { CommandEvent, EditEvent, MessageEvent } from '../../../src/bot/adapter-contract.js';
 import { type FakeSlack, startFakeSlack } from '../../fakes/slack/index.js';
 import { type EventLog, startAdapter, stopAdapter } from './helpers.js';
@@ -33,7 +34,10 @@ describe('Slack inbound', () => {
       expect.arrayContaining(['auth.test', 'apps.connections.open']),
     );
     expect(adapter?.identity).toEqual({ userId: 'UBOT', botId: 'BBOT', teamId: 'T0FAKE' });
-    expect(adapter?.capabilities('slack:C1:1.2')).toMatchObject({ dialect: 'markdown', nativeStream: true });
+    expect(adapter?.capabilities('slack:C1:1.2')).toMatchObject({
+      dialect: slackMarkdown,
+      nativeStream: true,
+    });
   });
 
   it('reconnects after Slack drops or recycles the connection and keeps delivering', async () => {

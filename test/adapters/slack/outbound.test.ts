@@ -4,7 +4,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
+import { slackMarkdown, slackMrkdwn } from '../../../adapters/slack/markdown.js';
 import type { ButtonEvent } from '../../../src/bot/adapter-contract.js';
+import { plain } from '../../../src/bot/format/dialect.js';
 import { SwitchboardError } from '../../../src/errors.js';
 import {
   type FakeSlack,
@@ -45,10 +47,10 @@ describe('Slack outbound', () => {
   it('sends in the thread of the chat key, in each format', async () => {
     const a = await setup();
     const chat = 'slack:C1:1700000000.000001';
-    const md = await a.send(chat, { text: '**bold** and `code`', format: 'markdown' });
-    const mrkdwn = await a.send(chat, { text: '*bold* _it_', format: 'slack-mrkdwn' });
-    const plain = await a.send(chat, { text: '*not bold*', format: 'plain' });
-    const msgs = [md, mrkdwn, plain].map((m) => fake.state.get('C1', m.messageId)!);
+    const md = await a.send(chat, { text: '**bold** and `code`', format: slackMarkdown });
+    const mrkdwn = await a.send(chat, { text: '*bold* _it_', format: slackMrkdwn });
+    const asPlain = await a.send(chat, { text: '*not bold*', format: plain });
+    const msgs = [md, mrkdwn, asPlain].map((m) => fake.state.get('C1', m.messageId)!);
     expect(msgs.every((m) => m.threadTs === '1700000000.000001')).toBe(true);
     expect(msgs[0]?.blocks).toEqual([{ type: 'markdown', text: '**bold** and `code`' }]);
     expect(msgs[1]?.blocks).toBeUndefined();
@@ -70,12 +72,12 @@ describe('Slack outbound', () => {
         { label: 'Deny', payload: 'd:k3j9x2', style: 'danger' as const },
       ],
     ];
-    const { messageId } = await a.send(chat, { text: 'May I run `ls`?', format: 'slack-mrkdwn', buttons });
+    const { messageId } = await a.send(chat, { text: 'May I run `ls`?', format: slackMrkdwn, buttons });
     expect(seen('C1', messageId)).toBe('May I run `ls`?\n[Allow] [Deny]');
-    await a.edit(chat, messageId, { text: 'May I run `ls -la`?', format: 'slack-mrkdwn' });
+    await a.edit(chat, messageId, { text: 'May I run `ls -la`?', format: slackMrkdwn });
     expect(seen('C1', messageId)).toBe('May I run `ls -la`?\n[Allow] [Deny]');
     fake.limits.updateIntervalMs = 0;
-    await a.edit(chat, messageId, { text: 'Allowed by Alice', format: 'slack-mrkdwn', buttons: [] });
+    await a.edit(chat, messageId, { text: 'Allowed by Alice', format: slackMrkdwn, buttons: [] });
     expect(seen('C1', messageId)).toBe('Allowed by Alice');
     expect(fake.state.get('C1', messageId)?.blocks).toEqual([]);
   });
@@ -85,7 +87,7 @@ describe('Slack outbound', () => {
     const chat = 'slack:C1:1700000000.000001';
     const { messageId } = await a.send(chat, {
       text: 'Run it?',
-      format: 'markdown',
+      format: slackMarkdown,
       buttons: [[{ label: 'Allow', payload: 'a:zz1' }]],
     });
     const { ack } = await fake.pressButton({
@@ -112,22 +114,24 @@ describe('Slack outbound', () => {
   it('maps Slack errors to the codes the core acts on', async () => {
     const a = await setup();
     const chat = 'slack:C1:1700000000.000001';
-    const { messageId } = await a.send(chat, { text: 'v1', format: 'slack-mrkdwn' });
-    await a.edit(chat, messageId, { text: 'v2', format: 'slack-mrkdwn' });
-    const limited = await rejection(a.edit(chat, messageId, { text: 'v3', format: 'slack-mrkdwn' }));
+    const { messageId } = await a.send(chat, { text: 'v1', format: slackMrkdwn });
+    await a.edit(chat, messageId, { text: 'v2', format: slackMrkdwn });
+    const limited = await rejection(a.edit(chat, messageId, { text: 'v3', format: slackMrkdwn }));
     expect(limited.code).toBe('RATE_LIMITED');
     expect(limited.retryAfterMs).toBe(1000);
     expect(fake.rateLimited).toHaveLength(1);
     expect(seen('C1', messageId)).toBe('v2');
 
-    const long = await rejection(a.send(chat, { text: 'x'.repeat(40_001), format: 'slack-mrkdwn' }));
+    const long = await rejection(a.send(chat, { text: 'x'.repeat(40_001), format: slackMrkdwn }));
     expect(long.code).toBe('MESSAGE_TOO_LONG');
     fake.faults.push({ method: 'chat.postMessage', error: 'invalid_blocks' });
-    expect((await rejection(a.send(chat, { text: 'x', format: 'markdown' }))).code).toBe('FORMAT_REJECTED');
-    expect((await rejection(a.edit(chat, '123.456', { text: 'x', format: 'plain' }))).code).toBe('NOT_FOUND');
-    expect((await rejection(a.send('telegram:1', { text: 'x', format: 'plain' }))).code).toBe('NOT_FOUND');
+    expect((await rejection(a.send(chat, { text: 'x', format: slackMarkdown }))).code).toBe(
+      'FORMAT_REJECTED',
+    );
+    expect((await rejection(a.edit(chat, '123.456', { text: 'x', format: plain }))).code).toBe('NOT_FOUND');
+    expect((await rejection(a.send('telegram:1', { text: 'x', format: plain }))).code).toBe('NOT_FOUND');
     fake.faults.push({ method: 'chat.postMessage', status: 503 });
-    expect((await rejection(a.send(chat, { text: 'x', format: 'plain' }))).code).toBe('PLATFORM_ERROR');
+    expect((await rejection(a.send(chat, { text: 'x', format: plain }))).code).toBe('PLATFORM_ERROR');
     await a.delete(chat, messageId);
     expect(fake.state.get('C1', messageId)?.deleted).toBe(true);
     await a.delete(chat, messageId); // already gone is fine
@@ -138,7 +142,7 @@ describe('Slack outbound', () => {
     const text = Array.from({ length: 80 }, (_, i) => `line ${i} ${'y'.repeat(60)}`).join('\n');
     const { messageId } = await a.send('slack:C1:1.1', {
       text,
-      format: 'slack-mrkdwn',
+      format: slackMrkdwn,
       buttons: [[{ label: 'Stop', payload: 'x:1' }]],
     });
     const blocks = fake.state.get('C1', messageId)?.blocks ?? [];
@@ -149,7 +153,7 @@ describe('Slack outbound', () => {
   it('accepts SLACK_API_URL without its trailing slash', async () => {
     fake = await startFakeSlack();
     ({ adapter, log } = await startAdapter(fake, { apiUrl: fake.apiUrl.replace(/\/$/, '') }));
-    const { messageId } = await adapter.send('slack:D1:1.1', { text: 'hi', format: 'plain' });
+    const { messageId } = await adapter.send('slack:D1:1.1', { text: 'hi', format: plain });
     expect(seen('D1', messageId)).toBe('hi');
   });
 

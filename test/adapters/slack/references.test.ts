@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readableSlackText } from '../../../adapters/slack/inbound.js';
+import { slackMarkdown, slackMrkdwn } from '../../../adapters/slack/markdown.js';
 import { nameEscapedMentions } from '../../../adapters/slack/outbound.js';
 import { renderMarkdown } from '../../../src/bot/format/index.js';
 import { startFakeSlack } from '../../fakes/slack/index.js';
@@ -52,16 +53,16 @@ describe('Slack references', () => {
 
   it('keeps a channel link the model writes as a link in mrkdwn; a user mention stays text', () => {
     const text = 'Ask in <#C043YJGBY49|general> or ping <@W111>.';
-    expect(renderMarkdown(text, 'slack-mrkdwn')).toBe('Ask in <#C043YJGBY49|general> or ping &lt;@W111&gt;.');
+    expect(renderMarkdown(text, slackMrkdwn)).toBe('Ask in <#C043YJGBY49|general> or ping &lt;@W111&gt;.');
   });
 });
 
 describe('Slack user mentions the model writes', () => {
   it('are sent as the person’s name, in mrkdwn and in Markdown, when they may not notify', async () => {
     const names = async (id: string) => (id === 'W111' ? 'Grace' : id);
-    const mrkdwn = renderMarkdown('Ask <@W111> or <@U2|bob> about <#C043YJGBY49|general>.', 'slack-mrkdwn');
+    const mrkdwn = renderMarkdown('Ask <@W111> or <@U2|bob> about <#C043YJGBY49|general>.', slackMrkdwn);
     expect(await nameEscapedMentions(mrkdwn, names)).toBe('Ask @Grace or @bob about <#C043YJGBY49|general>.');
-    const markdown = renderMarkdown('Ask <@W111> now.', 'markdown');
+    const markdown = renderMarkdown('Ask <@W111> now.', slackMarkdown);
     expect(await nameEscapedMentions(markdown, names)).toBe('Ask @Grace now.');
     // Mentions the policy lets notify are left as mentions.
     expect(await nameEscapedMentions('Ask <@W111>.', names)).toBe('Ask <@W111>.');
@@ -71,8 +72,8 @@ describe('Slack user mentions the model writes', () => {
     const fake = await startFakeSlack();
     try {
       const { adapter } = await startAdapter(fake);
-      const text = renderMarkdown('Thanks <@W111>!', 'slack-mrkdwn');
-      const { messageId } = await adapter.send('slack:C1:1.5', { text, format: 'slack-mrkdwn' });
+      const text = renderMarkdown('Thanks <@W111>!', slackMrkdwn);
+      const { messageId } = await adapter.send('slack:C1:1.5', { text, format: slackMrkdwn });
       expect(fake.botMessages('C1', '1.5').find((m) => m.ts === messageId)?.text).toBe('Thanks @w111!');
       await stopAdapter(fake, adapter);
     } finally {

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
+import { slackMarkdown, slackMrkdwn } from '../../../adapters/slack/markdown.js';
 import { RateLimitError, type SwitchboardError } from '../../../src/errors.js';
 import {
   type FakeSlack,
@@ -42,10 +43,14 @@ describe('Slack native streams', () => {
     const chat = await mentionThread();
     const handle = await a.startStream(chat, {});
     expect(fake.callsOf('chat.startStream')).toHaveLength(0); // Slack needs text to open a stream
-    await a.updateStream(handle, { text: 'Hello', format: 'markdown' });
-    await a.updateStream(handle, { text: 'Hello', format: 'markdown' });
-    await a.updateStream(handle, { text: 'Hello **wor', format: 'markdown' });
-    const sent = await a.finishStream(handle, { text: 'Hello **world**', format: 'markdown', buttons: [] });
+    await a.updateStream(handle, { text: 'Hello', format: slackMarkdown });
+    await a.updateStream(handle, { text: 'Hello', format: slackMarkdown });
+    await a.updateStream(handle, { text: 'Hello **wor', format: slackMarkdown });
+    const sent = await a.finishStream(handle, {
+      text: 'Hello **world**',
+      format: slackMarkdown,
+      buttons: [],
+    });
     const start = fake.callsOf('chat.startStream')[0];
     expect(start?.args).toMatchObject({
       channel: 'C1',
@@ -66,19 +71,19 @@ describe('Slack native streams', () => {
     const a = await setup({ limits: { appendIntervalMs: 60_000, updateIntervalMs: 0 } });
     const chat = await mentionThread();
     const handle = await a.startStream(chat, {});
-    await a.updateStream(handle, { text: 'one', format: 'markdown' });
+    await a.updateStream(handle, { text: 'one', format: slackMarkdown });
     // startStream counts as the first write: an append at once is too fast.
     const err = await a
-      .updateStream(handle, { text: 'one two', format: 'markdown' })
+      .updateStream(handle, { text: 'one two', format: slackMarkdown })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitError);
     expect((err as RateLimitError).code).toBe('RATE_LIMITED');
     // Slack limits a method per workspace (chat.postMessage alone per channel): every chat waits.
     expect((err as RateLimitError).scope).toBe('global');
     fake.limits.appendIntervalMs = 0;
-    await a.updateStream(handle, { text: 'one two three', format: 'markdown' });
+    await a.updateStream(handle, { text: 'one two three', format: slackMarkdown });
     expect(fake.callsOf('chat.appendStream').at(-1)?.args.markdown_text).toBe(' two three');
-    const sent = await a.finishStream(handle, { text: 'one two three', format: 'markdown' });
+    const sent = await a.finishStream(handle, { text: 'one two three', format: slackMarkdown });
     expect(visibleText(fake.state.get('C1', sent.messageId)!)).toBe('one two three');
   });
 
@@ -86,9 +91,9 @@ describe('Slack native streams', () => {
     const a = await setup();
     const chat = await mentionThread();
     const handle = await a.startStream(chat, {});
-    await a.updateStream(handle, { text: 'Working\n\n_running Bash_', format: 'markdown' });
-    await a.updateStream(handle, { text: 'Working on it', format: 'markdown' });
-    const sent = await a.finishStream(handle, { text: 'Working on it. Done.', format: 'markdown' });
+    await a.updateStream(handle, { text: 'Working\n\n_running Bash_', format: slackMarkdown });
+    await a.updateStream(handle, { text: 'Working on it', format: slackMarkdown });
+    const sent = await a.finishStream(handle, { text: 'Working on it. Done.', format: slackMarkdown });
     expect(fake.callsOf('chat.stopStream')).toHaveLength(1);
     expect(visibleText(fake.state.get('C1', sent.messageId)!)).toBe('Working on it. Done.');
   });
@@ -96,11 +101,11 @@ describe('Slack native streams', () => {
   it('without chat streams (unknown_method) the first update answers STREAM_UNAVAILABLE with nothing posted, and chats switch to mrkdwn edits', async () => {
     const a = await setup({ streaming: 'unknown_method' });
     const chat = await mentionThread();
-    expect(a.capabilities(chat)).toMatchObject({ nativeStream: true, dialect: 'markdown' });
+    expect(a.capabilities(chat)).toMatchObject({ nativeStream: true, dialect: slackMarkdown });
     const handle = await a.startStream(chat, {});
     const stop = [[{ label: 'Stop', payload: 'x:t1', style: 'danger' as const }]];
     const first = await a
-      .updateStream(handle, { text: 'Hel', format: 'markdown', buttons: stop })
+      .updateStream(handle, { text: 'Hel', format: slackMarkdown, buttons: stop })
       .catch((e: unknown) => e);
     // Nothing is visible yet: the core posts the text and paces its chat.update edits itself.
     expect((first as SwitchboardError).code).toBe('STREAM_UNAVAILABLE');
@@ -108,7 +113,7 @@ describe('Slack native streams', () => {
     expect(fake.callsOf('chat.update')).toHaveLength(0);
     expect(a.capabilities(chat)).toMatchObject({
       nativeStream: false,
-      dialect: 'slack-mrkdwn',
+      dialect: slackMrkdwn,
       minEditIntervalMs: 3000,
     });
     const err = await a.startStream(chat, {}).catch((e: unknown) => e);
@@ -119,7 +124,9 @@ describe('Slack native streams', () => {
     const a = await setup({ streaming: 'http404' });
     const chat = await mentionThread();
     const handle = await a.startStream(chat, {});
-    const first = await a.updateStream(handle, { text: 'Hi', format: 'markdown' }).catch((e: unknown) => e);
+    const first = await a
+      .updateStream(handle, { text: 'Hi', format: slackMarkdown })
+      .catch((e: unknown) => e);
     expect((first as SwitchboardError).code).toBe('STREAM_UNAVAILABLE');
     expect(fake.callsOf('chat.postMessage')).toHaveLength(0);
     expect(a.capabilities(chat).nativeStream).toBe(false);
@@ -128,12 +135,12 @@ describe('Slack native streams', () => {
   it('a stream with no text yet finishes as a plain message; DMs need no recipient', async () => {
     const a = await setup();
     const handle = await a.startStream('slack:D1:1.000001', {});
-    const sent = await a.finishStream(handle, { text: 'Short answer', format: 'markdown' });
+    const sent = await a.finishStream(handle, { text: 'Short answer', format: slackMarkdown });
     expect(fake.callsOf('chat.startStream')).toHaveLength(0);
     expect(visibleText(fake.state.get('D1', sent.messageId)!)).toBe('Short answer');
     const dm = await a.startStream('slack:D1:1.000001', {});
-    await a.updateStream(dm, { text: 'streamed', format: 'markdown' });
+    await a.updateStream(dm, { text: 'streamed', format: slackMarkdown });
     expect(fake.callsOf('chat.startStream')[0]?.args.recipient_user_id).toBeUndefined();
-    await a.finishStream(dm, { text: 'streamed', format: 'markdown' });
+    await a.finishStream(dm, { text: 'streamed', format: slackMarkdown });
   });
 });

@@ -4,13 +4,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTelegramAdapter, type TelegramAdapter } from '../../../adapters/telegram/index.js';
+import { telegramHtml, telegramMarkdown } from '../../../adapters/telegram/markdown.js';
+import { plain } from '../../../src/bot/format/dialect.js';
 import { RateLimitError, SwitchboardError } from '../../../src/errors.js';
 import { type FakeTelegram, startFakeTelegram } from '../../fakes/telegram/index.js';
 
 let fake: FakeTelegram;
 let adapter: TelegramAdapter;
-const html = (text: string) => ({ text, format: 'telegram-html' as const });
-const md = (text: string) => ({ text, format: 'markdown' as const });
+const html = (text: string) => ({ text, format: telegramHtml });
+const md = (text: string) => ({ text, format: telegramMarkdown });
 
 async function rejection(p: Promise<unknown>): Promise<SwitchboardError> {
   const err = await p.then(
@@ -37,7 +39,7 @@ describe('Telegram outbound, classic messages', () => {
     expect(dm).toMatchObject({
       maxMessageLength: 4096,
       minEditIntervalMs: 1100,
-      dialect: 'telegram-html',
+      dialect: telegramHtml,
       nativeStream: true,
       buttonPayloadLimit: 64,
     });
@@ -65,7 +67,7 @@ describe('Telegram outbound, classic messages', () => {
       'MESSAGE_TOO_LONG',
     );
     expect((await rejection(adapter.edit('telegram:42', '999', html('gone')))).code).toBe('NOT_FOUND');
-    await adapter.send('telegram:42', { text: '<b> is not a tag here', format: 'plain' });
+    await adapter.send('telegram:42', { text: '<b> is not a tag here', format: plain });
     expect(fake.botMessages(42)[1]?.text).toBe('<b> is not a tag here');
   });
 
@@ -159,7 +161,7 @@ describe('Telegram outbound, rich messages', () => {
   it('sends, edits and drafts Markdown as rich messages up to 32,768 characters', async () => {
     expect(adapter.capabilities('telegram:42')).toMatchObject({
       maxMessageLength: 32_768,
-      dialect: 'markdown',
+      dialect: telegramMarkdown,
     });
     const long = `# Report\n\n${'word '.repeat(5000)}`;
     const { messageId } = await adapter.send('telegram:42', md(long));
@@ -181,7 +183,7 @@ describe('Telegram outbound, rich messages', () => {
     expect(changed.code).toBe('CAPABILITY_CHANGED');
     expect(adapter.capabilities('telegram:42')).toMatchObject({
       maxMessageLength: 4096,
-      dialect: 'telegram-html',
+      dialect: telegramHtml,
     });
     await adapter.send('telegram:42', html('<b>hi</b>'));
     expect(fake.botMessages(42).map((m) => m.text)).toEqual(['hi']);
@@ -206,7 +208,7 @@ describe('Telegram outbound, rich messages', () => {
   });
 
   it('sends plain text as escaped rich HTML so nothing in it is taken as markup', async () => {
-    await adapter.send('telegram:42', { text: 'a <b> & **c**', format: 'plain' });
+    await adapter.send('telegram:42', { text: 'a <b> & **c**', format: plain });
     expect(fake.callsTo('sendRichMessage')[0]?.rich_message).toEqual({ html: 'a &lt;b&gt; &amp; **c**' });
     expect(fake.botMessages(42)[0]?.text).toBe('a <b> & **c**');
   });

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTelegramAdapter, type TelegramAdapter } from '../../../adapters/telegram/index.js';
+import { telegramHtml, telegramMarkdown } from '../../../adapters/telegram/markdown.js';
 import { SwitchboardError } from '../../../src/errors.js';
 import {
   type FakeTelegram,
@@ -47,11 +48,14 @@ describe('Telegram start-up and transports', () => {
     fake.rich = false;
     fake.drafts = false;
     adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
-    expect(adapter.capabilities('telegram:11')).toMatchObject({ dialect: 'markdown', nativeStream: true });
+    expect(adapter.capabilities('telegram:11')).toMatchObject({
+      dialect: telegramMarkdown,
+      nativeStream: true,
+    });
     await adapter.start(new EventLog().sink);
     expect(adapter.features).toEqual({ rich: false, drafts: false });
     expect(adapter.capabilities('telegram:11')).toMatchObject({
-      dialect: 'telegram-html',
+      dialect: telegramHtml,
       maxMessageLength: 4096,
       nativeStream: false,
     });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatCapabilities, Dialect } from '../../../src/bot/adapter-contract.js';
 import { messageParts } from '../../../src/bot/stream/message-parts.js';
 import { SourceList } from '../../../src/session/citations.js';
+import { discordMarkdown, slackMrkdwn, telegramHtml } from '../../helpers/dialects.js';
 
 const PAGES = Array.from({ length: 30 }, (_, i) => ({
   url: `https://site${i}.example/articles/${i}?q=web&n=${i}`,
@@ -33,28 +34,31 @@ const caps = (dialect: Dialect): ChatCapabilities => ({
   typingIntervalMs: 0,
 });
 
-/** The link to `url` as each dialect writes it. */
-const LINK: Record<string, (url: string) => RegExp> = {
-  'telegram-html': (url) => new RegExp(`<a href="${esc(url.replace(/&/g, '&amp;'))}">[^<]*Page \\d+`),
-  'slack-mrkdwn': (url) => new RegExp(`<${esc(url.replace(/&/g, '&amp;'))}\\|Page \\d+`),
-  'discord-markdown': (url) => new RegExp(`\\[Page \\d+.*\\]\\(<${esc(url)}>\\)`),
-};
+/** Each dialect with the link to `url` as it writes it. */
+const LINK: [Dialect, (url: string) => RegExp][] = [
+  [telegramHtml, (url) => new RegExp(`<a href="${esc(url.replace(/&/g, '&amp;'))}">[^<]*Page \\d+`)],
+  [slackMrkdwn, (url) => new RegExp(`<${esc(url.replace(/&/g, '&amp;'))}\\|Page \\d+`)],
+  [discordMarkdown, (url) => new RegExp(`\\[Page \\d+.*\\]\\(<${esc(url)}>\\)`)],
+];
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('cited pages across a split reply', () => {
-  it.each(Object.keys(LINK))('%s: every page is one whole link in exactly one message', (dialect) => {
-    const parts = messageParts(reply(), 0, undefined, {
-      caps: caps(dialect as Dialect),
-      dialect: dialect as Dialect,
-      raw: false,
-      final: true,
-      statusRoom: false,
-    });
-    expect(parts.length).toBeGreaterThan(2);
-    for (const part of parts) expect(part.rendered.length).toBeLessThanOrEqual(700);
-    for (const page of PAGES) {
-      const holding = parts.filter((p) => LINK[dialect]?.(page.url).test(p.rendered));
-      expect(holding, page.url).toHaveLength(1);
-    }
-  });
+  it.each(LINK.map(([dialect, link]) => [dialect.name, dialect, link] as const))(
+    '%s: every page is one whole link in exactly one message',
+    (_name, dialect, link) => {
+      const parts = messageParts(reply(), 0, undefined, {
+        caps: caps(dialect),
+        dialect,
+        raw: false,
+        final: true,
+        statusRoom: false,
+      });
+      expect(parts.length).toBeGreaterThan(2);
+      for (const part of parts) expect(part.rendered.length).toBeLessThanOrEqual(700);
+      for (const page of PAGES) {
+        const holding = parts.filter((p) => link(page.url).test(p.rendered));
+        expect(holding, page.url).toHaveLength(1);
+      }
+    },
+  );
 });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../../src/bot/format/index.js';
 import { SourceList } from '../../../src/session/citations.js';
+import { discordMarkdown, markdown, plain, slackMrkdwn, telegramHtml } from '../../helpers/dialects.js';
 
 const citation = (url: string, title: string) => ({
   type: 'web_search_result_location',
@@ -31,10 +32,10 @@ describe('citations in each dialect', () => {
   });
 
   it.each([
-    ['telegram-html', '<a href="https://apple.example/ginza?a=1&amp;b=2">Apple [Ginza]</a>'],
-    ['slack-mrkdwn', '<https://apple.example/ginza?a=1&amp;b=2|Apple [Ginza]>'],
-    ['discord-markdown', '[Apple \\[Ginza\\]](<https://apple.example/ginza?a=1&b=2>)'],
-    ['markdown', '[Apple \\[Ginza\\]](<https://apple.example/ginza?a=1&b=2>)'],
+    [telegramHtml, '<a href="https://apple.example/ginza?a=1&amp;b=2">Apple [Ginza]</a>'],
+    [slackMrkdwn, '<https://apple.example/ginza?a=1&amp;b=2|Apple [Ginza]>'],
+    [discordMarkdown, '[Apple \\[Ginza\\]](<https://apple.example/ginza?a=1&b=2>)'],
+    [markdown, '[Apple \\[Ginza\\]](<https://apple.example/ginza?a=1&b=2>)'],
   ] as const)('%s shows the cited page as a link', (dialect, link) => {
     const out = renderMarkdown(reply, dialect);
     expect(out).toContain(link);
@@ -44,7 +45,7 @@ describe('citations in each dialect', () => {
   });
 
   it('plain text keeps the titles and the addresses', () => {
-    const out = renderMarkdown(reply, 'plain');
+    const out = renderMarkdown(reply, plain);
     expect(out).toContain('Apple [Ginza]');
     expect(out).toContain('https://news.example/ai');
   });

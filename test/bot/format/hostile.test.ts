@@ -9,8 +9,9 @@ import type { Dialect } from '../../../src/bot/adapter-contract.js';
 import { MAX_CONTAINERS_PER_LINE, MAX_INDENT } from '../../../src/bot/format/depth.js';
 import { layoutMarkdown, RenderCache, renderMarkdown, toPlainText } from '../../../src/bot/format/index.js';
 import { hostileShapes } from '../../fakes/markdown-shapes.js';
+import { EVERY_DIALECT, plain, telegramHtml } from '../../helpers/dialects.js';
 
-const DIALECTS: Dialect[] = ['telegram-html', 'slack-mrkdwn', 'discord-markdown', 'markdown', 'plain'];
+const DIALECTS: Dialect[] = [...EVERY_DIALECT];
 
 describe('hostile Markdown', () => {
   it('renders every shape in every dialect, whole and partial, without throwing', () => {
@@ -25,7 +26,7 @@ describe('hostile Markdown', () => {
   });
 
   it('caps quote nesting and keeps the excess as text', () => {
-    const html = renderMarkdown(`${'>'.repeat(3000)} the end`, 'telegram-html');
+    const html = renderMarkdown(`${'>'.repeat(3000)} the end`, telegramHtml);
     expect(html.match(/<blockquote>/g)).toHaveLength(MAX_CONTAINERS_PER_LINE);
     // The other 2,992 markers are still there, as escaped text.
     expect(html.match(/&gt;/g)).toHaveLength(3000 - MAX_CONTAINERS_PER_LINE);
@@ -40,7 +41,7 @@ describe('hostile Markdown', () => {
 
   it('keeps every row of a 44 KB table', () => {
     const table = hostileShapes().table44k!;
-    const out = renderMarkdown(table, 'telegram-html');
+    const out = renderMarkdown(table, telegramHtml);
     // Header, drawn rule, rows: one output line per source line.
     expect(out.split('\n')).toHaveLength(table.split('\n').length);
     expect(out).toContain('last-row');
@@ -48,9 +49,9 @@ describe('hostile Markdown', () => {
   });
 
   it('keeps 1,000 unmatched brackets as text, partial or not', () => {
-    expect(renderMarkdown('['.repeat(1000), 'plain')).toBe('['.repeat(1000));
+    expect(renderMarkdown('['.repeat(1000), plain)).toBe('['.repeat(1000));
     // A half-typed link is dropped while streaming; a line of `[` is one.
-    expect(renderMarkdown(`${'['.repeat(1000)}x`, 'plain', { partial: true })).toBe(`${'['.repeat(999)}x`);
+    expect(renderMarkdown(`${'['.repeat(1000)}x`, plain, { partial: true })).toBe(`${'['.repeat(999)}x`);
   });
 
   it('caps deep indentation outside code, and leaves code fences alone', () => {
@@ -64,7 +65,7 @@ describe('hostile Markdown', () => {
   it('lays out every shape into parts that fit, streaming through the cache', () => {
     for (const [name, md] of Object.entries(hostileShapes())) {
       const cache = new RenderCache();
-      const parts = layoutMarkdown(md, { dialect: 'telegram-html', maxLength: 4096, partial: true, cache });
+      const parts = layoutMarkdown(md, { dialect: telegramHtml, maxLength: 4096, partial: true, cache });
       for (const part of parts) expect(part.rendered.length, name).toBeLessThanOrEqual(4096);
       expect(parts[parts.length - 1]!.end, name).toBe(md.length);
     }

@@ -8,6 +8,7 @@ import {
   renderMarkdown,
 } from '../../../src/bot/format/index.js';
 import { renderWork } from '../../../src/bot/format/render-source.js';
+import { EVERY_DIALECT, markdown, telegramHtml } from '../../helpers/dialects.js';
 
 const reply = [
   'Intro with **bold** and `code`.',
@@ -54,7 +55,7 @@ describe('incremental rendering', () => {
   });
 
   it('renders like a whole-document render, for every dialect', () => {
-    const dialects: Dialect[] = ['telegram-html', 'slack-mrkdwn', 'discord-markdown', 'markdown', 'plain'];
+    const dialects: Dialect[] = [...EVERY_DIALECT];
     for (const d of dialects) {
       const cache = new RenderCache();
       expect(renderIncremental(reply, d, false, cache)).toBe(renderMarkdown(reply, d));
@@ -65,8 +66,8 @@ describe('incremental rendering', () => {
     const cache = new RenderCache();
     for (let i = 1; i <= reply.length; i++) {
       const prefix = reply.slice(0, i);
-      expect(renderIncremental(prefix, 'telegram-html', true, cache), `prefix ${i}`).toBe(
-        renderMarkdown(prefix, 'telegram-html', { partial: true }),
+      expect(renderIncremental(prefix, telegramHtml, true, cache), `prefix ${i}`).toBe(
+        renderMarkdown(prefix, telegramHtml, { partial: true }),
       );
     }
   });
@@ -74,8 +75,7 @@ describe('incremental rendering', () => {
   it('renders each finished group once while streaming, and the final text not again', () => {
     const cache = new RenderCache(8);
     const before = renderWork.chars;
-    for (let i = 1; i <= reply.length; i++)
-      renderIncremental(reply.slice(0, i), 'telegram-html', true, cache);
+    for (let i = 1; i <= reply.length; i++) renderIncremental(reply.slice(0, i), telegramHtml, true, cache);
     const streamed = renderWork.chars - before;
     // Each prefix renders its growing last group; a finished group is rendered once more, when it is done.
     let lastGroups = 0;
@@ -83,9 +83,9 @@ describe('incremental rendering', () => {
     expect(streamed).toBeLessThanOrEqual(lastGroups + reply.length);
     // The last group needed no healing, so its live rendering is the final one.
     const finalStart = renderWork.chars;
-    const final = renderIncremental(reply, 'telegram-html', false, cache);
+    const final = renderIncremental(reply, telegramHtml, false, cache);
     expect(renderWork.chars - finalStart).toBe(0);
-    expect(final).toBe(renderMarkdown(reply, 'telegram-html'));
+    expect(final).toBe(renderMarkdown(reply, telegramHtml));
   });
 
   it('renders a list growing item by item like a whole render, for every prefix, rendering each item once', () => {
@@ -110,7 +110,7 @@ describe('incremental rendering', () => {
         '- end`',
       ),
     );
-    const dialects: Dialect[] = ['telegram-html', 'slack-mrkdwn', 'discord-markdown', 'markdown', 'plain'];
+    const dialects: Dialect[] = [...EVERY_DIALECT];
     fc.assert(
       fc.property(
         fc.array(line, { minLength: 1, maxLength: 8 }),
@@ -127,7 +127,7 @@ describe('incremental rendering', () => {
     const before = renderWork.chars;
     let lastItems = 0;
     for (let i = 1; i <= list.length; i++) {
-      renderIncremental(list.slice(0, i), 'telegram-html', true, cache);
+      renderIncremental(list.slice(0, i), telegramHtml, true, cache);
       lastItems += i - list.lastIndexOf('\n- ', i - 1);
     }
     expect(renderWork.chars - before).toBeLessThanOrEqual(lastItems + list.length);
@@ -137,7 +137,7 @@ describe('incremental rendering', () => {
     // The item's fence ends with the item; the margin's fence opens a code block that holds `- i`.
     const cases = ['- item **bold\n  ```\n```\n- item **bold', '- a\n  ```\n```\n\nafter'];
     for (const md of cases) {
-      for (const d of ['telegram-html', 'markdown'] as Dialect[]) streamsLikeWholeRenders(md, d);
+      for (const d of [telegramHtml, markdown] as Dialect[]) streamsLikeWholeRenders(md, d);
     }
   });
 });

@@ -3,8 +3,9 @@ import type { Dialect } from '../../../src/bot/adapter-contract.js';
 import { parseMarkdown } from '../../../src/bot/format/parse.js';
 import { renderPlainProse } from '../../../src/bot/format/plain.js';
 import { renderTree } from '../../../src/bot/format/render.js';
+import { EVERY_DIALECT, telegramHtml } from '../../helpers/dialects.js';
 
-const dialects: Dialect[] = ['telegram-html', 'slack-mrkdwn', 'discord-markdown', 'markdown', 'plain'];
+const dialects: Dialect[] = [...EVERY_DIALECT];
 
 /** Deterministic PRNG (mulberry32) so a failure reproduces. */
 function rng(seed: number): () => number {
@@ -152,6 +153,6 @@ describe('plain prose fast path', () => {
       'a_b',
       'a~b',
     ];
-    for (const md of risky) expect(renderPlainProse(md, 'telegram-html'), md).toBeUndefined();
+    for (const md of risky) expect(renderPlainProse(md, telegramHtml), md).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../../src/bot/adapter-contract.js';
 import { renderMarkdown } from '../../../src/bot/format/index.js';
+import { discordMarkdown, slackMrkdwn, telegramHtml } from '../../helpers/dialects.js';
 
 /** The tags Telegram accepts; every one must be closed, in order. */
 const TAG = /<(\/?)(b|i|s|u|code|pre|a|blockquote)(?:\s[^>]*)?>/g;
@@ -30,14 +31,14 @@ describe('streaming-safe rendering', () => {
     for (const reply of replies) {
       for (let i = 1; i <= reply.length; i++) {
         const prefix = reply.slice(0, i);
-        const html = renderMarkdown(prefix, 'telegram-html', { partial: true });
+        const html = renderMarkdown(prefix, telegramHtml, { partial: true });
         if (!tagsBalanced(html)) throw new Error(`unbalanced at ${i}: ${html}`);
       }
     }
   });
 
   it('every prefix renders with balanced code fences in the Markdown dialects', () => {
-    const dialects: Dialect[] = ['slack-mrkdwn', 'discord-markdown'];
+    const dialects: Dialect[] = [slackMrkdwn, discordMarkdown];
     for (const reply of replies) {
       for (let i = 1; i <= reply.length; i++) {
         for (const d of dialects) {

@@ -13,6 +13,7 @@ import { capNesting } from '../../../src/bot/format/depth.js';
 import { parseMarkdown, renderMarkdown } from '../../../src/bot/format/index.js';
 import { inlinePlainText } from '../../../src/bot/format/table-rule.js';
 import { hostileShapes } from '../../fakes/markdown-shapes.js';
+import { plain } from '../../helpers/dialects.js';
 
 interface TableShape {
   align: (string | null)[];
@@ -157,7 +158,7 @@ describe('the cheaper table path', () => {
 
   it('draws the 44 KB table with every cell, the code kept as text', () => {
     const table = hostileShapes().table44k!;
-    const out = renderMarkdown(table, 'plain');
+    const out = renderMarkdown(table, plain);
     expect(out).toContain('file-800.ts | module | 5600 B | a note here');
     expect(out.split('\n')).toHaveLength(table.split('\n').length);
   });

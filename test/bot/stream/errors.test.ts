@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { createOutbox } from '../../../src/bot/stream/index.js';
 import { VirtualClock } from '../../../src/clock.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { markdown, plain, telegramHtml } from '../../helpers/dialects.js';
 import { play, scriptedReply, wordsIn } from './script.js';
 
 function setup(caps: ConstructorParameters<typeof RecordingAdapter>[0]['capabilities'] = {}) {
   const clock = new VirtualClock();
   const adapter = new RecordingAdapter({
     clock,
-    capabilities: { maxMessageLength: 1000, minEditIntervalMs: 1000, dialect: 'markdown', ...caps },
+    capabilities: { maxMessageLength: 1000, minEditIntervalMs: 1000, dialect: markdown, ...caps },
   });
   const outbox = createOutbox({ adapters: [adapter], clock });
   return { clock, adapter, outbox };
@@ -101,23 +102,23 @@ describe('outbox error handling', () => {
   });
 
   it('FORMAT_REJECTED resends the same content as plain text', async () => {
-    const { clock, adapter, outbox } = setup({ dialect: 'telegram-html' });
+    const { clock, adapter, outbox } = setup({ dialect: telegramHtml });
     adapter.rejectFormat(/<b>/);
     const sent = outbox.send('test:1', 'Use **bold** <here>');
     await clock.advance(0);
     await expect(sent).resolves.toEqual(['1']);
-    expect(adapter.messages.get('1')).toMatchObject({ text: 'Use bold <here>', format: 'plain' });
+    expect(adapter.messages.get('1')).toMatchObject({ text: 'Use bold <here>', format: plain });
 
     const reply = outbox.stream('test:2');
     reply.append('fine, then **bold');
     const done = reply.finish();
     await clock.advance(1000);
     await expect(done).resolves.toMatchObject({ messageIds: ['2'] });
-    expect(adapter.messages.get('2')).toMatchObject({ text: 'fine, then **bold', format: 'plain' });
+    expect(adapter.messages.get('2')).toMatchObject({ text: 'fine, then **bold', format: plain });
   });
 
   it('CAPABILITY_CHANGED re-reads the capabilities and re-splits what is not delivered yet', async () => {
-    const { clock, adapter, outbox } = setup({ maxMessageLength: 32_768, dialect: 'markdown' });
+    const { clock, adapter, outbox } = setup({ maxMessageLength: 32_768, dialect: markdown });
     const { deltas, text } = scriptedReply({ chars: 3000, durationMs: 10_000 });
     const reply = outbox.stream('test:1');
     // The platform turns out not to have rich messages: the third edit says so,
@@ -126,7 +127,7 @@ describe('outbox error handling', () => {
     adapter.failNext('edit', 'CAPABILITY_CHANGED', {
       match: () => {
         if (++edits < 3) return false;
-        adapter.setCapabilities({ maxMessageLength: 700, minEditIntervalMs: 1000, dialect: 'telegram-html' });
+        adapter.setCapabilities({ maxMessageLength: 700, minEditIntervalMs: 1000, dialect: telegramHtml });
         return true;
       },
     });
@@ -139,7 +140,7 @@ describe('outbox error handling', () => {
     expect(messages.length).toBeGreaterThanOrEqual(5);
     for (const m of messages) {
       expect(m.text.length).toBeLessThanOrEqual(700);
-      expect(m.format).toBe('telegram-html');
+      expect(m.format).toBe(telegramHtml);
     }
     expect(wordsIn(messages.map((m) => m.text))).toEqual(text.match(/w\d{5}/g));
     expect(adapter.violations).toEqual([]);

@@ -11,6 +11,7 @@ import { createOutbox } from '../../../src/bot/stream/index.js';
 import { VirtualClock } from '../../../src/clock.js';
 import { hostileShapes } from '../../fakes/markdown-shapes.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { telegramHtml } from '../../helpers/dialects.js';
 import { scriptedReply, wordsIn } from './script.js';
 
 let adapter: RecordingAdapter | undefined;
@@ -26,7 +27,7 @@ describe('hostile Markdown through the outbox', () => {
       adapter = new RecordingAdapter({
         clock,
         latencyMs: 50,
-        capabilities: { maxMessageLength: 4096, minEditIntervalMs: 1000, dialect: 'telegram-html' },
+        capabilities: { maxMessageLength: 4096, minEditIntervalMs: 1000, dialect: telegramHtml },
       });
       const outbox = createOutbox({ adapters: [adapter], clock });
       const hostile = outbox.stream('test:hostile');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createOutbox } from '../../../src/bot/stream/index.js';
 import { VirtualClock } from '../../../src/clock.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { markdown, telegramHtml } from '../../helpers/dialects.js';
 import { play, scriptedReply, wordsIn } from './script.js';
 
 function setup(caps: ConstructorParameters<typeof RecordingAdapter>[0]['capabilities'] = {}) {
@@ -13,7 +14,7 @@ function setup(caps: ConstructorParameters<typeof RecordingAdapter>[0]['capabili
     capabilities: {
       maxMessageLength: 4000,
       minEditIntervalMs: 1000,
-      dialect: 'markdown',
+      dialect: markdown,
       nativeStream: true,
       nativeStreamMaxMs: 30_000,
       ...caps,
@@ -98,7 +99,7 @@ describe('native streaming', () => {
   });
 
   it('falls back to edits when startStream answers STREAM_UNAVAILABLE', async () => {
-    const { clock, adapter, outbox } = setup({ dialect: 'telegram-html' });
+    const { clock, adapter, outbox } = setup({ dialect: telegramHtml });
     adapter.failNext('startStream', 'STREAM_UNAVAILABLE');
     const reply = outbox.stream('test:1');
     reply.append('Hello <there>');

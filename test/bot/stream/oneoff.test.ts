@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { createOutbox } from '../../../src/bot/stream/index.js';
 import { VirtualClock } from '../../../src/clock.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { plain, telegramHtml } from '../../helpers/dialects.js';
 
 function setup() {
   const clock = new VirtualClock();
   const adapter = new RecordingAdapter({
     clock,
     latencyMs: 30,
-    capabilities: { maxMessageLength: 200, minEditIntervalMs: 1000, dialect: 'telegram-html' },
+    capabilities: { maxMessageLength: 200, minEditIntervalMs: 1000, dialect: telegramHtml },
   });
   const outbox = createOutbox({ adapters: [adapter], clock });
   return { clock, adapter, outbox };
@@ -43,7 +44,7 @@ describe('outbox one-off calls', () => {
     const sent = outbox.send('test:1', 'a **b** <c>', { plain: true });
     await clock.advance(100);
     await sent;
-    expect(adapter.messages.get('1')).toMatchObject({ text: 'a **b** <c>', format: 'plain' });
+    expect(adapter.messages.get('1')).toMatchObject({ text: 'a **b** <c>', format: plain });
   });
 
   it('edit(): the newest text wins, one call in flight, at the message pace', async () => {

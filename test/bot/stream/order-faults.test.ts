@@ -13,15 +13,16 @@ import { createOutbox } from '../../../src/bot/stream/index.js';
 import { VirtualClock } from '../../../src/clock.js';
 import type { ErrorCode } from '../../../src/errors.js';
 import { type OpKind, RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { markdown, telegramHtml } from '../../helpers/dialects.js';
 
 const RICH: Partial<ChatCapabilities> = {
   maxMessageLength: 32_768,
   minEditIntervalMs: 1000,
-  dialect: 'markdown',
+  dialect: markdown,
   nativeStream: true,
   nativeStreamMaxMs: 30_000,
 };
-const CLASSIC: Partial<ChatCapabilities> = { ...RICH, maxMessageLength: 4096, dialect: 'telegram-html' };
+const CLASSIC: Partial<ChatCapabilities> = { ...RICH, maxMessageLength: 4096, dialect: telegramHtml };
 const NO_DRAFTS: Partial<ChatCapabilities> = { ...CLASSIC, nativeStream: false };
 
 /** A small deterministic PRNG, so a failing seed can be replayed. */

@@ -9,17 +9,18 @@ import type { ChatCapabilities } from '../../../src/bot/adapter-contract.js';
 import { createOutbox } from '../../../src/bot/stream/index.js';
 import { VirtualClock } from '../../../src/clock.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { markdown, telegramHtml } from '../../helpers/dialects.js';
 
 /** A Telegram private chat with rich messages and drafts. */
 const RICH: Partial<ChatCapabilities> = {
   maxMessageLength: 32_768,
   minEditIntervalMs: 1000,
-  dialect: 'markdown',
+  dialect: markdown,
   nativeStream: true,
   nativeStreamMaxMs: 30_000,
 };
 /** The same chat after the server lost rich messages: classic 4096-char HTML messages, drafts still on. */
-const CLASSIC: Partial<ChatCapabilities> = { ...RICH, maxMessageLength: 4096, dialect: 'telegram-html' };
+const CLASSIC: Partial<ChatCapabilities> = { ...RICH, maxMessageLength: 4096, dialect: telegramHtml };
 
 /** 30 paragraphs of ~310 characters: three classic messages, one rich one. */
 const ESSAY = Array.from(

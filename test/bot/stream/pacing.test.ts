@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createOutbox } from '../../../src/bot/stream/index.js';
 import { VirtualClock } from '../../../src/clock.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { telegramHtml } from '../../helpers/dialects.js';
 import { play, scriptedReply, staleness, trackVisibility, wordsIn } from './script.js';
 
 describe('outbox pacing', () => {
@@ -14,7 +15,7 @@ describe('outbox pacing', () => {
         maxMessageLength: 4096,
         minEditIntervalMs: 1000,
         budget: { count: 20, windowMs: 60_000 },
-        dialect: 'telegram-html',
+        dialect: telegramHtml,
       },
     });
     const outbox = createOutbox({ adapters: [adapter], clock });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { markdown, plain } from '../../../src/bot/format/dialect.js';
 import { VirtualClock } from '../../../src/clock.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
 
-const msg = (text: string) => ({ text, format: 'markdown' as const });
+const msg = (text: string) => ({ text, format: markdown });
 
 describe('RecordingAdapter (the fake the outbox tests trust)', () => {
   it('refuses an edit closer than the declared interval with RATE_LIMITED and lists the violation', async () => {
@@ -62,9 +63,9 @@ describe('RecordingAdapter (the fake the outbox tests trust)', () => {
     await clock.advance(25);
     await expect(sent).rejects.toMatchObject({ code: 'FORMAT_REJECTED' });
     await expect(next).resolves.toMatchObject({ time: 25, op: 'send', ok: false, error: 'FORMAT_REJECTED' });
-    const plain = adapter.send('test:1', { text: '**x**', format: 'plain' });
+    const asPlain = adapter.send('test:1', { text: '**x**', format: plain });
     await clock.advance(25);
-    const { messageId } = await plain;
+    const { messageId } = await asPlain;
     const edit = adapter.edit('test:1', messageId, msg('y'));
     const typing = adapter.typing('test:1');
     await clock.advance(1025);

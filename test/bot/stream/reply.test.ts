@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOutbox } from '../../../src/bot/stream/index.js';
 import { VirtualClock } from '../../../src/clock.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { markdown } from '../../helpers/dialects.js';
 import { play, scriptedReply, staleness, trackVisibility, wordsIn } from './script.js';
 
 const stop = [[{ label: 'Stop', payload: 'stop:1' }]];
@@ -14,7 +15,7 @@ function setup(caps: ConstructorParameters<typeof RecordingAdapter>[0]['capabili
   adapter = new RecordingAdapter({
     clock,
     latencyMs,
-    capabilities: { maxMessageLength: 1000, minEditIntervalMs: 1000, dialect: 'markdown', ...caps },
+    capabilities: { maxMessageLength: 1000, minEditIntervalMs: 1000, dialect: markdown, ...caps },
   });
   const outbox = createOutbox({ adapters: [adapter], clock });
   return { clock, adapter, outbox };
@@ -219,7 +220,7 @@ describe('ReplyStream boundaries', () => {
     const clock = new VirtualClock();
     const adapter = new RecordingAdapter({
       clock,
-      capabilities: { dialect: 'markdown', minEditIntervalMs: 1000 },
+      capabilities: { dialect: markdown, minEditIntervalMs: 1000 },
     });
     const outbox = createOutbox({ adapters: [adapter], clock });
     const closed = outbox.stream('test:1');

@@ -10,6 +10,7 @@ import { RecentMinimum } from '../../../src/bot/stream/budget.js';
 import { createOutbox } from '../../../src/bot/stream/index.js';
 import { VirtualClock } from '../../../src/clock.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { markdown } from '../../helpers/dialects.js';
 
 describe('round-trip aware pacing', () => {
   it('RecentMinimum is 0 until it has a few samples, then the minimum of the recent ones', () => {
@@ -34,7 +35,7 @@ describe('round-trip aware pacing', () => {
       capabilities: {
         maxMessageLength: 4000,
         minEditIntervalMs: 1000,
-        dialect: 'markdown',
+        dialect: markdown,
         nativeStream: false,
       },
     });
@@ -78,7 +79,7 @@ describe('round-trip aware pacing', () => {
         maxMessageLength: 4000,
         minEditIntervalMs: 0,
         budget: { count: 3, windowMs: 1000 },
-        dialect: 'markdown',
+        dialect: markdown,
         nativeStream: false,
       },
     });
