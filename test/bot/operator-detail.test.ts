@@ -107,7 +107,11 @@ it('keeps the problem and drops the fix only an operator can apply; the terminal
     "Sandbox: off (a setting); commands run as the bot. (The bot's operator can see why in its log.)",
   );
   expect(withoutOperatorDetail('Context: 12% used\nNothing else.')).toBe('Context: 12% used\nNothing else.');
-  const access = new AccessPolicy({ allowedUsers: ['telegram:1'], admins: ['telegram:9'] });
+  const access = new AccessPolicy({
+    allowedUsers: ['telegram:1'],
+    admins: ['telegram:9'],
+    trustedPlatforms: ['console'],
+  });
   expect([
     access.isOperator('telegram:1'),
     access.isOperator('telegram:9'),

@@ -24,17 +24,18 @@ function refusal(config: Parameters<typeof requirePlatformPackages>[0], installe
 
 describe('the platform packages a configuration needs', () => {
   it('names each configured part, nothing else', () => {
-    expect(packagesFor({})).toEqual([]);
-    expect(packagesFor({ slack: {} as never, database: {} as never })).toEqual(['@slack/bolt', 'pg']);
+    expect(packagesFor({ platforms: {} })).toEqual([]);
+    expect(packagesFor({ platforms: { console: {} } })).toEqual([]);
+    expect(packagesFor({ platforms: { slack: {} }, database: {} as never })).toEqual(['@slack/bolt', 'pg']);
   });
 
   it('gives one npm install line, at the peer ranges, for what is missing', () => {
-    const message = refusal({ telegram: {} as never, discord: {} as never }, ['grammy']);
+    const message = refusal({ platforms: { telegram: {}, discord: {} } }, ['grammy']);
     expect(message).toContain(
       `npm install @grammyjs/runner@${ranges['@grammyjs/runner']} @grammyjs/auto-retry@${ranges['@grammyjs/auto-retry']} discord.js@${ranges['discord.js']}\n`,
     );
     expect(message).toMatch(/^@grammyjs\/runner, @grammyjs\/auto-retry, discord\.js are not installed/);
-    expect(refusal({ database: {} as never }, [])).toContain(`npm install pg@${ranges.pg}\n`);
-    expect(refusal({ slack: {} as never }, ['@slack/bolt'])).toBe('');
+    expect(refusal({ platforms: {}, database: {} as never }, [])).toContain(`npm install pg@${ranges.pg}\n`);
+    expect(refusal({ platforms: { slack: {} } }, ['@slack/bolt'])).toBe('');
   });
 });
