@@ -73,7 +73,8 @@ const postgresUrl = optionalString.refine((v) => v === undefined || /^postgres(q
 export const coreSchema = z.object({
   ANTHROPIC_API_KEY: z
     .string({
-      message: 'is not set: get a key from the Anthropic console and put it in .env (see .env.example)',
+      message:
+        'is not set: create an Anthropic API key (at platform.claude.com, under API keys) and put it in .env (see .env.example)',
     })
     .trim()
     .min(1, 'is empty: put your Anthropic API key in .env (see .env.example)'),
@@ -245,7 +246,9 @@ function platformVariables(): z.ZodRawShape {
   for (const platform of PLATFORMS) {
     for (const [name, field] of Object.entries(platform.env)) {
       if (name in coreSchema.shape || name in shape)
-        throw new TypeError(`${name} is declared twice (platform "${platform.id}"): a variable has one owner`);
+        throw new TypeError(
+          `${name} is declared twice (platform "${platform.id}"): a variable has one owner`,
+        );
       shape[name] = field;
     }
   }

@@ -39,7 +39,9 @@ export const linkedUsers = optionalString
           ids.split(',').every((u) => isUserKey(u.trim()))
         );
       }),
-    { message: `expected name=platform:id,platform:id;name2=... e.g. alice=${examples.slice(0, 2).join(',')}` },
+    {
+      message: `expected name=platform:id,platform:id;name2=... e.g. alice=${examples.slice(0, 2).join(',')}`,
+    },
   )
   .transform((v) => {
     const out: Record<string, string[]> = {};

@@ -35,9 +35,7 @@ export function usage(): string {
     'Settings come from the environment and from a .env file in the current folder.',
     'ANTHROPIC_API_KEY is required. Each platform starts when the setting named here is set,',
     'and needs its packages installed:',
-    ...chats.map(
-      (p) => `  ${p.title}: ${Object.keys(p.env)[0] ?? ''} (npm install ${p.packages.join(' ')})`,
-    ),
+    ...chats.map((p) => `  ${p.title}: ${Object.keys(p.env)[0] ?? ''} (npm install ${p.packages.join(' ')})`),
     `Every setting is described in ${settingsReference()}`,
     '',
   ].join('\n');

@@ -17,7 +17,9 @@ const DATABASE_PACKAGES = ['pg'];
 /** The packages `config` makes the bot import (the running platforms' and the database's), in a stable order. */
 export function packagesFor(config: Pick<Config, 'platforms' | 'database'>): string[] {
   return [
-    ...PLATFORMS.filter((platform) => platform.id in config.platforms).flatMap((platform) => platform.packages),
+    ...PLATFORMS.filter((platform) => platform.id in config.platforms).flatMap(
+      (platform) => platform.packages,
+    ),
     ...(config.database === undefined ? [] : DATABASE_PACKAGES),
   ];
 }

@@ -21,7 +21,13 @@ export default definePlatform<Record<string, never>, ConsoleAdapterOptions>({
   terminal: true,
   // A terminal shows Markdown markers literally.
   dialect: 'plain',
-  capabilities: { dialect: 'plain', nativeStream: false, replyFooter: true, filesAsPaths: true, privateChat: true },
+  capabilities: {
+    dialect: 'plain',
+    nativeStream: false,
+    replyFooter: true,
+    filesAsPaths: true,
+    privateChat: true,
+  },
   async create(_settings, context, overrides) {
     const { createConsoleAdapter } = await import('./index.js');
     return createConsoleAdapter({

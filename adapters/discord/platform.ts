@@ -53,6 +53,13 @@ export default definePlatform<DiscordSettings, DiscordAdapterOptions>({
   capabilities: discordCapabilities(DEFAULT_PACES),
   async create(settings, context, overrides) {
     const { createDiscordAdapter } = await import('./index.js');
+    // Set by discord.js's ShardingManager for each shard process (`npm run start:sharded`, shard.ts);
+    // the client connects only these shards.
+    if (process.env.SHARDS)
+      context.logger.info(
+        { shards: process.env.SHARDS, shardCount: process.env.SHARD_COUNT },
+        'Discord shard',
+      );
     return createDiscordAdapter({
       token: settings.token,
       ...(settings.apiUrl ? { apiUrl: settings.apiUrl } : {}),

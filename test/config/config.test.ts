@@ -26,8 +26,8 @@ describe('loadConfig', () => {
     expect(c.approvalTimeoutMs).toBe(600_000);
     expect(c.streamIdleTimeoutMs).toBe(120_000);
     expect(c.allowedUsers).toEqual([]);
-    expect(c.console).toBe(true);
-    expect(c.telegram).toBeUndefined();
+    // No platform configured: the terminal chat runs.
+    expect(c.platforms).toEqual({ console: {} });
     expect(c.secrets).toEqual(['sk-ant-test-key']);
   });
 
@@ -212,15 +212,15 @@ describe('loadConfig', () => {
         SWITCHBOARD_APPROVAL_TIMEOUT: '30',
       },
     });
-    expect(c.console).toBe(false);
-    expect(c.telegram).toEqual({ token: '123:abcdefghijklmnop', apiRoot: 'http://127.0.0.1:9' });
-    expect(c.slack).toMatchObject({
-      botToken: 'xoxb-1-2',
+    expect(Object.keys(c.platforms)).toEqual(['telegram', 'slack', 'discord']);
+    expect(c.platforms.telegram).toEqual({ token: '123:abcdefghijklmnop', apiUrl: 'http://127.0.0.1:9' });
+    expect(c.platforms.slack).toMatchObject({
+      token: 'xoxb-1-2',
       appToken: 'xapp-1-2',
       commandName: 'switchboard',
       port: 3000,
     });
-    expect(c.discord).toEqual({ token: 'discord-token-value', guildId: '123456789012' });
+    expect(c.platforms.discord).toEqual({ token: 'discord-token-value', guildId: '123456789012' });
     expect(c.linkedUsers).toEqual({ alice: ['telegram:1', 'slack:U1'], bob: ['discord:22'] });
     expect(c.approvalTimeoutMs).toBe(30_000);
     expect(c.secrets).toContain('discord-token-value');
@@ -252,7 +252,7 @@ describe('loadConfig', () => {
 
   it('runs the console alongside platforms with --console', () => {
     const c = loadConfig({ env: { ...base, DISCORD_BOT_TOKEN: 'discord-token-value' }, argv: ['--console'] });
-    expect(c.console).toBe(true);
+    expect(Object.keys(c.platforms)).toEqual(['discord', 'console']);
   });
 
   it('throws a SwitchboardError, not a raw zod error', () => {

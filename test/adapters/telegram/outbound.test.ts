@@ -29,7 +29,7 @@ describe('Telegram outbound, classic messages', () => {
       rich: false,
       limits: { private: { count: 100, windowMs: 1000 }, perMessage: { count: 100, windowMs: 1000 } },
     });
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url, rich: false });
+    adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url, rich: false });
   });
 
   it('declares classic capabilities per chat: private drafts, group budget', () => {
@@ -153,7 +153,7 @@ describe('Telegram outbound, rich messages', () => {
     fake = await startFakeTelegram({
       limits: { private: { count: 100, windowMs: 1000 }, perMessage: { count: 100, windowMs: 1000 } },
     });
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
+    adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url });
   });
 
   it('sends, edits and drafts Markdown as rich messages up to 32,768 characters', async () => {
