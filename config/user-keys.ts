@@ -12,7 +12,7 @@ import { optionalString } from './fields.js';
 export function isUserKey(key: string): boolean {
   const at = key.indexOf(':');
   const platform = PLATFORMS.find((p) => p.id === key.slice(0, at));
-  return platform !== undefined && platform.userId.test(key.slice(at + 1));
+  return platform?.userId.test(key.slice(at + 1)) ?? false;
 }
 
 /** Each platform's example key (`telegram:123456`), for messages. */
