@@ -47,7 +47,9 @@ describe('the platform list', () => {
       logLevel: 'silent',
     });
     const loaded = [...packagesReached(metafile, 'adapters/platforms.ts', false)];
-    expect(loaded.filter((name) => SDKS.some((sdk) => name === sdk || name.startsWith(`${sdk}/`)))).toEqual([]);
+    expect(loaded.filter((name) => SDKS.some((sdk) => name === sdk || name.startsWith(`${sdk}/`)))).toEqual(
+      [],
+    );
     // The walk does see them behind create()'s import: the check above can fail.
     const behindCreate = packagesReached(metafile, 'adapters/platforms.ts', true);
     for (const sdk of ['grammy', '@slack/bolt', 'discord.js']) expect(behindCreate).toContain(sdk);
@@ -117,7 +119,9 @@ describe("the allowlist's people", () => {
   it("takes every platform's example id and refuses an unknown platform or an id of the wrong shape", () => {
     const examples = PLATFORMS.map((p) => `${p.id}:${p.exampleUserId}`);
     expect(refusal(examples.join(','))).toBe('');
-    expect(refusal('telgram:1')).toContain('SWITCHBOARD_ALLOWED_USERS expected comma-separated platform:userId');
+    expect(refusal('telgram:1')).toContain(
+      'SWITCHBOARD_ALLOWED_USERS expected comma-separated platform:userId',
+    );
     // A Slack name instead of its member id, a Telegram username instead of its number.
     expect(refusal('slack:alice')).not.toBe('');
     expect(refusal('telegram:@alice')).not.toBe('');
