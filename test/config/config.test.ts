@@ -197,6 +197,46 @@ describe('loadConfig', () => {
     ).toEqual(['TELEGRAM_WEBHOOK_SECRET']);
   });
 
+  it("reports every platform's cross-checks with the core's, in one message", () => {
+    const p = problems({
+      ...base,
+      SLACK_APP_TOKEN: 'xapp-1-2',
+      DISCORD_GUILD_ID: '123456789012',
+      TELEGRAM_WEBHOOK_URL: 'https://x.example/tg',
+      SWITCHBOARD_TRANSCRIBE_MODEL: 'whisper-1',
+    });
+    expect(p.variables).toEqual([
+      'SWITCHBOARD_TRANSCRIBE_URL',
+      'TELEGRAM_WEBHOOK_SECRET',
+      'TELEGRAM_BOT_TOKEN',
+      'SLACK_BOT_TOKEN',
+      'DISCORD_BOT_TOKEN',
+    ]);
+    expect(p.message).toContain('SLACK_BOT_TOKEN is not set, but other SLACK_ variables are');
+  });
+
+  it("scrubs every platform's secrets, and only the platforms that run", () => {
+    const c = loadConfig({
+      env: {
+        ...base,
+        TELEGRAM_BOT_TOKEN: '123:abcdefghijklmnop',
+        TELEGRAM_WEBHOOK_URL: 'https://x.example/tg',
+        TELEGRAM_WEBHOOK_SECRET: 'webhook-secret-value',
+        SLACK_BOT_TOKEN: 'xoxb-1-2',
+        SLACK_SIGNING_SECRET: 'signing-secret-value',
+      },
+    });
+    expect(c.secrets).toEqual([
+      'sk-ant-test-key',
+      '123:abcdefghijklmnop',
+      'webhook-secret-value',
+      'xoxb-1-2',
+      'signing-secret-value',
+    ]);
+    expect(Object.keys(c.platforms)).toEqual(['telegram', 'slack']);
+    expect(c.platforms.telegram).toMatchObject({ webhook: { port: 8080, secret: 'webhook-secret-value' } });
+  });
+
   it('builds platform sections and turns off the console when a platform is configured', () => {
     const c = loadConfig({
       env: {
