@@ -17,13 +17,14 @@ function running(config: Pick<Config, 'platforms'>) {
 }
 
 /**
- * Creates an adapter for every platform `config` runs, in the list's order;
+ * Creates an adapter for every platform `config` runs, in the list's order,
+ * each given `context` with its logger bound to `{ platform: id }`;
  * `overrides` (by platform id) are laid over each module's own options.
  * An adapter that cannot be created stops the others' creation.
  */
 export async function createAdapters(
   config: Pick<Config, 'platforms'>,
-  context: Omit<PlatformContext, 'logger'> & { logger: Logger },
+  context: PlatformContext,
   overrides: Readonly<Record<string, object>> = {},
 ): Promise<ChatAdapter[]> {
   const adapters: ChatAdapter[] = [];
