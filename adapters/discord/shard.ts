@@ -11,7 +11,7 @@
  * default auto) and DISCORD_SHARD_DELAY (seconds between two shards
  * connecting; default 5.5, Discord's identify pace).
  *
- * Exit codes: 2 when the configuration is invalid, 1 when shards cannot start.
+ * The command itself is start-sharded.ts.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -135,52 +135,4 @@ export async function startShards(
     timeout: options.readyTimeoutMs ?? 30_000,
   });
   return manager;
-}
-
-async function main(): Promise<number> {
-  if (existsSync('.env')) process.loadEnvFile('.env');
-  let plan: ShardPlan;
-  try {
-    plan = planShards(process.env);
-  } catch (err) {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\nSee docs/replicas.md.\n`);
-    return 2;
-  }
-  let manager: ShardingManager;
-  try {
-    manager = await startShards(plan);
-  } catch (err) {
-    process.stderr.write(`shards could not start: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
-  }
-  process.stderr.write(`switchboard: ${manager.shards.size} Discord shard(s) ready\n`);
-  return new Promise<number>((resolve) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(signal, () => {
-        // Each shard stops gracefully on SIGTERM (running replies end with a notice).
-        manager.respawn = false;
-        const exits = [...manager.shards.values()].map(
-          (shard) =>
-            new Promise<void>((done) => {
-              if (!shard.process || shard.process.exitCode !== null) return done();
-              shard.process.once('exit', () => done());
-              shard.process.kill('SIGTERM');
-            }),
-        );
-        void Promise.all(exits).then(() => resolve(0));
-      });
-    }
-  });
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(
-        `switchboard shards crashed: ${err instanceof Error ? err.message : String(err)}\n`,
-      );
-      process.exit(1);
-    },
-  );
 }
