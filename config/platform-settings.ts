@@ -5,8 +5,8 @@
  * alongside the others.
  */
 import { PLATFORMS } from '../adapters/platforms.js';
-import type { ConfigProblem } from './problems.js';
 import type { ParsedEnv } from './schema.js';
+import type { ConfigProblem } from './types.js';
 
 /**
  * The settings of every platform that runs, by id, and the problems the

@@ -6,12 +6,7 @@
 import { SwitchboardError } from '../src/errors.js';
 import { isPlatformSecret } from './platform-settings.js';
 import type { ParsedEnv } from './schema.js';
-
-/** A problem with one variable: `path[0]` names it. */
-export interface ConfigProblem {
-  path: PropertyKey[];
-  message: string;
-}
+import type { ConfigProblem } from './types.js';
 
 /** The core's problems that no single value shows: a setting needed with another, two that exclude each other. */
 export function crossChecks(e: ParsedEnv): ConfigProblem[] {

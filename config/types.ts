@@ -120,3 +120,9 @@ export interface TranscriptionConfig {
   /** US dollars per minute of audio, for /cost (`SWITCHBOARD_TRANSCRIBE_PRICE`). */
   pricePerMinute?: number;
 }
+
+/** A problem with one variable, found by a check: `path[0]` names it. */
+export interface ConfigProblem {
+  path: PropertyKey[];
+  message: string;
+}
