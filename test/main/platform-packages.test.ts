@@ -5,6 +5,8 @@
  * in an installed project: test/package/install.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
+import { PLATFORMS } from '../../adapters/platforms.js';
+import { usage } from '../../src/cli.js';
 import { isErrorCode } from '../../src/errors.js';
 import { packageManifest } from '../../src/package-info.js';
 import { packagesFor, requirePlatformPackages } from '../../src/platform-packages.js';
@@ -37,5 +39,18 @@ describe('the platform packages a configuration needs', () => {
     expect(message).toMatch(/^@grammyjs\/runner, @grammyjs\/auto-retry, discord\.js are not installed/);
     expect(refusal({ platforms: {}, database: {} as never }, [])).toContain(`npm install pg@${ranges.pg}\n`);
     expect(refusal({ platforms: { slack: {} } }, ['@slack/bolt'])).toBe('');
+  });
+});
+
+describe('`switchboard --help`', () => {
+  it("names each platform's switch and the packages it needs, from the platform list", () => {
+    const text = usage();
+    expect(text).toMatch(/^Usage: switchboard \[--console\]\n/);
+    for (const platform of PLATFORMS.filter((p) => !p.fallback)) {
+      expect(text).toContain(
+        `${platform.title}: ${Object.keys(platform.env)[0]} (npm install ${platform.packages.join(' ')})`,
+      );
+    }
+    expect(text).toContain('--console   run the terminal chat alongside the configured platforms');
   });
 });
