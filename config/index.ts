@@ -2,9 +2,10 @@
  * Loads and validates the configuration. A bad value stops start-up with a
  * message that names the variable and says what is expected.
  *
- * The parts: `schema.ts` (the variables, the platforms' from their modules),
+ * The parts: `schema.ts` (the variables, the platforms' from their modules,
+ * built of `fields.ts`), `user-keys.ts` (people as `platform:id`),
  * `problems.ts` (cross-checks and the error), `platform-settings.ts` (which
- * platforms run), `types.ts` (the {@link Config} this returns).
+ * platforms run, their secrets), `types.ts` (the {@link Config} this returns).
  *
  * @example
  * const config = loadConfig({ env: process.env, argv: process.argv.slice(2) });
