@@ -30,11 +30,11 @@ function caseOf(name: string, adapter: ChatAdapter, chat: string): PlatformCase 
 /** Telegram private chat, Telegram group (rich and classic HTML), Slack thread, Discord thread. */
 export function platformCases(): PlatformCase[] {
   // The API roots point at a closed loopback port: unused, since nothing is started.
-  const telegram = createTelegramAdapter({ token: '1:bench', apiRoot: 'http://127.0.0.1:9' });
+  const telegram = createTelegramAdapter({ token: '1:bench', apiUrl: 'http://127.0.0.1:9' });
   // A server without rich messages: classic HTML messages split at 4096.
-  const classic = createTelegramAdapter({ token: '1:bench', apiRoot: 'http://127.0.0.1:9', rich: false });
+  const classic = createTelegramAdapter({ token: '1:bench', apiUrl: 'http://127.0.0.1:9', rich: false });
   const slack = createSlackAdapter({
-    botToken: 'xoxb-bench',
+    token: 'xoxb-bench',
     signingSecret: 'bench',
     apiUrl: 'http://127.0.0.1:9/api/',
   });

@@ -1,8 +1,10 @@
 /**
  * The configuration schema: every environment variable switchboard reads,
  * validated with zod. Durations are given in seconds and turned into ms.
+ * The platforms' variables come from their modules (adapters/platforms.ts).
  */
 import { z } from 'zod';
+import { PLATFORMS } from '../adapters/platforms.js';
 import { CACHE_SETTINGS, type CacheSetting } from '../src/provider/cache.js';
 import { parsePriceOverrides } from '../src/provider/pricing.js';
 import {
@@ -20,60 +22,8 @@ import {
   PERMISSION_MODES,
   THINKING_SETTINGS,
 } from '../src/vocabulary.js';
-
-const PLATFORMS = ['telegram', 'slack', 'discord', 'console'] as const;
-const USER_KEY = /^(telegram|slack|discord|console):[A-Za-z0-9_.@-]{1,64}$/;
-
-const optionalString = z
-  .string()
-  .trim()
-  .transform((s) => (s === '' ? undefined : s))
-  .optional();
-
-const url = (what: string) =>
-  optionalString.refine((v) => v === undefined || /^https?:\/\/[^\s]+$/.test(v), {
-    message: `expected an http(s) URL (${what})`,
-  });
-
-const seconds = (fallback: number, max: number) =>
-  optionalString
-    .refine((v) => v === undefined || (/^\d+(\.\d+)?$/.test(v) && Number(v) > 0 && Number(v) <= max), {
-      message: `expected a number of seconds between 1 and ${max}`,
-    })
-    .transform((v) => Math.round((v === undefined ? fallback : Number(v)) * 1000));
-
-const port = (fallback: number) =>
-  optionalString
-    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= 0 && Number(v) <= 65535), {
-      message: 'expected a port number (0-65535)',
-    })
-    .transform((v) => (v === undefined ? fallback : Number(v)));
-
-/** A token count between `min` and `max`, or undefined when unset. */
-const tokens = (min: number, max: number) =>
-  optionalString
-    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= min && Number(v) <= max), {
-      message: `expected a whole number of tokens between ${min.toLocaleString('en-US')} and ${max.toLocaleString('en-US')}`,
-    })
-    .transform((v) => (v === undefined ? undefined : Number(v)));
-
-const bool = optionalString
-  .refine((v) => v === undefined || /^(true|false|1|0|yes|no)$/i.test(v), {
-    message: 'expected true or false',
-  })
-  .transform((v) => v !== undefined && /^(true|1|yes)$/i.test(v));
-
-const userList = optionalString
-  .refine((v) => v === undefined || v.split(',').every((u) => USER_KEY.test(u.trim())), {
-    message: `expected comma-separated platform:userId entries (platform one of ${PLATFORMS.join(', ')}), e.g. telegram:123456,slack:U0123ABCD`,
-  })
-  .transform((v) => (v === undefined ? [] : v.split(',').map((u) => u.trim())));
-
-/** An on/off switch; `fallback` when unset. */
-const onOff = (fallback: boolean) =>
-  optionalString
-    .refine((v) => v === undefined || /^(on|off)$/i.test(v), { message: 'expected on or off' })
-    .transform((v) => (v === undefined ? fallback : v.toLowerCase() === 'on'));
+import { bool, boolDefaultTrue, onOff, optionalString, seconds, tokens, url } from './fields.js';
+import { linkedUsers, userList } from './user-keys.js';
 
 /** A number of US dollars (`5`, `12.50`), or undefined when unset (no cap). */
 const dollars = optionalString
@@ -81,31 +31,6 @@ const dollars = optionalString
     message: 'expected an amount in US dollars above 0, e.g. 5 or 12.50 (leave it unset for no cap)',
   })
   .transform((v) => (v === undefined ? undefined : Number(v)));
-
-const linkedUsers = optionalString
-  .refine(
-    (v) =>
-      v === undefined ||
-      v.split(';').every((entry) => {
-        const [name, ids] = entry.split('=');
-        return (
-          !!name &&
-          /^[A-Za-z0-9_.-]{1,64}$/.test(name.trim()) &&
-          !!ids &&
-          ids.split(',').every((u) => USER_KEY.test(u.trim()))
-        );
-      }),
-    { message: 'expected name=platform:id,platform:id;name2=... e.g. alice=telegram:1,slack:U1' },
-  )
-  .transform((v) => {
-    const out: Record<string, string[]> = {};
-    if (v === undefined) return out;
-    for (const entry of v.split(';')) {
-      const [name, ids] = entry.split('=') as [string, string];
-      out[name.trim()] = ids.split(',').map((u) => u.trim());
-    }
-    return out;
-  });
 
 /** `SWITCHBOARD_PRICES`: checked here so a bad entry stops start-up, parsed where it is used. */
 const priceOverrides = optionalString.superRefine((v, ctx) => {
@@ -144,18 +69,12 @@ const postgresUrl = optionalString.refine((v) => v === undefined || /^postgres(q
   message: 'expected a postgres:// URL, e.g. postgres://user:password@db.internal:5432/switchboard',
 });
 
-/** A boolean that is true unless set to false. */
-const boolDefaultTrue = optionalString
-  .refine((v) => v === undefined || /^(true|false|1|0|yes|no)$/i.test(v), {
-    message: 'expected true or false',
-  })
-  .transform((v) => v === undefined || /^(true|1|yes)$/i.test(v));
-
-/** The raw environment, variable by variable. */
-export const envSchema = z.object({
+/** The core's variables, one by one; each platform module adds its own (see {@link envSchema}). */
+export const coreSchema = z.object({
   ANTHROPIC_API_KEY: z
     .string({
-      message: 'is not set: get a key from the Anthropic console and put it in .env (see .env.example)',
+      message:
+        'is not set: create an Anthropic API key (at platform.claude.com, under API keys) and put it in .env (see .env.example)',
     })
     .trim()
     .min(1, 'is empty: put your Anthropic API key in .env (see .env.example)'),
@@ -309,35 +228,29 @@ export const envSchema = z.object({
       message: 'expected a port number (0-65535) for /healthz, /readyz and /metrics',
     })
     .transform((v) => (v === undefined ? undefined : Number(v))),
-  TELEGRAM_BOT_TOKEN: optionalString.refine((v) => v === undefined || /^\d+:[A-Za-z0-9_-]{10,}$/.test(v), {
-    message: 'does not look like a bot token (expected 123456:ABC..., as @BotFather gives it)',
-  }),
-  TELEGRAM_API_ROOT: url('a local Bot API server'),
-  TELEGRAM_WEBHOOK_URL: url('the public URL Telegram posts updates to'),
-  TELEGRAM_WEBHOOK_SECRET: optionalString.refine((v) => v === undefined || /^[A-Za-z0-9_-]{1,256}$/.test(v), {
-    message: 'expected 1-256 characters of A-Z, a-z, 0-9, _ and -',
-  }),
-  TELEGRAM_WEBHOOK_PORT: port(8080),
-  SLACK_BOT_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xoxb-'), {
-    message: 'expected a bot token starting with xoxb-',
-  }),
-  SLACK_APP_TOKEN: optionalString.refine((v) => v === undefined || v.startsWith('xapp-'), {
-    message: 'expected an app-level token starting with xapp- (for Socket Mode)',
-  }),
-  SLACK_SIGNING_SECRET: optionalString,
-  SLACK_PORT: port(3000),
-  SLACK_API_URL: url('the Slack Web API base, ending in /api/'),
-  SLACK_COMMAND: optionalString
-    .refine((v) => v === undefined || /^\/?[a-z0-9_-]{1,31}$/.test(v), {
-      message: 'expected a slash command name such as switchboard',
-    })
-    .transform((v) => (v ?? 'switchboard').replace(/^\//, '')),
-  DISCORD_BOT_TOKEN: optionalString,
-  DISCORD_API_URL: url('the Discord REST API base, e.g. http://127.0.0.1:3000/api'),
-  DISCORD_GUILD_ID: optionalString.refine((v) => v === undefined || /^\d{5,25}$/.test(v), {
-    message: 'expected a numeric guild (server) id',
-  }),
 });
 
-/** The environment after validation. */
-export type ParsedEnv = z.output<typeof envSchema>;
+/**
+ * The raw environment, variable by variable: the core's variables and every
+ * platform module's, in one schema so that a bad value anywhere is reported
+ * with all the others.
+ */
+export const envSchema = coreSchema.extend(platformVariables());
+
+/** The environment after validation: the core's values typed, the platforms' for their modules to read. */
+export type ParsedEnv = z.output<typeof coreSchema> & Record<string, unknown>;
+
+/** Every module's variables, refusing one that two parts declare. */
+function platformVariables(): z.ZodRawShape {
+  const shape: Record<string, z.ZodRawShape[string]> = {};
+  for (const platform of PLATFORMS) {
+    for (const [name, field] of Object.entries(platform.env)) {
+      if (name in coreSchema.shape || name in shape)
+        throw new TypeError(
+          `${name} is declared twice (platform "${platform.id}"): a variable has one owner`,
+        );
+      shape[name] = field;
+    }
+  }
+  return shape;
+}

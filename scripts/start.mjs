@@ -2,7 +2,7 @@
 // it is missing or older than the sources, then runs dist/src/main.js in this
 // same process, so SIGINT / SIGTERM reach the bot directly whether it runs
 // under npm, npx, systemd or a container. `--sharded` runs the Discord
-// ShardingManager entry (dist/src/shard.js) instead.
+// ShardingManager entry (dist/adapters/discord/start-sharded.js) instead.
 import { buildIfStale } from './build-if-stale.mjs';
 
 const sharded = process.argv.includes('--sharded');
@@ -13,4 +13,4 @@ try {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 }
-await import(sharded ? '../dist/src/shard.js' : '../dist/src/main.js');
+await import(sharded ? '../dist/adapters/discord/start-sharded.js' : '../dist/src/main.js');

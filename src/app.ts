@@ -6,10 +6,14 @@
  */
 import { chmod, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { DiscordAdapterOptions } from '../adapters/discord/index.js';
-import type { SlackAdapterOptions } from '../adapters/slack/index.js';
-import type { TelegramAdapterOptions } from '../adapters/telegram/index.js';
 import type { Config } from '../config/index.js';
+import {
+  createAdapters,
+  operatorKeys,
+  TRUSTED_PLATFORMS,
+  terminalChatRuns,
+  warnWhenNobodyIsAllowed,
+} from './app-platforms.js';
 import { createConfiguredSessions, createMcpOAuth, voiceOptions } from './app-sessions.js';
 import { openSharedState } from './app-stores.js';
 import { type ChatAdapter, chatPlatform } from './bot/adapter-contract.js';
@@ -31,17 +35,12 @@ import type { TokenUsage } from './vocabulary.js';
 export interface AppDeps {
   logger?: Logger;
   clock?: Clock;
-  /** Streams for the console adapter; default stdin/stdout. */
-  consoleIO?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream };
   /**
-   * Extra adapter options merged over what the config gives (tests pass short
-   * paces this way, so they run the same wiring as `npm start`).
+   * Extra adapter options by platform id, merged over what the config gives
+   * (tests pass short paces, or the terminal's streams, this way, so they run
+   * the same wiring as `npm start`): `{ telegram: { paces } }`.
    */
-  adapterOptions?: {
-    telegram?: Partial<TelegramAdapterOptions>;
-    slack?: Partial<SlackAdapterOptions>;
-    discord?: Partial<DiscordAdapterOptions>;
-  };
+  adapterOptions?: Readonly<Record<string, object>>;
   /** Limits the config does not carry (tests: queue bounds). */
   limits?: BotLimits;
   /** Session options the config does not carry (tests: shorter stream timeouts). */
@@ -63,20 +62,18 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-/** The console user's key; the local operator already has the machine, so it is always allowed. */
-export const CONSOLE_OPERATOR = 'console:operator';
-
 /**
  * Starts every configured platform. Rejects (after stopping whatever had
  * started) when an adapter cannot start, e.g. a token the platform rejects.
  */
 export async function startSwitchboard(config: Config, deps: AppDeps = {}): Promise<RunningApp> {
   // The terminal chat owns its terminal: logs that would land between chat lines go to a file.
-  const consoleLogFile =
-    config.console && !config.logFile && !deps.logger && process.stderr.isTTY
+  const terminal = terminalChatRuns(config);
+  const terminalLogFile =
+    terminal && !config.logFile && !deps.logger && process.stderr.isTTY
       ? join(config.dataDir, 'switchboard.log')
       : undefined;
-  const logger = deps.logger ?? createAppLogger(config, consoleLogFile);
+  const logger = deps.logger ?? createAppLogger(config, terminal, terminalLogFile);
   const clock = deps.clock ?? systemClock;
   // The data directory holds every conversation: the bot's user only.
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
@@ -84,7 +81,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   await chmod(config.dataDir, 0o700);
   await mkdir(config.workspace, { recursive: true });
   // The bot's own files, covered wherever a sandbox's mounts would show them.
-  const hidden = [config.dataDir, resolve('.env'), config.logFile, consoleLogFile, config.mcp?.path];
+  const hidden = [config.dataDir, resolve('.env'), config.logFile, terminalLogFile, config.mcp?.path];
   const sandbox =
     deps.sessionOptions?.sandbox ??
     new Sandbox({ ...config.sandbox, hidden: hidden.filter((path): path is string => path !== undefined) });
@@ -129,7 +126,19 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       }
     : opsRoutes;
   try {
-    adapters = await createAdapters(config, logger, clock, deps, ops, consoleLogFile);
+    adapters = await createAdapters(
+      config,
+      {
+        logger,
+        clock,
+        maxFileBytes: config.maxFileBytes,
+        mentions: config.mentions,
+        routes: ops,
+        dataDir: config.dataDir,
+        ...(terminalLogFile ? { logFile: terminalLogFile } : {}),
+      },
+      deps.adapterOptions,
+    );
   } catch (err) {
     await Promise.allSettled([shared.close(), mcp?.close()]);
     throw err;
@@ -137,8 +146,10 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
   for (const adapter of adapters) instrumentAdapter(adapter, metrics);
   warnWhenNobodyIsAllowed(config, logger);
   warnWhenInstructionsAreShared(config, logger);
-  const allowedUsers = config.console ? [...config.allowedUsers, CONSOLE_OPERATOR] : config.allowedUsers;
-  const admins = config.console ? [...config.admins, CONSOLE_OPERATOR] : config.admins;
+  // The terminal's operator already has the machine: always allowed, and an admin.
+  const operators = operatorKeys(config);
+  const allowedUsers = [...config.allowedUsers, ...operators];
+  const admins = [...config.admins, ...operators];
 
   bot = createBot({
     adapters,
@@ -156,6 +167,7 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       allowedUsers,
       admins,
       linkedUsers: config.linkedUsers,
+      trustedPlatforms: TRUSTED_PLATFORMS,
       approvers: config.approvers,
       selfApproval: config.selfApproval,
     },
@@ -218,8 +230,6 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       store: config.database ? 'postgres' : 'files',
       ...(mcp ? { mcp: mcp.servers().map((server) => `${server.name}: ${server.state}`) } : {}),
       ...(shared.cluster ? { replica: shared.cluster.lease.owner } : {}),
-      // Set by discord.js's ShardingManager for each shard process (`npm run start:sharded`).
-      ...(process.env.SHARDS ? { shards: process.env.SHARDS, shardCount: process.env.SHARD_COUNT } : {}),
     },
     'switchboard started',
   );
@@ -253,26 +263,16 @@ function turnCost(model: string, usage: TokenUsage, prices: PriceTable): number 
  * logs go to SWITCHBOARD_LOG_FILE when set, else to stderr at warn level and
  * above: nothing routine appears between the chat's lines.
  */
-function createAppLogger(config: Config, consoleLogFile: string | undefined): Logger {
+function createAppLogger(config: Config, terminal: boolean, terminalLogFile: string | undefined): Logger {
   const base = { secrets: config.secrets, format: config.logFormat } as const;
-  const file = config.logFile ?? consoleLogFile;
+  const file = config.logFile ?? terminalLogFile;
   if (file) return createLogger({ ...base, level: config.logLevel, file });
-  if (!config.console) return createLogger({ ...base, level: config.logLevel });
+  if (!terminal) return createLogger({ ...base, level: config.logLevel });
   const quiet = LEVELS.indexOf(config.logLevel) < LEVELS.indexOf('warn') ? 'warn' : config.logLevel;
   return createLogger({ ...base, level: quiet, fd: 2 });
 }
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
-
-/** A bot nobody may use answers everyone with their id and runs nothing: say so once, at start. */
-function warnWhenNobodyIsAllowed(config: Config, logger: Logger): void {
-  const platforms = [config.telegram && 'telegram', config.slack && 'slack', config.discord && 'discord'];
-  if (config.allowedUsers.length || config.admins.length || !platforms.some(Boolean)) return;
-  logger.warn(
-    'Nobody is allowed to use this bot: SWITCHBOARD_ALLOWED_USERS is empty, so everyone who writes is told ' +
-      'their id and nothing runs. Add ids to SWITCHBOARD_ALLOWED_USERS (e.g. telegram:123456,slack:U0123ABCD).',
-  );
-}
 
 /**
  * Design decision (trusted project access and one shared workspace): the
@@ -293,75 +293,4 @@ function warnWhenInstructionsAreShared(config: Config, logger: Logger): void {
       'in every other chat. Set SWITCHBOARD_WORKSPACE_PER_CHAT=true to give each chat its own, or keep ' +
       'SWITCHBOARD_PROJECT_ACCESS=restricted where people should not steer each other.',
   );
-}
-
-/** Loads only the adapters that are configured, so an unused SDK is never imported. */
-async function createAdapters(
-  config: Config,
-  logger: Logger,
-  clock: Clock,
-  deps: AppDeps,
-  ops: OpsRoutes,
-  consoleLogFile?: string,
-): Promise<ChatAdapter[]> {
-  const adapters: ChatAdapter[] = [];
-  if (config.telegram) {
-    const { createTelegramAdapter } = await import('../adapters/telegram/index.js');
-    adapters.push(
-      createTelegramAdapter({
-        token: config.telegram.token,
-        ...(config.telegram.apiRoot ? { apiRoot: config.telegram.apiRoot } : {}),
-        ...(config.telegram.webhook ? { webhook: { ...config.telegram.webhook, routes: ops } } : {}),
-        logger: logger.child({ platform: 'telegram' }),
-        clock,
-        maxFileBytes: config.maxFileBytes,
-        mentions: config.mentions,
-        ...deps.adapterOptions?.telegram,
-      }),
-    );
-  }
-  if (config.slack) {
-    const { createSlackAdapter } = await import('../adapters/slack/index.js');
-    adapters.push(
-      createSlackAdapter({
-        botToken: config.slack.botToken,
-        port: config.slack.port,
-        commandName: config.slack.commandName,
-        ...(config.slack.appToken ? { appToken: config.slack.appToken } : {}),
-        ...(config.slack.signingSecret ? { signingSecret: config.slack.signingSecret } : {}),
-        ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
-        routes: ops,
-        maxFileBytes: config.maxFileBytes,
-        logger: logger.child({ platform: 'slack' }),
-        mentions: config.mentions,
-        ...deps.adapterOptions?.slack,
-      }),
-    );
-  }
-  if (config.discord) {
-    const { createDiscordAdapter } = await import('../adapters/discord/index.js');
-    adapters.push(
-      createDiscordAdapter({
-        token: config.discord.token,
-        ...(config.discord.apiUrl ? { apiUrl: config.discord.apiUrl } : {}),
-        ...(config.discord.guildId ? { guildId: config.discord.guildId } : {}),
-        maxFileBytes: config.maxFileBytes,
-        logger: logger.child({ platform: 'discord' }),
-        mentions: config.mentions,
-        ...deps.adapterOptions?.discord,
-      }),
-    );
-  }
-  if (config.console) {
-    const { createConsoleAdapter } = await import('../adapters/console/index.js');
-    const io = deps.consoleIO ?? { input: process.stdin, output: process.stdout };
-    adapters.push(
-      createConsoleAdapter({
-        ...io,
-        historyFile: join(config.dataDir, 'console-history'),
-        ...(consoleLogFile ? { logFile: consoleLogFile } : {}),
-      }),
-    );
-  }
-  return adapters;
 }

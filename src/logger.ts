@@ -45,7 +45,7 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
 
 /**
  * @example
- * const log = createLogger({ secrets: [config.telegram.token] });
+ * const log = createLogger({ secrets: config.secrets });
  * log.info({ chat }, 'turn started');
  */
 export function createLogger(options: LoggerOptions = {}): Logger {

@@ -8,7 +8,6 @@
  * invalid or a configured platform's package is not installed.
  */
 import { existsSync } from 'node:fs';
-import type { ConsoleAdapter } from '../adapters/console/index.js';
 import { loadConfig } from '../config/index.js';
 import { startSwitchboard } from './app.js';
 import { cliAnswer, settingsReference } from './cli.js';
@@ -79,12 +78,13 @@ async function main(): Promise<number> {
         stop(signal).then(resolve, () => resolve(1));
       });
     }
-    const consoleAdapter = app.adapters.find((a) => a.platform === 'console') as ConsoleAdapter | undefined;
-    // Piped input: when it ends, finish the running replies, then stop.
-    consoleAdapter?.inputEnded.then(async () => {
-      await app.bot.idle();
-      stop('input closed').then(resolve, () => resolve(1));
-    });
+    // The terminal's input ended (piped input, or the operator left): finish the running replies, then stop.
+    for (const adapter of app.adapters) {
+      adapter.inputEnded?.then(async () => {
+        await app.bot.idle();
+        stop('input closed').then(resolve, () => resolve(1));
+      });
+    }
   });
 }
 

@@ -1,27 +1,27 @@
 /**
  * The platform SDKs and pg are optional peer dependencies: a project (or
- * `npx switchboard`) installs the ones it uses. Before the ready bot starts,
+ * `npx switchboard`) installs the ones it uses. Each platform module names
+ * the packages its `create()` imports. Before the ready bot starts,
  * the packages its configuration needs are looked up; a missing one stops
  * start-up with the one `npm install` line that adds all of them, instead of
  * a module-not-found error from deep inside an adapter.
  */
+import { PLATFORMS } from '../adapters/platforms.js';
 import type { Config } from '../config/index.js';
 import { SwitchboardError } from './errors.js';
 import { packageManifest } from './package-info.js';
 
-/** The packages each configured part of the bot imports. */
-export const PLATFORM_PACKAGES = {
-  telegram: ['grammy', '@grammyjs/runner', '@grammyjs/auto-retry'],
-  slack: ['@slack/bolt'],
-  discord: ['discord.js'],
-  database: ['pg'],
-} as const;
+/** What the bot needs besides the platforms: pg for a shared database. */
+const DATABASE_PACKAGES = ['pg'];
 
-/** The packages `config` makes the bot import, in a stable order. */
-export function packagesFor(config: Pick<Config, 'telegram' | 'slack' | 'discord' | 'database'>): string[] {
-  return (Object.keys(PLATFORM_PACKAGES) as (keyof typeof PLATFORM_PACKAGES)[])
-    .filter((part) => config[part] !== undefined)
-    .flatMap((part) => [...PLATFORM_PACKAGES[part]]);
+/** The packages `config` makes the bot import (the running platforms' and the database's), in a stable order. */
+export function packagesFor(config: Pick<Config, 'platforms' | 'database'>): string[] {
+  return [
+    ...PLATFORMS.filter((platform) => platform.id in config.platforms).flatMap(
+      (platform) => platform.packages,
+    ),
+    ...(config.database === undefined ? [] : DATABASE_PACKAGES),
+  ];
 }
 
 /** True when `name` resolves from switchboard's own location, as the adapters' imports would. */
@@ -41,7 +41,7 @@ function installed(name: string): boolean {
  * when a package `config` needs cannot be found. `isInstalled` is for tests.
  */
 export function requirePlatformPackages(
-  config: Pick<Config, 'telegram' | 'slack' | 'discord' | 'database'>,
+  config: Pick<Config, 'platforms' | 'database'>,
   isInstalled: (name: string) => boolean = installed,
 ): void {
   const missing = packagesFor(config).filter((name) => !isInstalled(name));

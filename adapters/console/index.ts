@@ -60,6 +60,8 @@ const CAPABILITIES: ChatCapabilities = {
   // The operator is at this machine: a file the agent sends is shown by its path, not copied anywhere.
   maxUploadBytes: 1024 * 1024 * 1024,
   filesAsPaths: true,
+  // Only the operator reads this terminal.
+  privateChat: true,
 };
 
 /**

@@ -32,8 +32,11 @@ export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 /** Largest custom_id Discord accepts on a button. */
 export const BUTTON_PAYLOAD_LIMIT = 100;
 
-/** The capabilities every Discord chat (thread or DM) declares. */
-export function discordCapabilities(paces: DiscordPaces): ChatCapabilities {
+/**
+ * The capabilities a Discord chat declares; `chat` (a chat key) tells a DM
+ * (`discord:dm:…`) from a thread.
+ */
+export function discordCapabilities(paces: DiscordPaces, chat = ''): ChatCapabilities {
   return {
     // Declared as the real limit; the core's splitter leaves room for reopened code fences.
     maxMessageLength: MAX_MESSAGE_LENGTH,
@@ -45,5 +48,6 @@ export function discordCapabilities(paces: DiscordPaces): ChatCapabilities {
     typingIntervalMs: paces.typingIntervalMs,
     maxUploadBytes: MAX_UPLOAD_BYTES,
     maxCaptionLength: MAX_MESSAGE_LENGTH,
+    ...(chat.split(':')[1] === 'dm' ? { privateChat: true } : {}),
   };
 }

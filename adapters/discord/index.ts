@@ -89,7 +89,7 @@ export interface DiscordAdapterOptions {
   paces?: Partial<DiscordPaces>;
   clock?: Clock;
   /** A button press the core has not answered by then is acknowledged silently. Default 2000 (Discord: 3 s). */
-  interactionAckMs?: number;
+  ackDeadlineMs?: number;
   /** `queue` (default): discord.js waits out rate limits. `reject`: message edits fail with RATE_LIMITED instead. */
   rateLimits?: 'queue' | 'reject';
   /** discord.js retries for 5xx and timeouts (default 3). */
@@ -125,7 +125,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const mentions = options.mentions ?? 'none';
-  const capabilities = { ...discordCapabilities({ ...DEFAULT_PACES, ...options.paces }), mentions };
+  const paces: DiscordPaces = { ...DEFAULT_PACES, ...options.paces };
   const own = options.client;
   if ((own === undefined) === (options.token === undefined)) {
     throw new SwitchboardError(
@@ -161,8 +161,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
     // discord.js resumes a dropped gateway by itself; until it is ready again, no event arrives.
     health: () => (!client ? 'not started' : client.isReady() ? undefined : 'the gateway connection is down'),
 
-    capabilities(_chat: string): ChatCapabilities {
-      return capabilities;
+    capabilities(chat: string): ChatCapabilities {
+      return { ...discordCapabilities(paces, chat), mentions };
     },
 
     async start(sink: EventSink, gate?: AccessGate): Promise<void> {
@@ -185,7 +185,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         sink,
         logger,
         clock,
-        interactionAckMs: options.interactionAckMs ?? 2000,
+        interactionAckMs: options.ackDeadlineMs ?? 2000,
         joinedThreads,
         downloads: {
           maxFileBytes: options.maxFileBytes ?? DEFAULT_DOWNLOAD_LIMITS.maxFileBytes,

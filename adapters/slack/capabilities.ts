@@ -14,6 +14,7 @@
  * placeholders edited with chat.update.
  */
 import type { ChatCapabilities, RateBudget } from '../../src/bot/adapter-contract.js';
+import { isDirectChannel } from './keys.js';
 import { slackMarkdown, slackMrkdwn } from './markdown.js';
 import { MAX_UPLOAD_BYTES } from './upload.js';
 
@@ -43,8 +44,15 @@ export const SLACK_DEFAULT_PACES: Required<SlackPaces> = {
 /** Slack's limit for a button's value. */
 export const SLACK_BUTTON_VALUE_LIMIT = 2000;
 
-/** Capabilities of a Slack chat, given whether native streams are available. */
-export function slackCapabilities(paces: Required<SlackPaces>, nativeStream: boolean): ChatCapabilities {
+/**
+ * Capabilities of a Slack chat, given whether native streams are available;
+ * `chat` (a chat key) tells a direct message from a channel.
+ */
+export function slackCapabilities(
+  paces: Required<SlackPaces>,
+  nativeStream: boolean,
+  chat = '',
+): ChatCapabilities {
   return {
     maxMessageLength: paces.maxMessageLength,
     minEditIntervalMs: nativeStream ? paces.streamIntervalMs : paces.editIntervalMs,
@@ -58,5 +66,6 @@ export function slackCapabilities(paces: Required<SlackPaces>, nativeStream: boo
     maxUploadBytes: MAX_UPLOAD_BYTES,
     // A file's initial comment is a message of its own length.
     maxCaptionLength: paces.maxMessageLength,
+    ...(isDirectChannel(chat.split(':')[1] ?? '') ? { privateChat: true } : {}),
   };
 }

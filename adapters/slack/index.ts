@@ -8,7 +8,7 @@
  * adds its listeners to that one and you keep starting and stopping it.
  *
  * @example
- * const slack = createSlackAdapter({ botToken: process.env.SLACK_BOT_TOKEN!, appToken: process.env.SLACK_APP_TOKEN });
+ * const slack = createSlackAdapter({ token: process.env.SLACK_BOT_TOKEN!, appToken: process.env.SLACK_APP_TOKEN });
  * const bot = createBot({ adapters: [slack], ... });
  * await bot.start();
  */
@@ -50,7 +50,7 @@ export { slackMarkdown, slackMrkdwn } from './markdown.js';
 /** Options of {@link createSlackAdapter}: tokens, or your own `app`. */
 export interface SlackAdapterOptions {
   /** Bot token, `xoxb-...` (SLACK_BOT_TOKEN); with `app`, default the token of `app.client`. */
-  botToken?: string;
+  token?: string;
   /**
    * Your own Bolt App, instead of the adapter's: it adds its listeners
    * (messages, mentions, the slash command, its own buttons) to it now, and
@@ -114,11 +114,11 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   const commandName = `/${(options.commandName ?? 'switchboard').replace(/^\//, '')}`;
   const paces: Required<SlackPaces> = { ...SLACK_DEFAULT_PACES, ...options.paces };
   const own = options.app;
-  const botToken = options.botToken ?? own?.client.token;
+  const botToken = options.token ?? own?.client.token;
   if (!botToken) {
     throw new SwitchboardError(
       'CONFIG_INVALID',
-      'createSlackAdapter needs `botToken` (xoxb-...), or an `app` whose client has the bot token',
+      'createSlackAdapter needs `token` (xoxb-...), or an `app` whose client has the bot token',
     );
   }
   // The Web API client appends method names to this base, so it must end in a slash.
@@ -206,9 +206,9 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
     },
     health: () => (transport ? transport.health() : 'not started'),
 
-    capabilities(_chat: string): ChatCapabilities {
+    capabilities(chat: string): ChatCapabilities {
       return {
-        ...slackCapabilities(paces, streams.available !== false),
+        ...slackCapabilities(paces, streams.available !== false, chat),
         mentions: options.mentions ?? 'none',
       };
     },

@@ -61,5 +61,6 @@ export function telegramCapabilities(
     maxUploadBytes: MAX_UPLOAD_BYTES,
     maxImageUploadBytes: MAX_PHOTO_BYTES,
     maxCaptionLength: MAX_CAPTION_LENGTH,
+    ...(isPrivate ? { privateChat: true } : {}),
   };
 }

@@ -61,7 +61,7 @@ export interface TelegramAdapterOptions {
    * they pass on with `next()` or do not handle reaches the agent) and never
    * polls, sets a webhook or changes your bot's error handler: you start the
    * bot, asking for {@link ALLOWED_UPDATES} among your update types.
-   * `apiRoot` and `webhook` are then your bot's business and not read.
+   * `apiUrl` and `webhook` are then your bot's business and not read.
    */
   bot?: Bot;
   /**
@@ -69,8 +69,8 @@ export interface TelegramAdapterOptions {
    * token; false with your `bot`, whose command menu is yours).
    */
   registerCommands?: boolean;
-  /** A local Bot API server (no trailing slash); default Telegram's. */
-  apiRoot?: string;
+  /** The Bot API base: a local Bot API server (TELEGRAM_API_ROOT); default Telegram's. */
+  apiUrl?: string;
   /** Webhook mode instead of long polling. */
   webhook?: WebhookOptions;
   logger?: Logger;
@@ -80,7 +80,7 @@ export interface TelegramAdapterOptions {
   /** Try rich messages first (default true); they turn off by themselves on a 404. */
   rich?: boolean;
   /** Answer a button press the core left unanswered after this long (default 10 s). */
-  callbackDeadlineMs?: number;
+  ackDeadlineMs?: number;
   /** Longest wait for one send, edit, delete, typing or draft call of the outbox (default 15000); then PLATFORM_TIMEOUT. */
   callTimeoutMs?: number;
   /**
@@ -121,7 +121,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     );
   }
   const token = attached?.token ?? options.token ?? '';
-  const apiRoot = (attached?.api.options?.apiRoot ?? options.apiRoot ?? DEFAULT_API_ROOT).replace(/\/+$/, '');
+  const apiRoot = (attached?.api.options?.apiRoot ?? options.apiUrl ?? DEFAULT_API_ROOT).replace(/\/+$/, '');
   const bot = attached ?? createGrammyBot({ token, apiRoot, logger });
   const api = attached ? apiBeside(attached, logger) : bot.api;
   const outbound = new TelegramOutbound({
@@ -136,7 +136,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     apiRoot,
     logger,
     clock,
-    callbackDeadlineMs: options.callbackDeadlineMs ?? 10_000,
+    callbackDeadlineMs: options.ackDeadlineMs ?? 10_000,
     maxFileBytes: options.maxFileBytes ?? BOT_API_DOWNLOAD_LIMIT,
     downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
     botApiLimit: apiRoot === DEFAULT_API_ROOT,

@@ -21,8 +21,9 @@ export interface AccessOptions {
   /** Person -> their ids on several platforms. */
   linkedUsers?: Readonly<Record<string, readonly string[]>> | undefined;
   /**
-   * Platforms whose users are always allowed. The console's user is the local
-   * operator, who already has the machine. Default `['console']`.
+   * Platforms whose users are always allowed: the terminal chat's user is
+   * the local operator, who already has the machine (the ready bot passes
+   * its fallback platforms). Default none.
    */
   trustedPlatforms?: readonly string[] | undefined;
 }
@@ -49,8 +50,13 @@ export class AccessPolicy {
   readonly #personOf = new Map<string, string>();
   readonly #idsOf = new Map<string, string[]>();
   readonly #trusted: Set<string>;
+  readonly #privateChat: (chat: string) => boolean;
 
-  constructor(options: AccessOptions = {}) {
+  /**
+   * @param privateChat whether only the bot and one person see a chat (its
+   *   adapter's capabilities say, `privateChat`); the bot core passes it.
+   */
+  constructor(options: AccessOptions = {}, privateChat: (chat: string) => boolean = () => false) {
     for (const [person, ids] of Object.entries(options.linkedUsers ?? {})) {
       const clean = ids.map((id) => id.trim()).filter(Boolean);
       this.#idsOf.set(person, clean);
@@ -60,7 +66,8 @@ export class AccessPolicy {
     this.#admins = new Set(this.#expand(options.admins ?? []));
     this.#approvers = new Set(this.#expand(options.approvers ?? []));
     this.#selfApproval = options.selfApproval ?? true;
-    this.#trusted = new Set(options.trustedPlatforms ?? ['console']);
+    this.#trusted = new Set(options.trustedPlatforms ?? []);
+    this.#privateChat = privateChat;
   }
 
   /** True when an allowlist (or an admin) is configured. */
@@ -95,6 +102,20 @@ export class AccessPolicy {
   /** Whether everyone in `chat` (a chat key, `platform:...`) is an operator: the terminal chat. */
   isOperatorChat(chat: string): boolean {
     return this.#trusted.has(platformOf(chat));
+  }
+
+  /**
+   * Whether only the bot and one person see `chat` (a direct message, the
+   * terminal), so that a sign-in link may be shown there. A chat whose
+   * adapter cannot say counts as shared.
+   */
+  isPrivateChat(chat: string): boolean {
+    if (this.isOperatorChat(chat)) return true;
+    try {
+      return this.#privateChat(chat);
+    } catch {
+      return false;
+    }
   }
 
   /**

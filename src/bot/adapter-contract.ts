@@ -226,6 +226,12 @@ export interface ChatCapabilities {
   maxCaptionLength?: number;
   /** The chat shows where a file is instead of its contents (the terminal prints its path). */
   filesAsPaths?: boolean;
+  /**
+   * Only the bot and one person see this chat (a direct message, the
+   * terminal): a sign-in link may be shown here. Absent: the chat may be
+   * shared.
+   */
+  privateChat?: boolean;
 }
 
 /** A file the core asks an adapter to upload, after the reply text written before it. */
@@ -345,6 +351,12 @@ export interface ChatAdapter extends Partial<NativeStreaming> {
    * the ready bot's `/readyz` reports it.
    */
   health?(): string | undefined;
+  /**
+   * Resolves when the person at the other end has closed the chat for good
+   * (the terminal's input ended): the ready bot then lets the running
+   * replies finish and stops. Absent for chats that never end.
+   */
+  readonly inputEnded?: Promise<void>;
 }
 
 /**

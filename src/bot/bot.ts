@@ -63,7 +63,10 @@ export function createBot(options: BotOptions): Bot {
   const approvalTimeoutMs = limits.approvalTimeoutMs ?? DEFAULTS.approvalTimeoutMs;
   const queueLimit = limits.queueLimit ?? DEFAULTS.queueLimit;
   const outbox = options.outbox ?? createOutbox({ adapters, clock, logger });
-  const access = new AccessPolicy(options.access ?? {});
+  const access = new AccessPolicy(
+    options.access ?? {},
+    (chat) => outbox.capabilities(chat).privateChat === true,
+  );
   const approvals = new ApprovalRegistry({ outbox, access, clock, timeoutMs: approvalTimeoutMs, logger });
   const controls = options.stores.controls ?? createMemoryControlsStore();
   const budgets = new Budgets({ caps: limits.budgets ?? {}, store: controls, access, clock, logger });

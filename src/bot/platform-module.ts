@@ -43,7 +43,7 @@ export interface PlatformContext {
   routes: HttpRoutes;
   /** The bot's data directory, for a platform's own small files (the terminal's history). */
   dataDir: string;
-  /** The log file the bot writes to, when there is one (the terminal chat prints where it is). */
+  /** The log file the bot writes to instead of the terminal, when it moved them there (the terminal chat prints where it is). */
   logFile?: string;
 }
 
@@ -71,7 +71,8 @@ export interface PlatformModule<Settings = unknown, Options = unknown> {
   /**
    * Its settings as a zod object shape over environment variables
    * (`TELEGRAM_BOT_TOKEN: ...`); configuration merges it into the core schema,
-   * so a bad value is reported with the core's own.
+   * so a bad value is reported with the core's own. The first is the one that
+   * turns the platform on (`--help` names it).
    */
   readonly env: z.ZodRawShape;
   /** The names in {@link PlatformModule.env} whose values are secret: the logger scrubs them. */
@@ -90,6 +91,17 @@ export interface PlatformModule<Settings = unknown, Options = unknown> {
    * platform's people are the machine's operator, always allowed.
    */
   readonly fallback?: boolean;
+  /**
+   * The id of the one person of a {@link PlatformModule.fallback} platform,
+   * the machine's operator (`operator`): the ready bot makes
+   * `<id>:<operatorId>` an admin.
+   */
+  readonly operatorId?: string;
+  /**
+   * Its chat is this process's terminal (stdin and stdout): the ready bot
+   * then keeps routine logs off the terminal, in a file or at warn level.
+   */
+  readonly terminal?: boolean;
   /** How it renders Markdown, by default (a chat's capabilities may differ). */
   readonly dialect: ChatCapabilities['dialect'];
   /** What its chats allow, before a chat says otherwise (for docs and the contract suite). */

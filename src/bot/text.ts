@@ -33,14 +33,16 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 }
 
 /**
- * A name only the bot's operator can act on: a setting (`SWITCHBOARD_*`,
- * a platform's or the model provider's variables, any `*_TOKEN`, `*_KEY`,
+ * A name only the bot's operator can act on: a setting (`SWITCHBOARD_*`, the
+ * model provider's and the database's variables, any `*_TOKEN`, `*_KEY`,
  * `*_SECRET`, `*_PASSWORD`) or the `.env` file. People in a chat cannot
  * change these; shown to them they are noise at best and a map of the
- * deployment at worst.
+ * deployment at worst. A platform's variables (`<PLATFORM>_API_URL`,
+ * `_WEBHOOK_PORT`, `_GUILD_ID`…) are known by how settings end, so a new
+ * platform's are covered without being named here.
  */
 export const OPERATOR_DETAIL =
-  /\b(?:SWITCHBOARD|ANTHROPIC|TELEGRAM|SLACK|DISCORD|POSTGRES|PG|MCP)_[A-Z0-9_]+\b|\b[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET|PASSWORD)S?\b|(?:^|[\s(`"'])\.env\b/;
+  /\b(?:SWITCHBOARD|ANTHROPIC|POSTGRES|PG|MCP)_[A-Z0-9_]+\b|\b[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET|PASSWORD)S?\b|\b[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:URL|ROOT|PORT|ID|COMMAND|SHARDS|DELAY)\b|(?:^|[\s(`"'])\.env\b/;
 
 /** True when `text` names a setting or the `.env` file (see {@link OPERATOR_DETAIL}). */
 export function namesOperatorDetail(text: string): boolean {

@@ -18,7 +18,7 @@ export interface SystemPromptParts {
 }
 
 const DEFAULT_BASE = [
-  'You are an AI agent that people talk to from a chat app (Telegram, Slack, Discord or a console).',
+  'You are an AI agent that people talk to from a chat app or a terminal.',
   'Your replies are shown as chat messages: keep them concise, and use Markdown sparingly (short paragraphs, lists, code blocks).',
   'In shared chats each user message starts with its author in brackets, like "[Alice] ...", so you know who said what.',
   'Tool calls that change files or run commands may need a person to approve them; if one is denied, say what you wanted to do instead of retrying it.',

@@ -41,8 +41,8 @@ export function createSendFileTool(): Tool {
     description:
       'Sends a file from the workspace to the chat, with an optional caption: PNG, JPEG, GIF and WebP images ' +
       'are shown inline (larger ones than the chat shows inline go as documents), other files as documents. ' +
-      'Write the file first (with Write or Bash), then send it. Each chat has an upload limit (Telegram 50 MB, ' +
-      `Discord 10 MB, at most ${formatBytes(SEND_FILE_MAX_BYTES)} anywhere); a file over it is refused with the limit, ` +
+      'Write the file first (with Write or Bash), then send it. Each chat has an upload limit (set by its platform, ' +
+      `at most ${formatBytes(SEND_FILE_MAX_BYTES)} anywhere); a file over it is refused with the limit, ` +
       'so compress or split it. In a terminal chat the path is printed instead.',
     toolClass: 'inspect',
     schema,

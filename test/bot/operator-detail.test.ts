@@ -13,7 +13,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { AccessPolicy } from '../../src/bot/access.js';
 import { COMMAND_CATALOGUE } from '../../src/bot/adapter-contract.js';
-import { withoutOperatorDetail } from '../../src/bot/text.js';
+import { namesOperatorDetail, withoutOperatorDetail } from '../../src/bot/text.js';
 import { Sandbox } from '../../src/sandbox/index.js';
 import type { ToolSource } from '../../src/tools/types.js';
 import { type BotHarness, startBotHarness, USERS } from '../helpers/bot-harness.js';
@@ -107,7 +107,19 @@ it('keeps the problem and drops the fix only an operator can apply; the terminal
     "Sandbox: off (a setting); commands run as the bot. (The bot's operator can see why in its log.)",
   );
   expect(withoutOperatorDetail('Context: 12% used\nNothing else.')).toBe('Context: 12% used\nNothing else.');
-  const access = new AccessPolicy({ allowedUsers: ['telegram:1'], admins: ['telegram:9'] });
+  // A platform's settings are known by how settings end, a platform the core never named included.
+  expect(
+    ['TELEGRAM_API_ROOT', 'SLACK_COMMAND', 'DISCORD_GUILD_ID', 'TEAMS_APP_ID', 'TEAMS_APP_PASSWORD'].map(
+      (name) => namesOperatorDetail(`check ${name}`),
+    ),
+  ).toEqual([true, true, true, true, true]);
+  // A rule or a command a person wrote is not a setting of the bot.
+  expect(namesOperatorDetail('Bash(NODE_ENV=test npm test)')).toBe(false);
+  const access = new AccessPolicy({
+    allowedUsers: ['telegram:1'],
+    admins: ['telegram:9'],
+    trustedPlatforms: ['console'],
+  });
   expect([
     access.isOperator('telegram:1'),
     access.isOperator('telegram:9'),

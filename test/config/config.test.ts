@@ -26,8 +26,8 @@ describe('loadConfig', () => {
     expect(c.approvalTimeoutMs).toBe(600_000);
     expect(c.streamIdleTimeoutMs).toBe(120_000);
     expect(c.allowedUsers).toEqual([]);
-    expect(c.console).toBe(true);
-    expect(c.telegram).toBeUndefined();
+    // No platform configured: the terminal chat runs.
+    expect(c.platforms).toEqual({ console: {} });
     expect(c.secrets).toEqual(['sk-ant-test-key']);
   });
 
@@ -197,6 +197,46 @@ describe('loadConfig', () => {
     ).toEqual(['TELEGRAM_WEBHOOK_SECRET']);
   });
 
+  it("reports every platform's cross-checks with the core's, in one message", () => {
+    const p = problems({
+      ...base,
+      SLACK_APP_TOKEN: 'xapp-1-2',
+      DISCORD_GUILD_ID: '123456789012',
+      TELEGRAM_WEBHOOK_URL: 'https://x.example/tg',
+      SWITCHBOARD_TRANSCRIBE_MODEL: 'whisper-1',
+    });
+    expect(p.variables).toEqual([
+      'SWITCHBOARD_TRANSCRIBE_URL',
+      'TELEGRAM_WEBHOOK_SECRET',
+      'TELEGRAM_BOT_TOKEN',
+      'SLACK_BOT_TOKEN',
+      'DISCORD_BOT_TOKEN',
+    ]);
+    expect(p.message).toContain('SLACK_BOT_TOKEN is not set, but other SLACK_ variables are');
+  });
+
+  it("scrubs every platform's secrets, and only the platforms that run", () => {
+    const c = loadConfig({
+      env: {
+        ...base,
+        TELEGRAM_BOT_TOKEN: '123:abcdefghijklmnop',
+        TELEGRAM_WEBHOOK_URL: 'https://x.example/tg',
+        TELEGRAM_WEBHOOK_SECRET: 'webhook-secret-value',
+        SLACK_BOT_TOKEN: 'xoxb-1-2',
+        SLACK_SIGNING_SECRET: 'signing-secret-value',
+      },
+    });
+    expect(c.secrets).toEqual([
+      'sk-ant-test-key',
+      '123:abcdefghijklmnop',
+      'webhook-secret-value',
+      'xoxb-1-2',
+      'signing-secret-value',
+    ]);
+    expect(Object.keys(c.platforms)).toEqual(['telegram', 'slack']);
+    expect(c.platforms.telegram).toMatchObject({ webhook: { port: 8080, secret: 'webhook-secret-value' } });
+  });
+
   it('builds platform sections and turns off the console when a platform is configured', () => {
     const c = loadConfig({
       env: {
@@ -212,15 +252,15 @@ describe('loadConfig', () => {
         SWITCHBOARD_APPROVAL_TIMEOUT: '30',
       },
     });
-    expect(c.console).toBe(false);
-    expect(c.telegram).toEqual({ token: '123:abcdefghijklmnop', apiRoot: 'http://127.0.0.1:9' });
-    expect(c.slack).toMatchObject({
-      botToken: 'xoxb-1-2',
+    expect(Object.keys(c.platforms)).toEqual(['telegram', 'slack', 'discord']);
+    expect(c.platforms.telegram).toEqual({ token: '123:abcdefghijklmnop', apiUrl: 'http://127.0.0.1:9' });
+    expect(c.platforms.slack).toMatchObject({
+      token: 'xoxb-1-2',
       appToken: 'xapp-1-2',
       commandName: 'switchboard',
       port: 3000,
     });
-    expect(c.discord).toEqual({ token: 'discord-token-value', guildId: '123456789012' });
+    expect(c.platforms.discord).toEqual({ token: 'discord-token-value', guildId: '123456789012' });
     expect(c.linkedUsers).toEqual({ alice: ['telegram:1', 'slack:U1'], bob: ['discord:22'] });
     expect(c.approvalTimeoutMs).toBe(30_000);
     expect(c.secrets).toContain('discord-token-value');
@@ -252,7 +292,7 @@ describe('loadConfig', () => {
 
   it('runs the console alongside platforms with --console', () => {
     const c = loadConfig({ env: { ...base, DISCORD_BOT_TOKEN: 'discord-token-value' }, argv: ['--console'] });
-    expect(c.console).toBe(true);
+    expect(Object.keys(c.platforms)).toEqual(['discord', 'console']);
   });
 
   it('throws a SwitchboardError, not a raw zod error', () => {

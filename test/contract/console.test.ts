@@ -8,6 +8,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { CONSOLE_CHAT, createConsoleAdapter } from '../../adapters/console/index.js';
+import { plain } from '../../src/bot/format/dialect.js';
 import { watchScreen } from '../helpers/console-screen.js';
 import { type PlatformHarness, type PlatformRig, waitFor } from './harness.js';
 import { contractSuite } from './suite.js';
@@ -33,7 +34,7 @@ const terminal: PlatformHarness = {
   name: 'console',
   places: ['terminal'],
   limits: {
-    messageLength: { value: 100_000, format: 'plain', docs: OWN },
+    messageLength: { value: 100_000, format: plain, docs: OWN },
     buttonPayloadBytes: { value: 200, docs: OWN },
     upload: { documented: { value: 1024 * 1024 * 1024, docs: OWN }, enforced: 0 },
     ackDeadlineMs: { value: 0, docs: OWN },

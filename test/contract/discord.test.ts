@@ -11,6 +11,7 @@
  * against Discord's 5 per 5 s instead.
  */
 import { createDiscordAdapter } from '../../adapters/discord/index.js';
+import { discordMarkdown } from '../../adapters/discord/markdown.js';
 import type { Clock } from '../../src/clock.js';
 import { type FakeDiscord, type FakeInteraction, startFakeDiscord } from '../fakes/discord/index.js';
 import { DISCORD_UPLOAD_LIMIT } from '../fakes/discord/uploads.js';
@@ -64,7 +65,7 @@ const discord: PlatformHarness = {
   limits: {
     messageLength: {
       value: 2000,
-      format: 'discord-markdown',
+      format: discordMarkdown,
       docs: 'https://discord.com/developers/docs/resources/message#create-message',
     },
     buttonPayloadBytes: {

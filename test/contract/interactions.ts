@@ -13,6 +13,7 @@ import type {
   EditEvent,
   MessageEvent,
 } from '../../src/bot/adapter-contract.js';
+import { plain } from '../../src/bot/format/dialect.js';
 import { rejection, type SuiteContext } from './suite-context.js';
 
 const isButton = (e: ChatEvent): e is ButtonEvent => e.type === 'button';
@@ -79,7 +80,7 @@ export function interactionParts(c: SuiteContext): void {
       const event = await c.log.next((e): e is MessageEvent => isMessage(e) && e.text.includes(marker));
       expect(event.chat.startsWith(`${c.rig.adapter.platform}:`)).toBe(true);
       const reply = `answer in the ${place}`;
-      await c.rig.adapter.send(event.chat, { text: reply, format: 'plain' });
+      await c.rig.adapter.send(event.chat, { text: reply, format: plain });
       expect(spot.botTexts()).toContain(reply);
     });
   }

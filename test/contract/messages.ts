@@ -5,6 +5,7 @@
  * FORMAT_REJECTED: resend plain; FILE_TOO_LARGE: say so).
  */
 import { expect } from 'vitest';
+import { plain } from '../../src/bot/format/dialect.js';
 import { RateLimitError, type RateLimitScope, SwitchboardError } from '../../src/errors.js';
 import { document, rejection, type SuiteContext } from './suite-context.js';
 
@@ -109,7 +110,7 @@ export function messageParts(c: SuiteContext): void {
       if (!refused) throw new Error(`${harness.name} has no refusedFormat and does not say why`);
       expect((await rejection(c.rig.adapter.send(c.rig.chat, refused))).code).toBe('FORMAT_REJECTED');
       expect(c.rig.botTexts()).toEqual([]);
-      await c.rig.adapter.send(c.rig.chat, { text: refused.text, format: 'plain' });
+      await c.rig.adapter.send(c.rig.chat, { text: refused.text, format: plain });
       expect(c.rig.botTexts()).toEqual([refused.text]);
     },
   );

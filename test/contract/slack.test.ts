@@ -8,6 +8,8 @@
  * test); the adapter's declared limit is checked against Slack's number.
  */
 import { createSlackAdapter } from '../../adapters/slack/index.js';
+import { slackMarkdown, slackMrkdwn } from '../../adapters/slack/markdown.js';
+import { plain } from '../../src/bot/format/dialect.js';
 import type { Clock } from '../../src/clock.js';
 import {
   type Ack,
@@ -33,7 +35,7 @@ const UPLOAD_LIMIT = 1024 * 1024;
  */
 function createAdapter(fake: FakeSlack, clock: Clock) {
   return createSlackAdapter({
-    botToken: fake.botToken,
+    token: fake.botToken,
     appToken: fake.appToken,
     apiUrl: fake.apiUrl,
     retries: 0,
@@ -64,7 +66,7 @@ const slack: PlatformHarness = {
   limits: {
     messageLength: {
       value: DEFAULT_LIMITS.maxText,
-      format: 'slack-mrkdwn',
+      format: slackMrkdwn,
       docs: 'https://docs.slack.dev/reference/methods/chat.postMessage',
     },
     buttonPayloadBytes: {
@@ -124,7 +126,7 @@ const slack: PlatformHarness = {
           return thread(fake, DM);
         }
         if (place === 'thread the bot is in') {
-          await adapter.send(rig.chat, { text: 'joined', format: 'plain' });
+          await adapter.send(rig.chat, { text: 'joined', format: plain });
           const { ts } = await fake.userMessage({ channel: CHANNEL, user: PERSON, text, threadTs: parentTs });
           lastSaid = { channel: CHANNEL, ts, addressed: (t) => t };
           return chat;
@@ -168,7 +170,7 @@ const slack: PlatformHarness = {
         // Slack refuses a message's layout (invalid_blocks), never its Markdown as such:
         // the fake is told to refuse the next message's blocks.
         fake.faults.push({ method: 'chat.postMessage', error: 'invalid_blocks', times: 1 });
-        return { text: 'a *layout* Slack will not take', format: 'markdown' };
+        return { text: 'a *layout* Slack will not take', format: slackMarkdown };
       },
       files: () =>
         fake

@@ -11,6 +11,7 @@
  */
 import type { Update } from 'grammy/types';
 import { createTelegramAdapter } from '../../adapters/telegram/index.js';
+import { telegramHtml, telegramMarkdown } from '../../adapters/telegram/markdown.js';
 import type { EventSink } from '../../src/bot/adapter-contract.js';
 import type { Clock } from '../../src/clock.js';
 import {
@@ -44,7 +45,7 @@ const UPLOAD_LIMIT = 1024 * 1024;
 function createAdapter(fake: FakeTelegram, options: { rich: boolean; clock: Clock }) {
   return createTelegramAdapter({
     token: fake.token,
-    apiRoot: fake.url,
+    apiUrl: fake.url,
     rich: options.rich,
     clock: options.clock,
   });
@@ -70,12 +71,12 @@ function telegramHarness(rich: boolean): PlatformHarness {
         ? // Rich messages hold 32,768 characters ("Rich Message Limits"); the fake refuses longer.
           {
             value: 32_768,
-            format: 'markdown',
+            format: telegramMarkdown,
             docs: 'https://core.telegram.org/bots/api#rich-message-formatting-options',
           }
         : {
             value: 4096,
-            format: 'telegram-html',
+            format: telegramHtml,
             docs: 'https://core.telegram.org/bots/api#sendmessage',
           },
       buttonPayloadBytes: { value: 64, docs: 'https://core.telegram.org/bots/api#inlinekeyboardbutton' },
@@ -191,9 +192,7 @@ function telegramHarness(rich: boolean): PlatformHarness {
           });
           return 'edit';
         },
-        ...(rich
-          ? {}
-          : { refusedFormat: () => ({ text: '<b>bold never closed', format: 'telegram-html' as const }) }),
+        ...(rich ? {} : { refusedFormat: () => ({ text: '<b>bold never closed', format: telegramHtml }) }),
         files: () =>
           fake
             .botMessages(PERSON.chatId)

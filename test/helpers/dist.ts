@@ -13,5 +13,5 @@ export const REPO = resolve(import.meta.dirname, '..', '..');
 /** `dist/src/main.js`: the ready bot. */
 export const BUILT_MAIN = join(REPO, 'dist', 'src', 'main.js');
 
-/** `dist/src/shard.js`: the Discord ShardingManager entry (`npm run start:sharded`). */
-export const BUILT_SHARD = join(REPO, 'dist', 'src', 'shard.js');
+/** `dist/adapters/discord/start-sharded.js`: the Discord ShardingManager entry (`npm run start:sharded`). */
+export const BUILT_SHARD = join(REPO, 'dist', 'adapters', 'discord', 'start-sharded.js');

@@ -95,7 +95,7 @@ describe('the ready bot process', () => {
       },
       cwd: dir,
     });
-    const shared = await startSwitchboard({ ...config, console: false }, { logger });
+    const shared = await startSwitchboard({ ...config, platforms: {} }, { logger });
     await shared.stop();
     const warnings = lines
       .map((l) => JSON.parse(l) as { level: number; msg: string })
@@ -105,7 +105,7 @@ describe('the ready bot process', () => {
     );
 
     lines.length = 0;
-    const perChat = await startSwitchboard({ ...config, console: false, workspacePerChat: true }, { logger });
+    const perChat = await startSwitchboard({ ...config, platforms: {}, workspacePerChat: true }, { logger });
     await perChat.stop();
     expect(lines.join('')).not.toContain('shared workspace');
   });

@@ -5,6 +5,8 @@
  * in an installed project: test/package/install.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
+import { PLATFORMS } from '../../adapters/platforms.js';
+import { usage } from '../../src/cli.js';
 import { isErrorCode } from '../../src/errors.js';
 import { packageManifest } from '../../src/package-info.js';
 import { packagesFor, requirePlatformPackages } from '../../src/platform-packages.js';
@@ -24,17 +26,31 @@ function refusal(config: Parameters<typeof requirePlatformPackages>[0], installe
 
 describe('the platform packages a configuration needs', () => {
   it('names each configured part, nothing else', () => {
-    expect(packagesFor({})).toEqual([]);
-    expect(packagesFor({ slack: {} as never, database: {} as never })).toEqual(['@slack/bolt', 'pg']);
+    expect(packagesFor({ platforms: {} })).toEqual([]);
+    expect(packagesFor({ platforms: { console: {} } })).toEqual([]);
+    expect(packagesFor({ platforms: { slack: {} }, database: {} as never })).toEqual(['@slack/bolt', 'pg']);
   });
 
   it('gives one npm install line, at the peer ranges, for what is missing', () => {
-    const message = refusal({ telegram: {} as never, discord: {} as never }, ['grammy']);
+    const message = refusal({ platforms: { telegram: {}, discord: {} } }, ['grammy']);
     expect(message).toContain(
       `npm install @grammyjs/runner@${ranges['@grammyjs/runner']} @grammyjs/auto-retry@${ranges['@grammyjs/auto-retry']} discord.js@${ranges['discord.js']}\n`,
     );
     expect(message).toMatch(/^@grammyjs\/runner, @grammyjs\/auto-retry, discord\.js are not installed/);
-    expect(refusal({ database: {} as never }, [])).toContain(`npm install pg@${ranges.pg}\n`);
-    expect(refusal({ slack: {} as never }, ['@slack/bolt'])).toBe('');
+    expect(refusal({ platforms: {}, database: {} as never }, [])).toContain(`npm install pg@${ranges.pg}\n`);
+    expect(refusal({ platforms: { slack: {} } }, ['@slack/bolt'])).toBe('');
+  });
+});
+
+describe('`switchboard --help`', () => {
+  it("names each platform's switch and the packages it needs, from the platform list", () => {
+    const text = usage();
+    expect(text).toMatch(/^Usage: switchboard \[--console\]\n/);
+    for (const platform of PLATFORMS.filter((p) => !p.fallback)) {
+      expect(text).toContain(
+        `${platform.title}: ${Object.keys(platform.env)[0]} (npm install ${platform.packages.join(' ')})`,
+      );
+    }
+    expect(text).toContain('--console   run the terminal chat alongside the configured platforms');
   });
 });

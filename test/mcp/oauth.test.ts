@@ -70,6 +70,11 @@ async function signInWorld() {
       },
     },
   );
+  // The one private chat, as a platform's adapter declares its direct messages (`privateChat`).
+  const telegram = world.h.adapters.telegram;
+  if (!telegram) throw new Error('no telegram adapter');
+  const declared = telegram.capabilities(DM);
+  telegram.setCapabilities((chat) => ({ ...declared, privateChat: chat === DM }));
   const whoami = async () => {
     const tool = world.mcp.tools().find((t) => t.name === 'mcp__remote__whoami');
     if (!tool) throw new Error('whoami is not offered');

@@ -201,7 +201,7 @@ describe('the packed package', () => {
     const [session = '', bot = ''] = snippets;
     const botOnFake = bot.replace(
       'createTelegramAdapter({ token: process.env.TELEGRAM_BOT_TOKEN! })',
-      'createTelegramAdapter({ token: process.env.TELEGRAM_BOT_TOKEN!, apiRoot: process.env.TELEGRAM_API_ROOT! })',
+      'createTelegramAdapter({ token: process.env.TELEGRAM_BOT_TOKEN!, apiUrl: process.env.TELEGRAM_API_ROOT! })',
     );
     expect(botOnFake).not.toBe(bot);
     writeFileSync(join(app, 'session.ts'), `${session}\nexport {};\n`);

@@ -71,7 +71,7 @@ describe('a platform call that is never answered', () => {
       () => anthropic.close(),
     );
     const adapter = createSlackAdapter({
-      botToken: slack.botToken,
+      token: slack.botToken,
       appToken: slack.appToken,
       apiUrl: slack.apiUrl,
       port: 0,

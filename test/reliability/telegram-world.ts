@@ -69,7 +69,7 @@ export async function startTelegramWorld(options: TelegramWorldOptions): Promise
   });
   const adapter = createTelegramAdapter({
     token: TG_TOKEN,
-    apiRoot: telegram.url,
+    apiUrl: telegram.url,
     logger: logger.child({ platform: 'telegram' }),
     ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
     paces: scaled.paces,

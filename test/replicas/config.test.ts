@@ -95,7 +95,7 @@ describe.skipIf(!dbUrl)('start-up on PostgreSQL', () => {
       });
       const failed = await startSwitchboard(config, {
         logger: silentLogger,
-        consoleIO: { input: Readable.from([]), output: new PassThrough() },
+        adapterOptions: { console: { input: Readable.from([]), output: new PassThrough() } },
       }).then(
         () => undefined,
         (err: unknown) => err as Error,

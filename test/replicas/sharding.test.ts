@@ -1,5 +1,5 @@
 /**
- * `npm run start:sharded`: the compiled dist/src/shard.js as a child process,
+ * `npm run start:sharded`: the compiled dist/adapters/discord/start-sharded.js as a child process,
  * running two Discord shards (each the ready bot, `dist/src/main.js`) under discord.js's
  * ShardingManager against the fake Discord and one PostgreSQL schema.
  *
@@ -16,11 +16,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { planShards, recommendedShards } from '../../adapters/discord/shard.js';
 import { isErrorCode } from '../../src/errors.js';
-import { planShards, recommendedShards } from '../../src/shard.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 import { type FakeDiscord, startFakeDiscord } from '../fakes/discord/index.js';
-import { BUILT_SHARD } from '../helpers/dist.js';
+import { BUILT_SHARD, REPO } from '../helpers/dist.js';
 import { SKIP_REASON, testDatabaseUrl, testSchemas } from '../store-postgres/database.js';
 
 const url = testDatabaseUrl();
@@ -70,6 +70,27 @@ describe('planning a sharded start', () => {
       await expect(recommendedShards({ ...plan, token: 'wrong' })).rejects.toThrow(/DISCORD_SHARDS/);
     } finally {
       await fake.close();
+    }
+  });
+
+  it('`npm run start:sharded` runs the sharded start: without Discord it exits 2 and says why', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'switchboard-sharded-'));
+    try {
+      // The script as package.json runs it (scripts/start.mjs --sharded), from a folder without a .env.
+      const child = spawn(process.execPath, [join(REPO, 'scripts', 'start.mjs'), '--sharded'], {
+        cwd,
+        env: { PATH: process.env.PATH ?? '' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let err = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        err += chunk.toString();
+      });
+      const [code] = await once(child, 'exit');
+      expect(err).toContain('DISCORD_BOT_TOKEN is not set: sharding is for Discord bots');
+      expect(code).toBe(2);
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
     }
   });
 });
@@ -165,12 +186,15 @@ describe.skipIf(!url)('npm run start:sharded', () => {
       'both shards logging their start',
       30_000,
     );
-    const started = out
-      .split('\n')
-      .filter((l) => l.includes('switchboard started'))
-      .map((l) => JSON.parse(l) as { shards?: string; shardCount?: string; store?: string });
-    expect(started.map((s) => s.shards).sort()).toEqual(['0', '1']);
-    expect(started.every((s) => s.shardCount === '2' && s.store === 'postgres')).toBe(true);
+    const lines = (message: string) =>
+      out
+        .split('\n')
+        .filter((l) => l.includes(message))
+        .map((l) => JSON.parse(l) as { shards?: string; shardCount?: string; store?: string });
+    const shards = lines('"Discord shard"');
+    expect(shards.map((s) => s.shards).sort()).toEqual(['0', '1']);
+    expect(shards.every((s) => s.shardCount === '2')).toBe(true);
+    expect(lines('switchboard started').every((s) => s.store === 'postgres')).toBe(true);
 
     const alice = discord.user('alice');
     const openings = guilds.map((g, shard) =>

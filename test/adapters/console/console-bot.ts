@@ -45,6 +45,8 @@ export async function startConsoleBot(options: {
       permissionMode: options.permissionMode,
     }),
     stores: { state: createBotStateStore(join(options.root, 'data')) },
+    // The terminal's operator, as the ready bot trusts its fallback platform.
+    access: { trustedPlatforms: ['console'] },
     logger: silentLogger,
   });
   await bot.start();

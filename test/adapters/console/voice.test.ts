@@ -55,6 +55,7 @@ describe('the terminal chat: audio file paths', () => {
         workspace: join(root, 'ws'),
       }),
       stores: { state: createBotStateStore(join(root, 'data')) },
+      access: { trustedPlatforms: ['console'] },
       voice: { transcriber: createTranscriber({ url: stt.url, model: 'whisper-1' }) },
       logger: silentLogger,
     });

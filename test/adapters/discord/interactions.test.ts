@@ -193,7 +193,7 @@ describe('Discord adapter: slash commands and buttons', () => {
   });
 
   it('acknowledges a press the core has not answered in time, then follows up', async () => {
-    rig = await startRig({}, { interactionAckMs: 30 });
+    rig = await startRig({}, { ackDeadlineMs: 30 });
     const { fake, log, adapter } = rig;
     const { chat } = await openThread(rig);
     const sent = await adapter.send(chat, {

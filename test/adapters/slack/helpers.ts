@@ -53,7 +53,7 @@ export async function startAdapter(
   options: Partial<SlackAdapterOptions> = {},
 ): Promise<{ adapter: SlackAdapter; log: EventLog }> {
   const adapter = createSlackAdapter({
-    botToken: fake.botToken,
+    token: fake.botToken,
     ...(options.signingSecret ? {} : { appToken: fake.appToken }),
     apiUrl: fake.apiUrl,
     retries: 0,

@@ -159,7 +159,7 @@ describe('Slack outbound', () => {
 
   it('refuses to start with a token Slack rejects', async () => {
     fake = await startFakeSlack();
-    const err = await rejection(startAdapter(fake, { botToken: 'xoxb-wrong' }));
+    const err = await rejection(startAdapter(fake, { token: 'xoxb-wrong' }));
     expect(err.code).toBe('PLATFORM_AUTH');
     expect(err.message).toMatch(/SLACK_BOT_TOKEN/);
   });

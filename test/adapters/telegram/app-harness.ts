@@ -106,7 +106,7 @@ export async function createAppWorld(
     async startWithPaces(paces) {
       const { logger } = captureLogger();
       const bot = createBot({
-        adapters: [createTelegramAdapter({ token: telegram.token, apiRoot: telegram.url, paces, logger })],
+        adapters: [createTelegramAdapter({ token: telegram.token, apiUrl: telegram.url, paces, logger })],
         sessions: createSessionFactory({
           provider: new AnthropicProvider({ apiKey: API_KEY, baseURL: anthropic.url }),
           sessionStore: createUserSessionStore(join(root, 'data', 'sessions'), { logger }),

@@ -39,7 +39,7 @@ const isType =
 beforeEach(async () => {
   fake = await startFakeTelegram();
   log = new EventLog();
-  adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url, callbackDeadlineMs: 300 });
+  adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url, ackDeadlineMs: 300 });
   await adapter.start(log.sink);
 });
 afterEach(async () => {
@@ -192,7 +192,7 @@ describe('Telegram inbound', () => {
 
   it('marks a photo over the file limit too large, from its declared size, without fetching it', async () => {
     await adapter.stop();
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url, maxFileBytes: 4 });
+    adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url, maxFileBytes: 4 });
     await adapter.start(log.sink);
     const fileId = fake.addFile(Buffer.alloc(5000), 'photos/big.jpg');
     fake.pushUpdate(photoUpdate(dm, fileId));
@@ -230,7 +230,7 @@ describe('Telegram inbound', () => {
 
   it('gives up on a download that stalls and says it failed', async () => {
     await adapter.stop();
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url, downloadTimeoutMs: 300 });
+    adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url, downloadTimeoutMs: 300 });
     await adapter.start(log.sink);
     const fileId = fake.addFile(Buffer.alloc(64 * 1024, 1), 'documents/slow.txt', { stall: true });
     fake.pushUpdate(documentUpdate(dm, fileId, { name: 'slow.txt', mimeType: 'text/plain' }));
@@ -247,7 +247,7 @@ describe('Telegram inbound', () => {
     });
     const slow = new EventLog();
     await adapter.stop();
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
+    adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url });
     await adapter.start(async (event) => {
       await slow.sink(event);
       if (event.type === 'message') await gate;

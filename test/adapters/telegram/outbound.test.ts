@@ -31,7 +31,7 @@ describe('Telegram outbound, classic messages', () => {
       rich: false,
       limits: { private: { count: 100, windowMs: 1000 }, perMessage: { count: 100, windowMs: 1000 } },
     });
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url, rich: false });
+    adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url, rich: false });
   });
 
   it('declares classic capabilities per chat: private drafts, group budget', () => {
@@ -155,7 +155,7 @@ describe('Telegram outbound, rich messages', () => {
     fake = await startFakeTelegram({
       limits: { private: { count: 100, windowMs: 1000 }, perMessage: { count: 100, windowMs: 1000 } },
     });
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
+    adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url });
   });
 
   it('sends, edits and drafts Markdown as rich messages up to 32,768 characters', async () => {

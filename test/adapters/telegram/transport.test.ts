@@ -31,7 +31,7 @@ afterEach(async () => {
 describe('Telegram start-up and transports', () => {
   it('rejects start with a clear message, without the token, when Telegram answers 401', async () => {
     const token = '42:this-token-is-wrong';
-    adapter = createTelegramAdapter({ token, apiRoot: fake.url });
+    adapter = createTelegramAdapter({ token, apiUrl: fake.url });
     const err = await adapter.start(new EventLog().sink).then(
       () => undefined,
       (e: unknown) => e,
@@ -47,7 +47,7 @@ describe('Telegram start-up and transports', () => {
   it('finds out at start whether the server has rich messages and drafts, sending nothing to anyone', async () => {
     fake.rich = false;
     fake.drafts = false;
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
+    adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url });
     expect(adapter.capabilities('telegram:11')).toMatchObject({
       dialect: telegramMarkdown,
       nativeStream: true,
@@ -64,7 +64,7 @@ describe('Telegram start-up and transports', () => {
   });
 
   it('keeps rich messages and drafts where the server has them', async () => {
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
+    adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url });
     await adapter.start(new EventLog().sink);
     expect(adapter.features).toEqual({ rich: true, drafts: true });
     expect(fake.state.calls.filter((c) => c.method === 'sendRichMessage').map((c) => c.description)).toEqual([
@@ -77,7 +77,7 @@ describe('Telegram start-up and transports', () => {
     const { logger, lines } = captureLogger();
     fake.fault({ method: 'getUpdates', kind: 'server-error', times: 2 });
     const log = new EventLog();
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url, logger });
+    adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url, logger });
     await adapter.start(log.sink);
     fake.pushUpdate(messageUpdate(dm, 'still there?'));
     await log.waitFor((e) => e.type === 'message');
@@ -87,7 +87,7 @@ describe('Telegram start-up and transports', () => {
 
   it('confirms handled updates on stop, so a restart neither repeats nor loses them', async () => {
     const first = new EventLog();
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
+    adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url });
     await adapter.start(first.sink);
     fake.pushUpdate(messageUpdate(dm, 'before restart'));
     await first.waitFor((e) => e.type === 'message');
@@ -95,7 +95,7 @@ describe('Telegram start-up and transports', () => {
     fake.pushUpdate(messageUpdate(dm, 'while down'));
 
     const second = new EventLog();
-    adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.url });
+    adapter = createTelegramAdapter({ token: fake.token, apiUrl: fake.url });
     await adapter.start(second.sink);
     await second.waitFor((e) => e.type === 'message');
     fake.pushUpdate(messageUpdate(dm, 'after restart'));
@@ -111,7 +111,7 @@ describe('Telegram start-up and transports', () => {
     const log = new EventLog();
     adapter = createTelegramAdapter({
       token: fake.token,
-      apiRoot: fake.url,
+      apiUrl: fake.url,
       webhook: { url: `http://127.0.0.1:${port}/telegram`, secret: 'hook_secret-1', port, host: '127.0.0.1' },
     });
     await adapter.start(log.sink);

@@ -1,7 +1,7 @@
 /**
  * `npm run start:sharded`: the ready bot for Discord as several shard
  * processes under discord.js's ShardingManager. Each shard is `src/main.ts`
- * (exactly what `npm start` runs); discord.js hands it its shard ids through
+ * (exactly what `npm start` runs), which logs its shard ids at start; discord.js hands it its shard ids through
  * the environment, and its client connects only those shards, so Discord
  * sends each shard the events of its own guilds. Shards share sessions, chat
  * state, leases and control messages through PostgreSQL, which is why
@@ -11,13 +11,15 @@
  * default auto) and DISCORD_SHARD_DELAY (seconds between two shards
  * connecting; default 5.5, Discord's identify pace).
  *
- * Exit codes: 2 when the configuration is invalid, 1 when shards cannot start.
+ * The command itself is start-sharded.ts.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ShardingManager } from 'discord.js';
-import { SwitchboardError } from './errors.js';
+import { SwitchboardError } from '../../src/errors.js';
+import { PLATFORMS } from '../platforms.js';
+import discord from './platform.js';
 
 /** What {@link planShards} derives from the environment. */
 export interface ShardPlan {
@@ -46,11 +48,13 @@ export function planShards(env: Record<string, string | undefined>): ShardPlan {
     problems.push(
       'SWITCHBOARD_DATABASE_URL is not set: shards are separate processes and must share their state in PostgreSQL',
     );
-  for (const name of ['TELEGRAM_BOT_TOKEN', 'SLACK_BOT_TOKEN'] as const) {
-    if (env[name]?.trim())
-      problems.push(
-        `${name} is set: every shard would run that platform too; run it as its own replica with \`npm start\``,
-      );
+  // Another platform's switch (its first setting) would start it in every shard.
+  for (const platform of PLATFORMS) {
+    const name = Object.keys(platform.env)[0];
+    if (platform === discord || !name || !env[name]?.trim()) continue;
+    problems.push(
+      `${name} is set: every shard would run ${platform.title} too; run it as its own replica with \`npm start\``,
+    );
   }
   const shards = env.DISCORD_SHARDS?.trim() || 'auto';
   let totalShards: number | 'auto' = 'auto';
@@ -94,7 +98,7 @@ export async function recommendedShards(plan: ShardPlan): Promise<number> {
 
 /** Options of {@link startShards}. */
 export interface StartShardsOptions {
-  /** The script each shard runs; default `main.js` next to this file when compiled, else `main.ts`. */
+  /** The script each shard runs; default the ready bot, `src/main.js` when compiled, else `src/main.ts`. */
   file?: string;
   /** Node flags of each shard; default none for compiled JavaScript, tsx's loader for TypeScript. */
   execArgv?: string[];
@@ -103,6 +107,8 @@ export interface StartShardsOptions {
 }
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+/** The package's root: this file is adapters/discord/shard.ts, or dist/adapters/discord/shard.js. */
+const ROOT = join(HERE, '..', '..');
 
 /** Spawns every shard and resolves once each is ready; respawns a shard whose process dies. */
 export async function startShards(
@@ -110,11 +116,11 @@ export async function startShards(
   options: StartShardsOptions = {},
 ): Promise<ShardingManager> {
   const totalShards = plan.totalShards === 'auto' ? await recommendedShards(plan) : plan.totalShards;
-  // Compiled (dist/src/shard.js, as `npm run start:sharded` runs it) each shard runs main.js
-  // with no loader; from the sources (tests, tsx) it runs main.ts under tsx.
-  const compiled = existsSync(join(HERE, 'main.js'));
-  const file = options.file ?? join(HERE, compiled ? 'main.js' : 'main.ts');
-  const tsx = pathToFileURL(join(HERE, '..', 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+  // Compiled (dist/adapters/discord/shard.js, as `npm run start:sharded` runs it) each shard
+  // runs dist/src/main.js with no loader; from the sources (tests, tsx) src/main.ts under tsx.
+  const compiled = existsSync(join(ROOT, 'src', 'main.js'));
+  const file = options.file ?? join(ROOT, 'src', compiled ? 'main.js' : 'main.ts');
+  const tsx = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
   const loader = existsSync(fileURLToPath(tsx)) ? ['--import', tsx] : ['--import', 'tsx'];
   const manager = new ShardingManager(file, {
     token: plan.token,
@@ -129,52 +135,4 @@ export async function startShards(
     timeout: options.readyTimeoutMs ?? 30_000,
   });
   return manager;
-}
-
-async function main(): Promise<number> {
-  if (existsSync('.env')) process.loadEnvFile('.env');
-  let plan: ShardPlan;
-  try {
-    plan = planShards(process.env);
-  } catch (err) {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\nSee docs/replicas.md.\n`);
-    return 2;
-  }
-  let manager: ShardingManager;
-  try {
-    manager = await startShards(plan);
-  } catch (err) {
-    process.stderr.write(`shards could not start: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
-  }
-  process.stderr.write(`switchboard: ${manager.shards.size} Discord shard(s) ready\n`);
-  return new Promise<number>((resolve) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(signal, () => {
-        // Each shard stops gracefully on SIGTERM (running replies end with a notice).
-        manager.respawn = false;
-        const exits = [...manager.shards.values()].map(
-          (shard) =>
-            new Promise<void>((done) => {
-              if (!shard.process || shard.process.exitCode !== null) return done();
-              shard.process.once('exit', () => done());
-              shard.process.kill('SIGTERM');
-            }),
-        );
-        void Promise.all(exits).then(() => resolve(0));
-      });
-    }
-  });
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      process.stderr.write(
-        `switchboard shards crashed: ${err instanceof Error ? err.message : String(err)}\n`,
-      );
-      process.exit(1);
-    },
-  );
 }
