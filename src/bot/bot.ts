@@ -74,8 +74,8 @@ export function createBot(options: BotOptions): Bot {
   const registry = new SessionRegistry({
     sessions,
     stateStore,
-    // The bot's own timer answers first and edits the prompt; the session's is a backstop.
-    permissionTimeoutMs: approvalTimeoutMs * 2,
+    // The session's one timer ends an unanswered approval; the registry edits the prompt when it does.
+    permissionTimeoutMs: approvalTimeoutMs,
     idleReleaseMs: limits.idleReleaseMs ?? DEFAULTS.idleReleaseMs,
     clock,
     logger,

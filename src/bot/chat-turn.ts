@@ -12,7 +12,7 @@ import type { IncomingFile, InteractiveSession, PausedAnswer } from '../session/
 import { formatUsd, ledgerCost, type PriceTable } from '../session/index.js';
 import type {
   ElicitationRequest,
-  PermissionRequest,
+  PendingPermission,
   SessionEvents,
   ToolEndEvent,
   ToolProgressEvent,
@@ -151,9 +151,9 @@ export async function streamTurn(
     logger.warn({ chat: ctx.chat, err: describeError(err) }, 'session reported an error');
   };
   const onNotice = (text: string) => ctx.tell(`ℹ️ ${text}`);
-  const onPermission = (request: PermissionRequest) => {
+  const onPermission = (request: PendingPermission) => {
     if (item.unattended === 'deny') {
-      session.resolvePermission(request.id, 'deny');
+      request.answer('deny');
       ctx.tell(say.unattendedDenied(request.toolName));
       return;
     }
@@ -330,7 +330,7 @@ async function askQuestion(ctx: TurnContext, request: ElicitationRequest): Promi
  */
 async function ask(
   ctx: TurnContext,
-  request: PermissionRequest,
+  request: PendingPermission,
   byRule: (id: string) => void,
 ): Promise<void> {
   const { session, turn, outbox, approvals, logger } = ctx;
@@ -338,13 +338,13 @@ async function ask(
     logger.warn({ chat: ctx.chat, err: describeError(err) }, 'could not read the stored rules; asking');
     return undefined;
   });
-  if (rule && session.resolvePermission(request.id, 'allow')) {
+  if (rule && request.answer('allow')) {
     logger.info({ chat: ctx.chat, tool: request.toolName, rule: rule.id }, 'tool allowed by a stored rule');
     byRule(rule.id);
     return;
   }
   if (!(await beforeAsking(ctx))) {
-    session.resolvePermission(request.id, 'deny');
+    request.answer('deny');
     return;
   }
   approvals.open({
@@ -353,14 +353,11 @@ async function ask(
     request,
     requester: turn.requester,
     // Stored before the prompt shows: a press after a restart, or on another replica, resumes the turn.
-    hold: (id, deadline) =>
-      session.notePausedTurn({ approval: id, deadline, chat: ctx.chat, requester: turn.requester }),
+    hold: () => session.notePausedTurn({ approval: request.id, chat: ctx.chat, requester: turn.requester }),
     shown: (messageIds) => void session.notePausedTurn({ messageIds }),
     suspend: () => session.suspend(),
-    resolve: (answer) => {
-      const accepted = session.resolvePermission(request.id, answer);
-      if (accepted && ctx.isCurrent()) outbox.startTyping(ctx.chat);
-      return accepted;
+    resumed: () => {
+      if (ctx.isCurrent()) outbox.startTyping(ctx.chat);
     },
     onAnswered: (answer, by) => {
       const { rules } = ctx;

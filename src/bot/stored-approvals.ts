@@ -38,7 +38,10 @@ interface HostNotes {
   answered?: string;
   requester: Requester;
   messageIds?: string[];
-  /** When the prompt's wait ends (`SWITCHBOARD_APPROVAL_TIMEOUT` after it was posted). */
+  /**
+   * When the prompt's wait ended, in records written before the session's
+   * own deadline was the only one; newer records go by the paused turn's.
+   */
   deadline?: number;
 }
 

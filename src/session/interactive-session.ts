@@ -46,7 +46,6 @@ import type {
   CompactEvent,
   ContextWindowState,
   HistoryMessage,
-  PermissionAnswer,
   SessionEvents,
   TurnResult,
   UsageLedger,
@@ -109,7 +108,12 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#sandbox = options.sandbox ?? new Sandbox();
     this.#queue = new JobQueue(options.queueLimit ?? DEFAULT_QUEUE_LIMIT);
     const permissionTimeoutMs = options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
-    this.#gate = new PermissionGate(this, this.#clock, permissionTimeoutMs);
+    // The deadline the waiting turn was saved with: the record and the gate's one timer agree.
+    this.#gate = new PermissionGate(this, {
+      clock: this.#clock,
+      timeoutMs: permissionTimeoutMs,
+      deadline: () => this.#paused.current?.deadline,
+    });
     this.#grants = new SessionGrants(options.permissionMode ?? 'default', () => this.#saveMeta());
     this.#threshold = validThreshold(options.autoCompactThreshold ?? DEFAULT_AUTO_COMPACT_THRESHOLD);
     this.#model = options.model ?? options.provider.defaultModel;
@@ -338,12 +342,12 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   }
 
   /**
-   * Stops the running turn (its partial reply is kept as interrupted),
-   * denies pending permission prompts, and cancels every queued prompt.
+   * Stops the running turn (its partial reply is kept as interrupted; a
+   * permission request it waits on ends as aborted) and cancels every
+   * queued prompt.
    */
   abort(): void {
     this.#queue.clear();
-    this.#gate.denyAll();
     this.#queue.abortCurrent();
   }
 
@@ -366,11 +370,6 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   async askAside(question: { text: string; author?: string }, signal?: AbortSignal): Promise<string> {
     await this.ready;
     return answerAside(this.#turnState(), question, signal ?? new AbortController().signal);
-  }
-
-  /** Answers a `permission_request`; false when the id is unknown or already answered. */
-  resolvePermission(id: string, answer: PermissionAnswer): boolean {
-    return this.#gate.resolve(id, answer);
   }
 
   /** True while a turn or a compaction runs. */
