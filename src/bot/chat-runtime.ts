@@ -3,25 +3,15 @@
  * stream. The core feeds the session one message at a time, so /stop can
  * drop what is queued and an edit of the running message can take its place.
  */
-import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { Scheduler } from '../schedule/scheduler.js';
-import type { InteractiveSession, PriceTable } from '../session/index.js';
-import type { BotStateStore } from '../store/types.js';
-import type { ApprovalRegistry } from './approvals.js';
+import type { InteractiveSession } from '../session/index.js';
+import type { BotContext } from './bot-context.js';
 import { refuseOverBudget } from './budget-turn.js';
-import type { Budgets } from './budgets.js';
 import { shortId, stopButtons } from './buttons.js';
-import { type ChatGate, type ChatGateFactory, OPEN_GATE } from './chat-lease.js';
-import { type QueuedMessage, type RunningTurn, streamTurn } from './chat-turn.js';
-import type { BotObserver } from './options.js';
-import type { Rules } from './rules.js';
-import type { SaveHealth } from './save-health.js';
-import type { SessionRegistry } from './sessions-registry.js';
-import type { Outbox } from './stream/types.js';
+import { type ChatGate, OPEN_GATE } from './chat-lease.js';
+import { type QueuedMessage, type RunningTurn, streamTurn, type TurnParts } from './chat-turn.js';
 import { say, withoutOperatorDetail } from './text.js';
-import { hearVoice, type VoiceOptions } from './voice.js';
+import { hearVoice } from './voice.js';
 
 export type { QueuedMessage } from './chat-turn.js';
 
@@ -36,35 +26,15 @@ export interface QueuedTask {
 
 type QueueItem = QueuedMessage | QueuedTask;
 
-/** Everything a chat runtime uses. */
-export interface RuntimeDeps {
-  registry: SessionRegistry;
-  outbox: Outbox;
-  approvals: ApprovalRegistry;
-  stateStore: BotStateStore;
-  clock: Clock;
-  logger: Logger;
-  queueLimit: number;
+/** The bot's parts a chat runtime uses: those of its turns, and its own. */
+type RuntimeParts = TurnParts | 'registry' | 'stateStore' | 'queueLimit' | 'gate' | 'observer' | 'voice';
+
+/** What a chat runtime works with: the bot's parts it uses, and what is the chat's own. */
+export interface RuntimeDeps extends Pick<BotContext, RuntimeParts> {
   /** Called when the chat has nothing running or queued. */
   onIdle?: (runtime: ChatRuntime) => void;
-  /** Several replicas: turns and tasks run only under the chat's lease. Default: at once. */
-  gate?: ChatGateFactory;
-  /** Told when turns start and end. */
-  observer?: BotObserver;
-  /** Failed and recovered saves, said in the chat. */
-  saveHealth?: SaveHealth;
-  /** List prices, for the cost in a reply's footer. */
-  prices?: PriceTable;
   /** Everyone in this chat is an operator (the terminal): its notices and errors keep setting names. */
   operatorChat?: boolean;
-  /** Hears voice notes before their turn; without it none are queued. */
-  voice?: VoiceOptions;
-  /** The bot's schedules, for the Schedule tool. */
-  scheduler?: Scheduler;
-  /** Spending caps and how long a turn paused on one waits for an extension. */
-  budgets?: { budgets: Budgets; waitMs: number };
-  /** The chats' stored rules. */
-  rules?: Rules;
 }
 
 /** The state of one chat key. */
@@ -275,7 +245,7 @@ export class ChatRuntime {
   }
 
   async #turn(turn: RunningTurn, item: QueuedMessage, signal: AbortSignal | undefined): Promise<void> {
-    const { registry, outbox, stateStore, approvals, clock, logger } = this.#d;
+    const { registry, outbox, stateStore, clock, logger } = this.#d;
     let release: (() => void) | undefined;
     let startedAt: string | undefined;
     // Set once the turn's record in the state store is not this turn's to end any more.
@@ -287,7 +257,7 @@ export class ChatRuntime {
     signal?.addEventListener('abort', lost, { once: true });
     try {
       // A cap reached: the message runs nothing (no session, no model request) and is answered.
-      const budgets = this.#d.budgets?.budgets;
+      const budgets = this.#d.budgets;
       if (budgets && (await refuseOverBudget(budgets, outbox, this.chat, item))) return;
       const held = await registry.acquire(this.chat, item.owner);
       const session = held.session;
@@ -307,21 +277,14 @@ export class ChatRuntime {
       });
       try {
         const ended = await streamTurn({
+          ...this.#d,
           chat: this.chat,
           session,
           turn,
           item: heard,
           reply,
-          outbox,
-          approvals,
-          logger,
           isCurrent: () => this.#running === turn,
           tell: (text) => this.#tell(text),
-          ...(this.#d.saveHealth ? { saveHealth: this.#d.saveHealth, now: () => clock.now() } : {}),
-          ...(this.#d.prices ? { prices: this.#d.prices } : {}),
-          ...(this.#d.scheduler ? { scheduler: this.#d.scheduler } : {}),
-          ...(this.#d.budgets ? { budgets: this.#d.budgets } : {}),
-          ...(this.#d.rules ? { rules: this.#d.rules } : {}),
         });
         const { response: _text, ...finished } = ended;
         this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...finished });

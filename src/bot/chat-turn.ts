@@ -6,10 +6,9 @@
  * always said in the chat.
  */
 import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
-import type { Logger } from '../logger.js';
 import type { Scheduler } from '../schedule/scheduler.js';
 import type { IncomingFile, InteractiveSession, PausedAnswer } from '../session/index.js';
-import { formatUsd, ledgerCost, type PriceTable } from '../session/index.js';
+import { formatUsd, ledgerCost } from '../session/index.js';
 import type {
   ElicitationRequest,
   PendingPermission,
@@ -21,14 +20,12 @@ import type {
 } from '../session/types.js';
 import type { ChatSchedules, TokenUsage } from '../vocabulary.js';
 import type { Attachment } from './adapter-contract.js';
-import type { ApprovalRegistry, Requester } from './approvals.js';
+import type { Requester } from './approvals.js';
+import type { BotContext } from './bot-context.js';
 import { BudgetTurn } from './budget-turn.js';
-import type { Budgets } from './budgets.js';
 import { chatFileSender } from './file-delivery.js';
 import type { TurnOutcome } from './options.js';
-import type { Rules } from './rules.js';
-import type { SaveHealth } from './save-health.js';
-import type { Outbox, ReplyStream } from './stream/types.js';
+import type { ReplyStream } from './stream/types.js';
 import { say } from './text.js';
 
 /** A message waiting for its turn. */
@@ -71,32 +68,34 @@ export interface RunningTurn {
   cancel?: AbortController;
 }
 
-/** What {@link streamTurn} works with. */
-export interface TurnContext {
+/**
+ * The bot's parts a turn uses: the sessions' prices (the reply footer, the
+ * budgets), the outbox and approvals, save health, the scheduler (the
+ * Schedule tool, as the turn's requester), caps and rules.
+ */
+export type TurnParts =
+  | 'sessions'
+  | 'outbox'
+  | 'approvals'
+  | 'logger'
+  | 'clock'
+  | 'approvalTimeoutMs'
+  | 'saveHealth'
+  | 'scheduler'
+  | 'budgets'
+  | 'rules';
+
+/** What {@link streamTurn} works with: the turn's own parts, and the bot's it uses. */
+export interface TurnContext extends Pick<BotContext, TurnParts> {
   chat: string;
-  /** List prices, for the cost in a reply's footer. */
-  prices?: PriceTable;
   session: InteractiveSession;
   turn: RunningTurn;
   item: QueuedMessage;
   reply: ReplyStream;
-  outbox: Outbox;
-  approvals: ApprovalRegistry;
-  logger: Logger;
   /** False once the chat has moved on from this turn (stopped, ended). */
   isCurrent: () => boolean;
   /** Sends a one-off line to the chat without waiting for it. */
   tell: (text: string) => void;
-  /** Tracks failed and recovered saves, said once each in the chat. */
-  saveHealth?: SaveHealth;
-  /** Now, for the time a chat's saves started failing. */
-  now?: () => number;
-  /** The bot's schedules, for the Schedule tool (made as the turn's requester). */
-  scheduler?: Scheduler;
-  /** The chat's stored rules: a call one covers runs without a prompt. */
-  rules?: Rules;
-  /** Spending caps, checked before every model request (with `prices`), and how long a paused turn waits. */
-  budgets?: { budgets: Budgets; waitMs: number };
 }
 
 const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
@@ -183,19 +182,19 @@ export async function streamTurn(
     save_error: onSaveError,
   });
   outbox.startTyping(ctx.chat);
-  const budget =
-    ctx.budgets && ctx.prices
-      ? new BudgetTurn({
-          ...ctx.budgets,
-          chat: ctx.chat,
-          requester: turn.requester,
-          session,
-          prices: ctx.prices,
-          outbox,
-          logger,
-          checkpoint: () => reply.checkpoint(),
-        })
-      : undefined;
+  const budget = ctx.budgets
+    ? new BudgetTurn({
+        budgets: ctx.budgets,
+        waitMs: ctx.approvalTimeoutMs,
+        chat: ctx.chat,
+        requester: turn.requester,
+        session,
+        prices: ctx.sessions.prices,
+        outbox,
+        logger,
+        checkpoint: () => reply.checkpoint(),
+      })
+    : undefined;
   let result: TurnResult | undefined;
   try {
     // Stopped while the session was loading or the turn was being recorded: nothing to run.
@@ -246,8 +245,8 @@ export async function streamTurn(
     );
   }
   if (outbox.capabilities(ctx.chat).replyFooter) {
-    const cost = ctx.prices ? ledgerCost(session.getUsage(), ctx.prices) : undefined;
-    const priced = cost && cost.unpriced.length === 0 ? formatUsd(cost.usd) : undefined;
+    const cost = ledgerCost(session.getUsage(), ctx.sessions.prices);
+    const priced = cost.unpriced.length === 0 ? formatUsd(cost.usd) : undefined;
     ctx.tell(say.replyFooter(session.getContextState(), priced));
   }
   logger.info(
@@ -268,7 +267,7 @@ function reportSave(ctx: TurnContext, error: Error | undefined, completed: boole
   const health = ctx.saveHealth;
   if (!health) return;
   const line = error
-    ? health.failed(ctx.chat, error, ctx.now?.() ?? 0)
+    ? health.failed(ctx.chat, error, ctx.clock.now())
     : completed
       ? health.saved(ctx.chat)
       : undefined;

@@ -9,7 +9,6 @@ import type { ChatLease, ControlBus } from '../cluster/types.js';
 import type { Logger } from '../logger.js';
 import type { BusyMode, ScheduleStore, ScheduleTrigger } from '../schedule/types.js';
 import type { SessionFactory } from '../session/factory.js';
-import type { PriceTable } from '../session/index.js';
 import type { ControlsStore } from '../store/controls.js';
 import type { BotStateStore } from '../store/types.js';
 import type { TokenUsage } from '../vocabulary.js';
@@ -120,8 +119,6 @@ export interface BotOptions {
   outbox?: Outbox;
   /** Told when turns start and end. */
   observer?: BotObserver;
-  /** List prices for `/cost` and `/status`; default the built-in table (`DEFAULT_PRICES`). */
-  prices?: PriceTable;
   /** Voice notes: transcribed through this service; without it each gets one line saying it cannot be heard. */
   voice?: VoiceOptions;
   /** Schedules and per-chat settings; without them /schedule and its kin say they are not set up. */
