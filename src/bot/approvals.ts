@@ -24,15 +24,9 @@ import type { ButtonEvent } from './adapter-contract.js';
 import { type ApprovalView, approvalView } from './approval-prompt.js';
 import { approvalButtons, type ButtonAction, type ButtonPayload } from './buttons.js';
 import { type QuestionInput, QuestionRegistry } from './elicitations.js';
+import type { Requester } from './queued-message.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
-
-/** The person a request belongs to: whoever sent the message that started the turn. */
-export interface Requester {
-  /** `platform:userId`. */
-  key: string;
-  name: string;
-}
 
 /** What {@link ApprovalRegistry.open} needs. */
 export interface ApprovalInput {

@@ -14,7 +14,7 @@ import type { InteractiveSession } from '../session/index.js';
 import type { PendingPermission } from '../session/types.js';
 import type { OpenedThread } from './adapter-contract.js';
 import type { Background } from './background.js';
-import type { QueuedMessage } from './chat-turn.js';
+import type { QueuedMessage } from './queued-message.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { withoutOperatorDetail } from './text.js';

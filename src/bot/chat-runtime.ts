@@ -9,11 +9,10 @@ import type { BotContext } from './bot-context.js';
 import { refuseOverBudget } from './budget-turn.js';
 import { shortId, stopButtons } from './buttons.js';
 import { type ChatGate, OPEN_GATE } from './chat-lease.js';
-import { type QueuedMessage, type RunningTurn, streamTurn, type TurnParts } from './chat-turn.js';
+import { streamTurn, type TurnParts } from './chat-turn.js';
+import type { QueuedMessage, RunningTurn } from './queued-message.js';
 import { say, withoutOperatorDetail } from './text.js';
 import { hearVoice } from './voice.js';
-
-export type { QueuedMessage } from './chat-turn.js';
 
 /** Work that must not overlap a turn (/new, /compact...). */
 export interface QueuedTask {

@@ -7,7 +7,7 @@
  */
 import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
 import type { Scheduler } from '../schedule/scheduler.js';
-import type { IncomingFile, InteractiveSession, PausedAnswer } from '../session/index.js';
+import type { InteractiveSession } from '../session/index.js';
 import { formatUsd, ledgerCost } from '../session/index.js';
 import type {
   ElicitationRequest,
@@ -19,54 +19,12 @@ import type {
   TurnResult,
 } from '../session/types.js';
 import type { ChatSchedules, TokenUsage } from '../vocabulary.js';
-import type { Attachment } from './adapter-contract.js';
-import type { Requester } from './approvals.js';
 import type { BotContext } from './bot-context.js';
 import { BudgetTurn } from './budget-turn.js';
 import { chatFileSender } from './file-delivery.js';
-import type { TurnOutcome } from './options.js';
+import type { QueuedMessage, RunningTurn, TurnOutcome } from './queued-message.js';
 import type { ReplyStream } from './stream/types.js';
 import { say } from './text.js';
-
-/** A message waiting for its turn. */
-export interface QueuedMessage {
-  kind: 'message';
-  messageId: string;
-  /** False when `messageId` is no platform message to reply to (a prompt run by a slash command). */
-  replyable?: false;
-  text: string;
-  /** Images and documents sent with it: the session saves them and shows the model what it can read. */
-  files: IncomingFile[];
-  /** Recordings to transcribe when the turn comes (see voice.ts); their transcripts join `text`. */
-  audio?: Attachment[];
-  requester: Requester;
-  /** Owner key for a session this message creates. */
-  owner: string;
-  /**
-   * Set for a run nobody asked for just now (a schedule): `deny` answers its
-   * approval prompts with no at once, `ask` posts them like any other.
-   */
-  unattended?: UnattendedApprovals;
-  /** Set for the answer to a stored approval: the chat's waiting turn goes on with it instead of a new prompt. */
-  resume?: PausedAnswer;
-  /** Told when the message's turn has ended (or could not run), with the reply's text. */
-  onDone?: (ended: { outcome: TurnOutcome; response?: string }) => void;
-}
-
-/** How approvals are answered in a run nobody started by writing (`SWITCHBOARD_UNATTENDED_APPROVALS`). */
-export type UnattendedApprovals = 'ask' | 'deny';
-
-/** The turn a chat is running. */
-export interface RunningTurn {
-  turnId: string;
-  messageId: string;
-  requester: Requester;
-  session?: InteractiveSession;
-  /** Set by stop/edit/shutdown: the note the reply ends with. */
-  stopNote?: string;
-  /** Aborted with the turn: stops the work before the reply (fetching and transcribing voice notes). */
-  cancel?: AbortController;
-}
 
 /**
  * The bot's parts a turn uses: the sessions' prices (the reply footer, the

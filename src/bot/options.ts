@@ -15,6 +15,7 @@ import type { TokenUsage } from '../vocabulary.js';
 import type { AccessOptions } from './access.js';
 import type { ChatAdapter, EventSink } from './adapter-contract.js';
 import type { BudgetCaps } from './budgets.js';
+import type { TurnOutcome } from './queued-message.js';
 import type { SaveHealthView } from './save-health.js';
 import type { Outbox } from './stream/types.js';
 import type { VoiceOptions } from './voice.js';
@@ -59,8 +60,7 @@ export interface ClusterOptions {
   answerTimeoutMs?: number;
 }
 
-/** How a turn ended, for a {@link BotObserver}: a reply, a stopped reply, or a failure. */
-export type TurnOutcome = 'complete' | 'interrupted' | 'error';
+export type { TurnOutcome } from './queued-message.js';
 
 /**
  * Told when turns start and end (the ready bot counts them as metrics).

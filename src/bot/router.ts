@@ -13,10 +13,10 @@ import type { BotContext } from './bot-context.js';
 import { press } from './button-presses.js';
 import { decodeButton } from './buttons.js';
 import { ChatRuntime } from './chat-runtime.js';
-import type { QueuedMessage } from './chat-turn.js';
 import type { CommandContext } from './command-context.js';
 import { runCommand } from './commands.js';
 import { acceptMessage } from './incoming-message.js';
+import type { QueuedMessage } from './queued-message.js';
 import { MAX_INPUT_CHARS, say, withoutOperatorDetail } from './text.js';
 
 /** Routes admitted events to the chats of this process. */
