@@ -4,15 +4,12 @@
  * drop what is queued and an edit of the running message can take its place.
  */
 import { describeError } from '../errors.js';
-import type { InteractiveSession } from '../session/index.js';
 import type { BotContext } from './bot-context.js';
-import { refuseOverBudget } from './budget-turn.js';
-import { shortId, stopButtons } from './buttons.js';
+import { shortId } from './buttons.js';
 import { type ChatGate, OPEN_GATE } from './chat-lease.js';
-import { streamTurn, type TurnParts } from './chat-turn.js';
 import type { QueuedMessage, RunningTurn } from './queued-message.js';
 import { say, withoutOperatorDetail } from './text.js';
-import { hearVoice } from './voice.js';
+import { runQueuedTurn, type TurnRunParts } from './turn-run.js';
 
 /** Work that must not overlap a turn (/new, /compact...). */
 export interface QueuedTask {
@@ -26,7 +23,7 @@ export interface QueuedTask {
 type QueueItem = QueuedMessage | QueuedTask;
 
 /** The bot's parts a chat runtime uses: those of its turns, and its own. */
-type RuntimeParts = TurnParts | 'registry' | 'stateStore' | 'queueLimit' | 'gate' | 'observer' | 'voice';
+type RuntimeParts = TurnRunParts | 'queueLimit' | 'gate';
 
 /** What a chat runtime works with: the bot's parts it uses, and what is the chat's own. */
 export interface RuntimeDeps extends Pick<BotContext, RuntimeParts> {
@@ -228,7 +225,19 @@ export class ChatRuntime {
     try {
       await this.#gate.run(
         () => turn.stopNote !== undefined,
-        (signal) => this.#turn(turn, item, signal),
+        (signal) =>
+          runQueuedTurn(
+            this.#d,
+            {
+              chat: this.chat,
+              isCurrent: () => this.#running === turn,
+              tell: (text) => this.#tell(text),
+              stop: (note) => this.#abortRunning(note),
+            },
+            turn,
+            item,
+            signal,
+          ),
       );
     } catch (err) {
       this.#d.logger.error(
@@ -241,110 +250,6 @@ export class ChatRuntime {
       this.#running = undefined;
       this.#current = undefined;
     }
-  }
-
-  async #turn(turn: RunningTurn, item: QueuedMessage, signal: AbortSignal | undefined): Promise<void> {
-    const { registry, outbox, stateStore, clock, logger } = this.#d;
-    let release: (() => void) | undefined;
-    let startedAt: string | undefined;
-    // Set once the turn's record in the state store is not this turn's to end any more.
-    let recordSettled = false;
-    const lost = () => {
-      recordSettled = true;
-      void this.#leaseLost(turn, startedAt);
-    };
-    signal?.addEventListener('abort', lost, { once: true });
-    try {
-      // A cap reached: the message runs nothing (no session, no model request) and is answered.
-      const budgets = this.#d.budgets;
-      if (budgets && (await refuseOverBudget(budgets, outbox, this.chat, item))) return;
-      const held = await registry.acquire(this.chat, item.owner);
-      const session = held.session;
-      release = held.release;
-      turn.session = session;
-      if (turn.stopNote !== undefined) return;
-      const heard = await this.#hear(turn, item, session);
-      if (!heard) return;
-      const sessionId = session.getSession().getSessionId();
-      startedAt = new Date(clock.now()).toISOString();
-      await stateStore.beginTurn({ chat: this.chat, sessionId, startedAt });
-      logger.info({ chat: this.chat, sessionId, turn: turn.turnId }, 'turn started');
-      this.#d.observer?.turnStarted?.(this.chat);
-      const reply = outbox.stream(this.chat, {
-        ...(item.replyable === false ? {} : { replyTo: item.messageId }),
-        liveButtons: stopButtons(turn.turnId),
-      });
-      try {
-        const ended = await streamTurn({
-          ...this.#d,
-          chat: this.chat,
-          session,
-          turn,
-          item: heard,
-          reply,
-          isCurrent: () => this.#running === turn,
-          tell: (text) => this.#tell(text),
-        });
-        const { response: _text, ...finished } = ended;
-        this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...finished });
-        item.onDone?.(ended);
-      } finally {
-        if (!recordSettled)
-          await stateStore.endTurn(this.chat).catch((err: unknown) => {
-            logger.error({ chat: this.chat, err: describeError(err) }, 'could not clear the active turn');
-          });
-      }
-    } catch (err) {
-      logger.error({ chat: this.chat, turn: turn.turnId, err: describeError(err) }, 'turn could not run');
-      this.#tell(say.turnError(describeError(err)));
-      item.onDone?.({ outcome: 'error' });
-    } finally {
-      signal?.removeEventListener('abort', lost);
-      release?.();
-    }
-  }
-
-  /** The message with its voice notes heard; undefined when nothing is left to run. */
-  async #hear(
-    turn: RunningTurn,
-    item: QueuedMessage,
-    session: InteractiveSession,
-  ): Promise<QueuedMessage | undefined> {
-    const voice = this.#d.voice;
-    if (!voice || !item.audio?.length) return item;
-    turn.cancel = new AbortController();
-    this.#d.outbox.startTyping(this.chat);
-    try {
-      const { outbox, logger } = this.#d;
-      const signal = turn.cancel.signal;
-      return await hearVoice({ chat: this.chat, item, voice, session, outbox, logger, signal });
-    } finally {
-      this.#d.outbox.stopTyping(this.chat);
-    }
-  }
-
-  /**
-   * The chat's lease was lost (this replica stalled past its ttl, or lost
-   * its database): the turn stops, and its chat hears about it exactly once.
-   * Whoever ends the turn's record tells the chat: another replica that
-   * already claimed it said the reply was cut off, so this one ends the
-   * reply without a note; otherwise this one ends the record and says why.
-   */
-  async #leaseLost(turn: RunningTurn, startedAt: string | undefined): Promise<void> {
-    const { stateStore, logger } = this.#d;
-    let ours = false;
-    try {
-      const record = (await stateStore.activeTurns()).find((t) => t.chat === this.chat);
-      ours = startedAt !== undefined && record?.startedAt === startedAt;
-      if (ours) await stateStore.endTurn(this.chat);
-    } catch (err) {
-      logger.warn({ chat: this.chat, err: describeError(err) }, 'could not check who ends the lost turn');
-    }
-    logger.warn(
-      { chat: this.chat, turn: turn.turnId, claimedElsewhere: !ours },
-      'chat lease lost; turn stopped',
-    );
-    if (this.#running === turn) this.#abortRunning(ours ? say.leaseLost : '');
   }
 
   #tell(line: string): void {
