@@ -9,7 +9,7 @@ import { type Logger, silentLogger } from '../logger.js';
 import { getModelInfo, type ModelInfo } from '../provider/models.js';
 import { webToolDefinitions } from '../provider/web-tools.js';
 import { Sandbox } from '../sandbox/sandbox.js';
-import { newSessionId, validateSessionId, validateSessionName } from '../store/index.js';
+import { validateSessionId, validateSessionName } from '../store/index.js';
 import { SESSION_SCHEMA_VERSION, type SessionMeta } from '../store/types.js';
 import { createBuiltinTools } from '../tools/index.js';
 import type { Tool } from '../tools/types.js';
@@ -26,6 +26,7 @@ import { type PausedAnswer, type PausedTurn, PausedTurnSlot, resumeTurn } from '
 import { DEFAULT_PERMISSION_TIMEOUT_MS, PermissionGate } from './permissions.js';
 import { SessionPersistence } from './persistence.js';
 import { loadSessionRecord } from './resume.js';
+import { SessionIdentity } from './session-identity.js';
 import { SessionMeter } from './session-meter.js';
 import {
   checkPermissionMode,
@@ -75,11 +76,8 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   readonly #meter: ContextMeter;
   readonly #grants: SessionGrants;
   readonly #steering = new SteeringInbox();
-  #id: string;
-  #name: string | undefined;
-  #owner: string | undefined;
-  #createdAt: string;
-  #forkedFrom: string | undefined;
+  /** Id, name, owner, dates, and the session this one was forked from. */
+  readonly #who: SessionIdentity;
   #model: string;
   #modelInfo: ModelInfo;
   #threshold: number | false;
@@ -128,19 +126,15 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
       modelInfo: () => this.#modelInfo,
       clock: this.#clock,
     });
-    this.#createdAt = new Date(this.#clock.now()).toISOString();
-    const resuming = options.resumeSessionId !== undefined && !options.forkSession;
-    this.#id = resuming ? (options.resumeSessionId as string) : newSessionId(this.#clock.now());
-    if (options.sessionName !== undefined) this.#name = validateSessionName(options.sessionName);
-    this.#owner = options.owner;
+    this.#who = new SessionIdentity(options, this.#clock.now());
     const onError = (error: Error) => this.emit('save_error', error);
     this.#persistence = new SessionPersistence({ store: options.sessionStore, logger, onError });
-    this.ready = this.#init(resuming);
+    this.ready = this.#init();
     // `ready` may be ignored by a caller that only submits; submit() rethrows.
     this.ready.catch(() => undefined);
   }
 
-  async #init(resuming: boolean): Promise<void> {
+  async #init(): Promise<void> {
     const options = this.#options;
     const setup = await loadSessionSetup({
       cwd: options.cwd,
@@ -173,21 +167,12 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         paused: this.#paused,
         describe: (name) => this.#describe(name),
       },
-      { resuming, keepModel: this.#options.model !== undefined },
+      { resuming: this.#who.resuming, keepModel: this.#options.model !== undefined },
     );
     if (model) [this.#model, this.#modelInfo] = [model.model, model.info];
-    this.#owner = record.owner ?? this.#options.owner;
-    if (resuming) {
-      this.#createdAt = record.createdAt;
-      this.#name = this.#name ?? record.name;
-      this.#forkedFrom = record.forkedFrom;
-      if (this.#options.sessionName !== undefined && this.#name !== record.name) this.#saveMeta();
-    } else {
-      // A fork is a new session: its own owner when one is given.
-      this.#forkedFrom = record.id;
-      if (this.#options.owner !== undefined) this.#owner = this.#options.owner;
-      await this.#persistence.create(this.#history, this.#meta());
-    }
+    const renamed = this.#who.adopt(record);
+    if (!this.#who.resuming) await this.#persistence.create(this.#history, this.#meta());
+    else if (renamed) this.#saveMeta();
   }
 
   /**
@@ -216,11 +201,23 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     // A new prompt while a turn waited (after a restart): that wait is over, its calls unanswered.
     this.#paused.take();
     this.#frame.advance(this.#history);
+    return this.#steered((state) => runTurnInSandbox(state, this.#sandbox, prompt, signal), options);
+  }
+
+  /** Runs a turn with the steering inbox open, then saves it and says how it ended. */
+  async #steered(
+    run: (state: TurnState) => Promise<TurnOutcome>,
+    options: SubmitOptions,
+  ): Promise<TurnResult> {
     this.#steering.open();
-    const outcome = await runTurnInSandbox(this.#turnState(options), this.#sandbox, prompt, signal).finally(
-      () => this.#steering.close(),
-    );
-    return this.#ended(outcome);
+    const outcome = await run(this.#turnState(options)).finally(() => this.#steering.close());
+    await this.#persistence.saveTurn(this.#history, this.#meta());
+    if (outcome.error && outcome.error.code !== 'ABORTED') {
+      this.emit('error', outcome.error);
+      throw outcome.error;
+    }
+    this.emit(outcome.result.state === 'interrupted' ? 'interrupted' : 'complete', outcome.result);
+    return outcome.result;
   }
 
   /**
@@ -241,17 +238,9 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         'This request has expired: nothing waits for it. Ask again.',
       );
     this.#saveMeta(); // answered: a later press, here or elsewhere, finds nothing waiting
-    const job = this.#queue.push(async (signal) => {
-      this.#steering.open();
-      const outcome = await resumeTurn(
-        this.#turnState(options),
-        this.#sandbox,
-        paused,
-        answer,
-        signal,
-      ).finally(() => this.#steering.close());
-      return this.#ended(outcome);
-    });
+    const job = this.#queue.push((signal) =>
+      this.#steered((state) => resumeTurn(state, this.#sandbox, paused, answer, signal), options),
+    );
     if (job.startedNow) await job.settled;
     return { completed: job.completed };
   }
@@ -287,16 +276,6 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     this.#closed = true;
     this.abort();
     return true;
-  }
-
-  async #ended(outcome: TurnOutcome): Promise<TurnResult> {
-    await this.#persistence.saveTurn(this.#history, this.#meta());
-    if (outcome.error && outcome.error.code !== 'ABORTED') {
-      this.emit('error', outcome.error);
-      throw outcome.error;
-    }
-    this.emit(outcome.result.state === 'interrupted' ? 'interrupted' : 'complete', outcome.result);
-    return outcome.result;
   }
 
   /**
@@ -394,12 +373,12 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   /** The session's name, if it has one. */
   getName(): string | undefined {
-    return this.#name;
+    return this.#who.name;
   }
 
   /** Renames the session (validated: no path characters) and saves the record. */
   setName(name: string): void {
-    this.#name = validateSessionName(name);
+    this.#who.name = validateSessionName(name);
     this.#saveMeta();
   }
 
@@ -425,13 +404,13 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   /** Owner key saved with the session (`platform:userId`), if any. */
   getOwner(): string | undefined {
-    return this.#owner;
+    return this.#who.owner;
   }
 
   /** Id and permission mode; `setPermissionMode` applies to the next tool call and is saved. */
   getSession(): SessionHandle {
     return {
-      getSessionId: () => this.#id,
+      getSessionId: () => this.#who.id,
       getPermissionMode: () => this.#grants.mode,
       lastSave: () => this.#persistence.lastResult(),
       setPermissionMode: (mode) => {
@@ -476,10 +455,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   #meta(): SessionMeta {
     return {
       version: SESSION_SCHEMA_VERSION,
-      id: this.#id,
-      ...(this.#name === undefined ? {} : { name: this.#name }),
-      ...(this.#owner === undefined ? {} : { owner: this.#owner }),
-      createdAt: this.#createdAt,
+      ...this.#who.recordFields(),
       updatedAt: new Date(this.#clock.now()).toISOString(),
       model: this.#model,
       permissionMode: this.#grants.mode,
@@ -489,7 +465,6 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
         : { lastReportedTokens: this.#tracker.reportedTokens }),
       messageCount: this.#history.length,
       ...(this.#grants.list().length > 0 ? { allowedScopes: this.#grants.list() } : {}),
-      ...(this.#forkedFrom === undefined ? {} : { forkedFrom: this.#forkedFrom }),
       ...this.#usage.recordField(),
       ...this.#frame.recordFields(),
       ...this.#paused.recordField(),
