@@ -57,6 +57,7 @@ export function createConfiguredSessions(
     streamIdleTimeoutMs: config.streamIdleTimeoutMs,
     cache: config.cache,
     web: config.web,
+    prices: config.prices,
     toolEnv: scrubbedEnv(process.env, config.secrets),
     sandbox,
     ...(toolSource ? { toolSource } : {}),

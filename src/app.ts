@@ -186,7 +186,6 @@ export async function startSwitchboard(config: Config, deps: AppDeps = {}): Prom
       },
       chatTakenOver: () => metrics.leaseTakeover(),
     },
-    prices: config.prices,
     ...(config.transcription ? { voice: voiceOptions(config.transcription, clock) } : {}),
     schedules: { ...config.schedules, ...shared.schedules },
     clock,

@@ -1,48 +1,50 @@
 /**
- * Pending tool approvals. Each permission request becomes a message with
- * Allow / Allow for this session / Deny buttons holding a short random id.
- * The person whose message started the turn (unless self-approval is off
- * for an execute-class call), an admin or a named approver may answer;
- * an unanswered request is denied after the timeout. Whatever happens, the
- * message is edited to say the outcome and who chose it, and the buttons go.
+ * Pending tool approvals: the one table of the permission requests that wait
+ * in this process. Each request becomes a message with Allow / Allow for
+ * this session / Deny buttons holding the request's short id. The person
+ * whose message started the turn (unless self-approval is off for an
+ * execute-class call), an admin or a named approver may answer.
+ *
+ * Who does what: the session owns the wait itself (its one timer ends it at
+ * the request's deadline, `SWITCHBOARD_APPROVAL_TIMEOUT`, and a stopped turn
+ * ends it); this registry holds the prompt, checks who may press, hands the
+ * answer over through the request's own `answer`, keeps the durable record
+ * (through the `hold` and `shown` calls), and learns from the request's
+ * `settled` how every wait ended. Whatever happens, the message is edited
+ * to say the outcome and who chose it, and the buttons go.
  * Questions a tool asks (MCP elicitation) go the same way, through the
  * same buttons, rules and timeout (see elicitations.ts).
  */
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { PermissionAnswer, PermissionRequest } from '../session/types.js';
+import type { PendingPermission, PermissionOutcome } from '../session/types.js';
 import type { AccessPolicy } from './access.js';
 import type { ButtonEvent } from './adapter-contract.js';
 import { type ApprovalView, approvalView } from './approval-prompt.js';
-import { approvalButtons, type ButtonAction, type ButtonPayload, shortId } from './buttons.js';
+import { approvalButtons, type ButtonAction, type ButtonPayload } from './buttons.js';
 import { type QuestionInput, QuestionRegistry } from './elicitations.js';
+import type { Requester } from './queued-message.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
-
-/** The person a request belongs to: whoever sent the message that started the turn. */
-export interface Requester {
-  /** `platform:userId`. */
-  key: string;
-  name: string;
-}
 
 /** What {@link ApprovalRegistry.open} needs. */
 export interface ApprovalInput {
   chat: string;
   turnId: string;
-  request: PermissionRequest;
+  /** The session's request: its id goes on the buttons, its `answer` takes the press. */
+  request: PendingPermission;
   requester: Requester;
-  /** Hands the answer to the session; false when the session no longer waits for it. */
-  resolve: (answer: PermissionAnswer) => boolean;
+  /** Told once the session took an answer, whoever gave it: the turn goes on. */
+  resumed?: () => void;
   /** Told who answered, once the session took a person's answer. */
   onAnswered?: (answer: 'allow' | 'allow-session' | 'deny', by: Requester) => void;
   /**
-   * Awaited before the prompt is shown, with the id its buttons will carry:
-   * the session stores the waiting turn there, so a press reaches it in any
+   * Awaited before the prompt is shown: the session stores the waiting turn
+   * with the prompt's id and requester, so a press reaches it in any
    * process. A failure is logged and the prompt shown anyway.
    */
-  hold?: (id: string, deadline: number) => Promise<void>;
+  hold?: () => Promise<void>;
   /** Told the ids of the messages the prompt went out as. */
   shown?: (messageIds: string[]) => void;
   /** Lets go of the wait without answering it (shutdown); false when it cannot outlive the process. */
@@ -53,13 +55,13 @@ interface Pending extends ApprovalInput {
   id: string;
   prompt: string;
   sent: Promise<string[]>;
-  timer: TimerHandle;
 }
 
 /** Options for {@link ApprovalRegistry}. */
 export interface ApprovalOptions {
   outbox: Outbox;
   access: AccessPolicy;
+  /** The clock and timeout of tools' questions (a permission request brings its own deadline). */
   clock: Clock;
   timeoutMs: number;
   logger: Logger;
@@ -117,15 +119,18 @@ export class ApprovalRegistry {
     return this.#questions.reply(chat, user.key, user.name, text, messageId);
   }
 
-  /** Posts the prompt and starts its timeout; returns the short id on its buttons. */
+  /**
+   * Posts the prompt for a waiting request; its buttons carry the request's
+   * id, which is returned. The wait's end, whoever ends it, edits the prompt.
+   */
   open(input: ApprovalInput): string {
-    const { outbox, clock, timeoutMs, logger } = this.#options;
-    const id = shortId();
+    const { outbox, logger } = this.#options;
+    const id = input.request.id;
     const view = approvalView(input.request, outbox.capabilities(input.chat).maxMessageLength);
     const prompt = view.prompt;
     const sent = this.#post(input, view, id);
-    const timer = clock.setTimeout(() => this.#settle(id, 'deny', say.deniedTimeout, true), timeoutMs);
-    this.#pending.set(id, { ...input, id, prompt, sent, timer });
+    this.#pending.set(id, { ...input, id, prompt, sent });
+    void input.request.settled.then((outcome) => this.#ended(id, outcome));
     logger.info({ chat: input.chat, approval: id, tool: input.request.toolName }, 'approval requested');
     return id;
   }
@@ -189,7 +194,6 @@ export class ApprovalRegistry {
     for (const pending of [...this.#pending.values()]) {
       if (!pending.suspend?.()) continue;
       this.#pending.delete(pending.id);
-      this.#options.clock.clearTimeout(pending.timer);
       this.#options.logger.info({ chat: pending.chat, approval: pending.id }, 'approval left open');
     }
   }
@@ -213,33 +217,56 @@ export class ApprovalRegistry {
   }
 
   /**
+   * The session ended a wait itself (its deadline passed, or its turn
+   * stopped): a prompt still showing says so.
+   */
+  #ended(id: string, outcome: PermissionOutcome): void {
+    const pending = this.#take(id);
+    if (!pending) return;
+    const text = outcome === 'timeout' ? say.deniedTimeout : say.deniedStopped;
+    this.#options.logger.info({ chat: pending.chat, approval: id, outcome }, 'approval ended by the session');
+    this.#show(pending, text);
+  }
+
+  /**
    * Gives the answer to the session, then edits the prompt; false when the
-   * session had moved on. `final` outcomes (timeout, stop) are shown even then:
-   * the session denied the request itself, which is what they say.
+   * session had moved on. `final` outcomes (stop, shutdown) are shown even
+   * then: the request is denied either way, which is what they say.
    */
   #settle(id: string, answer: Answer, outcome: string, final = false): boolean {
-    const pending = this.#pending.get(id);
+    const pending = this.#take(id);
     if (!pending) return false;
-    this.#pending.delete(id);
-    this.#settled.add(id);
-    if (this.#settled.size > SETTLED_MEMORY)
-      this.#settled.delete(this.#settled.values().next().value as string);
-    this.#options.clock.clearTimeout(pending.timer);
     let accepted = false;
     try {
-      accepted = pending.resolve(answer);
+      accepted = pending.request.answer(answer);
     } catch (err) {
       this.#options.logger.error(
         { chat: pending.chat, err: describeError(err) },
         'resolving a permission failed',
       );
     }
-    const text = `${pending.prompt}\n\n${accepted || final ? outcome : say.expired}`;
+    if (accepted) pending.resumed?.();
     this.#options.logger.info({ chat: pending.chat, approval: id, answer, accepted }, 'approval settled');
-    const edit = this.#edit(pending, text);
+    this.#show(pending, accepted || final ? outcome : say.expired);
+    return accepted;
+  }
+
+  /** Takes a prompt out of the table, remembering its id as settled here. */
+  #take(id: string): Pending | undefined {
+    const pending = this.#pending.get(id);
+    if (!pending) return undefined;
+    this.#pending.delete(id);
+    this.#settled.add(id);
+    if (this.#settled.size > SETTLED_MEMORY)
+      this.#settled.delete(this.#settled.values().next().value as string);
+    return pending;
+  }
+
+  /** Edits the prompt to say how it ended, its buttons gone. */
+  #show(pending: Pending, outcome: string): void {
+    const edit = this.#edit(pending, `${pending.prompt}\n\n${outcome}`);
     this.#edits.add(edit);
     void edit.finally(() => this.#edits.delete(edit));
-    return accepted;
   }
 
   /**
@@ -249,7 +276,7 @@ export class ApprovalRegistry {
   async #post(input: ApprovalInput, view: ApprovalView, id: string): Promise<string[]> {
     const { outbox, logger } = this.#options;
     const { chat } = input;
-    await input.hold?.(id, this.#options.clock.now() + this.#options.timeoutMs).catch((err: unknown) => {
+    await input.hold?.().catch((err: unknown) => {
       logger.error(
         { chat, err: describeError(err) },
         'the waiting turn could not be stored; it ends with this process',

@@ -11,10 +11,10 @@
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { InteractiveSession } from '../session/index.js';
-import type { PermissionRequest } from '../session/types.js';
+import type { PendingPermission } from '../session/types.js';
 import type { OpenedThread } from './adapter-contract.js';
 import type { Background } from './background.js';
-import type { QueuedMessage } from './chat-turn.js';
+import type { QueuedMessage } from './queued-message.js';
 import type { SessionRegistry } from './sessions-registry.js';
 import type { Outbox } from './stream/types.js';
 import { withoutOperatorDetail } from './text.js';
@@ -116,9 +116,9 @@ export class BackgroundRuns {
   async #run(session: InteractiveSession, request: BackgroundRequest): Promise<string> {
     const id = session.getSession().getSessionId();
     const denied: string[] = [];
-    const deny = (r: PermissionRequest) => {
+    const deny = (r: PendingPermission) => {
       denied.push(r.toolName);
-      session.resolvePermission(r.id, 'deny');
+      r.answer('deny');
     };
     session.on('permission_request', deny);
     const head = `🧵 Background result (session ${id}; /resume ${id} continues it)`;

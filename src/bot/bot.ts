@@ -9,7 +9,6 @@ import { describeError } from '../errors.js';
 import { silentLogger } from '../logger.js';
 import { LocalTrigger } from '../schedule/local-trigger.js';
 import { Scheduler } from '../schedule/scheduler.js';
-import { DEFAULT_PRICES } from '../session/index.js';
 import { createMemoryControlsStore } from '../store/controls.js';
 import type { ActiveTurn, BotStateStore } from '../store/types.js';
 import { AccessPolicy } from './access.js';
@@ -18,6 +17,7 @@ import { accessGate, admit, type Sender } from './admission.js';
 import { ApprovalRegistry } from './approvals.js';
 import { Background } from './background.js';
 import { BackgroundRuns } from './bg-runs.js';
+import type { BotContext } from './bot-context.js';
 import { Budgets } from './budgets.js';
 import { intake } from './intake.js';
 import type { Bot, BotOptions } from './options.js';
@@ -77,8 +77,8 @@ export function createBot(options: BotOptions): Bot {
   const registry = new SessionRegistry({
     sessions,
     stateStore,
-    // The bot's own timer answers first and edits the prompt; the session's is a backstop.
-    permissionTimeoutMs: approvalTimeoutMs * 2,
+    // The session's one timer ends an unanswered approval; the registry edits the prompt when it does.
+    permissionTimeoutMs: approvalTimeoutMs,
     idleReleaseMs: limits.idleReleaseMs ?? DEFAULTS.idleReleaseMs,
     clock,
     logger,
@@ -134,19 +134,21 @@ export function createBot(options: BotOptions): Bot {
       clock,
       logger,
     });
-  const router: ChatRouter = new ChatRouter({
+  // The bot's shared parts, built once: the router takes them all, each chat, turn and command its share.
+  const context: BotContext = {
+    sessions,
     registry,
     saveHealth,
-    sessionStore: sessions.sessionStore,
     stateStore,
     outbox,
     approvals,
     access,
     background,
     queueLimit,
-    prices: options.prices ?? DEFAULT_PRICES,
-    budgets: { budgets, waitMs: approvalTimeoutMs },
-    rules: { rules, prompts: rulePrompts },
+    approvalTimeoutMs,
+    budgets,
+    rules,
+    rulePrompts,
     clock,
     logger,
     ...(options.voice ? { voice: options.voice } : {}),
@@ -170,7 +172,8 @@ export function createBot(options: BotOptions): Bot {
     ...(replicaOptions
       ? { gate: replicaGates(replicaOptions, (chat) => registry.forget(chat), announce) }
       : {}),
-  });
+  };
+  const router: ChatRouter = new ChatRouter(context);
   fireScheduled = (schedule) => router.runScheduled(schedule);
   const replicas = replicaOptions && new ReplicaRouter(router, replicaOptions);
   const routing: { route(event: ChatEvent, sender: Sender): Promise<void> } = replicas ?? router;

@@ -10,8 +10,8 @@
 import type { Logger } from '../logger.js';
 import type { InteractiveSession } from '../session/index.js';
 import { ledgerCost, type PriceTable } from '../session/index.js';
-import type { Requester } from './approvals.js';
 import type { Budgets } from './budgets.js';
+import type { Requester } from './queued-message.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
 

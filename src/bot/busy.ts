@@ -5,7 +5,8 @@
  * running reply and runs next.
  */
 import type { BusyMode } from '../schedule/types.js';
-import type { ChatRuntime, QueuedMessage } from './chat-runtime.js';
+import type { ChatRuntime } from './chat-runtime.js';
+import type { QueuedMessage } from './queued-message.js';
 
 /** Hands `item` to the chat by `mode`; false when the queue is full. `joined` acknowledges a steered message. */
 export function acceptWhileBusy(

@@ -3,27 +3,13 @@
  * stream. The core feeds the session one message at a time, so /stop can
  * drop what is queued and an edit of the running message can take its place.
  */
-import type { Clock } from '../clock.js';
 import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { Scheduler } from '../schedule/scheduler.js';
-import type { InteractiveSession, PriceTable } from '../session/index.js';
-import type { BotStateStore } from '../store/types.js';
-import type { ApprovalRegistry } from './approvals.js';
-import { refuseOverBudget } from './budget-turn.js';
-import type { Budgets } from './budgets.js';
-import { shortId, stopButtons } from './buttons.js';
-import { type ChatGate, type ChatGateFactory, OPEN_GATE } from './chat-lease.js';
-import { type QueuedMessage, type RunningTurn, streamTurn } from './chat-turn.js';
-import type { BotObserver } from './options.js';
-import type { Rules } from './rules.js';
-import type { SaveHealth } from './save-health.js';
-import type { SessionRegistry } from './sessions-registry.js';
-import type { Outbox } from './stream/types.js';
+import type { BotContext } from './bot-context.js';
+import { shortId } from './buttons.js';
+import { type ChatGate, OPEN_GATE } from './chat-lease.js';
+import type { QueuedMessage, RunningTurn } from './queued-message.js';
 import { say, withoutOperatorDetail } from './text.js';
-import { hearVoice, type VoiceOptions } from './voice.js';
-
-export type { QueuedMessage } from './chat-turn.js';
+import { runQueuedTurn, type TurnRunParts } from './turn-run.js';
 
 /** Work that must not overlap a turn (/new, /compact...). */
 export interface QueuedTask {
@@ -36,35 +22,15 @@ export interface QueuedTask {
 
 type QueueItem = QueuedMessage | QueuedTask;
 
-/** Everything a chat runtime uses. */
-export interface RuntimeDeps {
-  registry: SessionRegistry;
-  outbox: Outbox;
-  approvals: ApprovalRegistry;
-  stateStore: BotStateStore;
-  clock: Clock;
-  logger: Logger;
-  queueLimit: number;
+/** The bot's parts a chat runtime uses: those of its turns, and its own. */
+type RuntimeParts = TurnRunParts | 'queueLimit' | 'gate';
+
+/** What a chat runtime works with: the bot's parts it uses, and what is the chat's own. */
+export interface RuntimeDeps extends Pick<BotContext, RuntimeParts> {
   /** Called when the chat has nothing running or queued. */
   onIdle?: (runtime: ChatRuntime) => void;
-  /** Several replicas: turns and tasks run only under the chat's lease. Default: at once. */
-  gate?: ChatGateFactory;
-  /** Told when turns start and end. */
-  observer?: BotObserver;
-  /** Failed and recovered saves, said in the chat. */
-  saveHealth?: SaveHealth;
-  /** List prices, for the cost in a reply's footer. */
-  prices?: PriceTable;
   /** Everyone in this chat is an operator (the terminal): its notices and errors keep setting names. */
   operatorChat?: boolean;
-  /** Hears voice notes before their turn; without it none are queued. */
-  voice?: VoiceOptions;
-  /** The bot's schedules, for the Schedule tool. */
-  scheduler?: Scheduler;
-  /** Spending caps and how long a turn paused on one waits for an extension. */
-  budgets?: { budgets: Budgets; waitMs: number };
-  /** The chats' stored rules. */
-  rules?: Rules;
 }
 
 /** The state of one chat key. */
@@ -259,7 +225,19 @@ export class ChatRuntime {
     try {
       await this.#gate.run(
         () => turn.stopNote !== undefined,
-        (signal) => this.#turn(turn, item, signal),
+        (signal) =>
+          runQueuedTurn(
+            this.#d,
+            {
+              chat: this.chat,
+              isCurrent: () => this.#running === turn,
+              tell: (text) => this.#tell(text),
+              stop: (note) => this.#abortRunning(note),
+            },
+            turn,
+            item,
+            signal,
+          ),
       );
     } catch (err) {
       this.#d.logger.error(
@@ -272,117 +250,6 @@ export class ChatRuntime {
       this.#running = undefined;
       this.#current = undefined;
     }
-  }
-
-  async #turn(turn: RunningTurn, item: QueuedMessage, signal: AbortSignal | undefined): Promise<void> {
-    const { registry, outbox, stateStore, approvals, clock, logger } = this.#d;
-    let release: (() => void) | undefined;
-    let startedAt: string | undefined;
-    // Set once the turn's record in the state store is not this turn's to end any more.
-    let recordSettled = false;
-    const lost = () => {
-      recordSettled = true;
-      void this.#leaseLost(turn, startedAt);
-    };
-    signal?.addEventListener('abort', lost, { once: true });
-    try {
-      // A cap reached: the message runs nothing (no session, no model request) and is answered.
-      const budgets = this.#d.budgets?.budgets;
-      if (budgets && (await refuseOverBudget(budgets, outbox, this.chat, item))) return;
-      const held = await registry.acquire(this.chat, item.owner);
-      const session = held.session;
-      release = held.release;
-      turn.session = session;
-      if (turn.stopNote !== undefined) return;
-      const heard = await this.#hear(turn, item, session);
-      if (!heard) return;
-      const sessionId = session.getSession().getSessionId();
-      startedAt = new Date(clock.now()).toISOString();
-      await stateStore.beginTurn({ chat: this.chat, sessionId, startedAt });
-      logger.info({ chat: this.chat, sessionId, turn: turn.turnId }, 'turn started');
-      this.#d.observer?.turnStarted?.(this.chat);
-      const reply = outbox.stream(this.chat, {
-        ...(item.replyable === false ? {} : { replyTo: item.messageId }),
-        liveButtons: stopButtons(turn.turnId),
-      });
-      try {
-        const ended = await streamTurn({
-          chat: this.chat,
-          session,
-          turn,
-          item: heard,
-          reply,
-          outbox,
-          approvals,
-          logger,
-          isCurrent: () => this.#running === turn,
-          tell: (text) => this.#tell(text),
-          ...(this.#d.saveHealth ? { saveHealth: this.#d.saveHealth, now: () => clock.now() } : {}),
-          ...(this.#d.prices ? { prices: this.#d.prices } : {}),
-          ...(this.#d.scheduler ? { scheduler: this.#d.scheduler } : {}),
-          ...(this.#d.budgets ? { budgets: this.#d.budgets } : {}),
-          ...(this.#d.rules ? { rules: this.#d.rules } : {}),
-        });
-        const { response: _text, ...finished } = ended;
-        this.#d.observer?.turnFinished?.({ chat: this.chat, model: session.getModel(), ...finished });
-        item.onDone?.(ended);
-      } finally {
-        if (!recordSettled)
-          await stateStore.endTurn(this.chat).catch((err: unknown) => {
-            logger.error({ chat: this.chat, err: describeError(err) }, 'could not clear the active turn');
-          });
-      }
-    } catch (err) {
-      logger.error({ chat: this.chat, turn: turn.turnId, err: describeError(err) }, 'turn could not run');
-      this.#tell(say.turnError(describeError(err)));
-      item.onDone?.({ outcome: 'error' });
-    } finally {
-      signal?.removeEventListener('abort', lost);
-      release?.();
-    }
-  }
-
-  /** The message with its voice notes heard; undefined when nothing is left to run. */
-  async #hear(
-    turn: RunningTurn,
-    item: QueuedMessage,
-    session: InteractiveSession,
-  ): Promise<QueuedMessage | undefined> {
-    const voice = this.#d.voice;
-    if (!voice || !item.audio?.length) return item;
-    turn.cancel = new AbortController();
-    this.#d.outbox.startTyping(this.chat);
-    try {
-      const { outbox, logger } = this.#d;
-      const signal = turn.cancel.signal;
-      return await hearVoice({ chat: this.chat, item, voice, session, outbox, logger, signal });
-    } finally {
-      this.#d.outbox.stopTyping(this.chat);
-    }
-  }
-
-  /**
-   * The chat's lease was lost (this replica stalled past its ttl, or lost
-   * its database): the turn stops, and its chat hears about it exactly once.
-   * Whoever ends the turn's record tells the chat: another replica that
-   * already claimed it said the reply was cut off, so this one ends the
-   * reply without a note; otherwise this one ends the record and says why.
-   */
-  async #leaseLost(turn: RunningTurn, startedAt: string | undefined): Promise<void> {
-    const { stateStore, logger } = this.#d;
-    let ours = false;
-    try {
-      const record = (await stateStore.activeTurns()).find((t) => t.chat === this.chat);
-      ours = startedAt !== undefined && record?.startedAt === startedAt;
-      if (ours) await stateStore.endTurn(this.chat);
-    } catch (err) {
-      logger.warn({ chat: this.chat, err: describeError(err) }, 'could not check who ends the lost turn');
-    }
-    logger.warn(
-      { chat: this.chat, turn: turn.turnId, claimedElsewhere: !ours },
-      'chat lease lost; turn stopped',
-    );
-    if (this.#running === turn) this.#abortRunning(ours ? say.leaseLost : '');
   }
 
   #tell(line: string): void {

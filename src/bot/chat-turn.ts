@@ -6,13 +6,12 @@
  * always said in the chat.
  */
 import { describeError, isErrorCode, SwitchboardError } from '../errors.js';
-import type { Logger } from '../logger.js';
 import type { Scheduler } from '../schedule/scheduler.js';
-import type { IncomingFile, InteractiveSession, PausedAnswer } from '../session/index.js';
-import { formatUsd, ledgerCost, type PriceTable } from '../session/index.js';
+import type { InteractiveSession } from '../session/index.js';
+import { formatUsd, ledgerCost } from '../session/index.js';
 import type {
   ElicitationRequest,
-  PermissionRequest,
+  PendingPermission,
   SessionEvents,
   ToolEndEvent,
   ToolProgressEvent,
@@ -20,83 +19,41 @@ import type {
   TurnResult,
 } from '../session/types.js';
 import type { ChatSchedules, TokenUsage } from '../vocabulary.js';
-import type { Attachment } from './adapter-contract.js';
-import type { ApprovalRegistry, Requester } from './approvals.js';
+import type { BotContext } from './bot-context.js';
 import { BudgetTurn } from './budget-turn.js';
-import type { Budgets } from './budgets.js';
 import { chatFileSender } from './file-delivery.js';
-import type { TurnOutcome } from './options.js';
-import type { Rules } from './rules.js';
-import type { SaveHealth } from './save-health.js';
-import type { Outbox, ReplyStream } from './stream/types.js';
+import type { QueuedMessage, RunningTurn, TurnOutcome } from './queued-message.js';
+import type { ReplyStream } from './stream/types.js';
 import { say } from './text.js';
 
-/** A message waiting for its turn. */
-export interface QueuedMessage {
-  kind: 'message';
-  messageId: string;
-  /** False when `messageId` is no platform message to reply to (a prompt run by a slash command). */
-  replyable?: false;
-  text: string;
-  /** Images and documents sent with it: the session saves them and shows the model what it can read. */
-  files: IncomingFile[];
-  /** Recordings to transcribe when the turn comes (see voice.ts); their transcripts join `text`. */
-  audio?: Attachment[];
-  requester: Requester;
-  /** Owner key for a session this message creates. */
-  owner: string;
-  /**
-   * Set for a run nobody asked for just now (a schedule): `deny` answers its
-   * approval prompts with no at once, `ask` posts them like any other.
-   */
-  unattended?: UnattendedApprovals;
-  /** Set for the answer to a stored approval: the chat's waiting turn goes on with it instead of a new prompt. */
-  resume?: PausedAnswer;
-  /** Told when the message's turn has ended (or could not run), with the reply's text. */
-  onDone?: (ended: { outcome: TurnOutcome; response?: string }) => void;
-}
+/**
+ * The bot's parts a turn uses: the sessions' prices (the reply footer, the
+ * budgets), the outbox and approvals, save health, the scheduler (the
+ * Schedule tool, as the turn's requester), caps and rules.
+ */
+export type TurnParts =
+  | 'sessions'
+  | 'outbox'
+  | 'approvals'
+  | 'logger'
+  | 'clock'
+  | 'approvalTimeoutMs'
+  | 'saveHealth'
+  | 'scheduler'
+  | 'budgets'
+  | 'rules';
 
-/** How approvals are answered in a run nobody started by writing (`SWITCHBOARD_UNATTENDED_APPROVALS`). */
-export type UnattendedApprovals = 'ask' | 'deny';
-
-/** The turn a chat is running. */
-export interface RunningTurn {
-  turnId: string;
-  messageId: string;
-  requester: Requester;
-  session?: InteractiveSession;
-  /** Set by stop/edit/shutdown: the note the reply ends with. */
-  stopNote?: string;
-  /** Aborted with the turn: stops the work before the reply (fetching and transcribing voice notes). */
-  cancel?: AbortController;
-}
-
-/** What {@link streamTurn} works with. */
-export interface TurnContext {
+/** What {@link streamTurn} works with: the turn's own parts, and the bot's it uses. */
+export interface TurnContext extends Pick<BotContext, TurnParts> {
   chat: string;
-  /** List prices, for the cost in a reply's footer. */
-  prices?: PriceTable;
   session: InteractiveSession;
   turn: RunningTurn;
   item: QueuedMessage;
   reply: ReplyStream;
-  outbox: Outbox;
-  approvals: ApprovalRegistry;
-  logger: Logger;
   /** False once the chat has moved on from this turn (stopped, ended). */
   isCurrent: () => boolean;
   /** Sends a one-off line to the chat without waiting for it. */
   tell: (text: string) => void;
-  /** Tracks failed and recovered saves, said once each in the chat. */
-  saveHealth?: SaveHealth;
-  /** Now, for the time a chat's saves started failing. */
-  now?: () => number;
-  /** The bot's schedules, for the Schedule tool (made as the turn's requester). */
-  scheduler?: Scheduler;
-  /** The chat's stored rules: a call one covers runs without a prompt. */
-  rules?: Rules;
-  /** Spending caps, checked before every model request (with `prices`), and how long a paused turn waits. */
-  budgets?: { budgets: Budgets; waitMs: number };
 }
 
 const TOOL_MARK: Record<ToolEndEvent['status'], string> = {
@@ -151,9 +108,9 @@ export async function streamTurn(
     logger.warn({ chat: ctx.chat, err: describeError(err) }, 'session reported an error');
   };
   const onNotice = (text: string) => ctx.tell(`ℹ️ ${text}`);
-  const onPermission = (request: PermissionRequest) => {
+  const onPermission = (request: PendingPermission) => {
     if (item.unattended === 'deny') {
-      session.resolvePermission(request.id, 'deny');
+      request.answer('deny');
       ctx.tell(say.unattendedDenied(request.toolName));
       return;
     }
@@ -183,19 +140,19 @@ export async function streamTurn(
     save_error: onSaveError,
   });
   outbox.startTyping(ctx.chat);
-  const budget =
-    ctx.budgets && ctx.prices
-      ? new BudgetTurn({
-          ...ctx.budgets,
-          chat: ctx.chat,
-          requester: turn.requester,
-          session,
-          prices: ctx.prices,
-          outbox,
-          logger,
-          checkpoint: () => reply.checkpoint(),
-        })
-      : undefined;
+  const budget = ctx.budgets
+    ? new BudgetTurn({
+        budgets: ctx.budgets,
+        waitMs: ctx.approvalTimeoutMs,
+        chat: ctx.chat,
+        requester: turn.requester,
+        session,
+        prices: ctx.sessions.prices,
+        outbox,
+        logger,
+        checkpoint: () => reply.checkpoint(),
+      })
+    : undefined;
   let result: TurnResult | undefined;
   try {
     // Stopped while the session was loading or the turn was being recorded: nothing to run.
@@ -246,8 +203,8 @@ export async function streamTurn(
     );
   }
   if (outbox.capabilities(ctx.chat).replyFooter) {
-    const cost = ctx.prices ? ledgerCost(session.getUsage(), ctx.prices) : undefined;
-    const priced = cost && cost.unpriced.length === 0 ? formatUsd(cost.usd) : undefined;
+    const cost = ledgerCost(session.getUsage(), ctx.sessions.prices);
+    const priced = cost.unpriced.length === 0 ? formatUsd(cost.usd) : undefined;
     ctx.tell(say.replyFooter(session.getContextState(), priced));
   }
   logger.info(
@@ -268,7 +225,7 @@ function reportSave(ctx: TurnContext, error: Error | undefined, completed: boole
   const health = ctx.saveHealth;
   if (!health) return;
   const line = error
-    ? health.failed(ctx.chat, error, ctx.now?.() ?? 0)
+    ? health.failed(ctx.chat, error, ctx.clock.now())
     : completed
       ? health.saved(ctx.chat)
       : undefined;
@@ -330,7 +287,7 @@ async function askQuestion(ctx: TurnContext, request: ElicitationRequest): Promi
  */
 async function ask(
   ctx: TurnContext,
-  request: PermissionRequest,
+  request: PendingPermission,
   byRule: (id: string) => void,
 ): Promise<void> {
   const { session, turn, outbox, approvals, logger } = ctx;
@@ -338,13 +295,13 @@ async function ask(
     logger.warn({ chat: ctx.chat, err: describeError(err) }, 'could not read the stored rules; asking');
     return undefined;
   });
-  if (rule && session.resolvePermission(request.id, 'allow')) {
+  if (rule && request.answer('allow')) {
     logger.info({ chat: ctx.chat, tool: request.toolName, rule: rule.id }, 'tool allowed by a stored rule');
     byRule(rule.id);
     return;
   }
   if (!(await beforeAsking(ctx))) {
-    session.resolvePermission(request.id, 'deny');
+    request.answer('deny');
     return;
   }
   approvals.open({
@@ -353,14 +310,11 @@ async function ask(
     request,
     requester: turn.requester,
     // Stored before the prompt shows: a press after a restart, or on another replica, resumes the turn.
-    hold: (id, deadline) =>
-      session.notePausedTurn({ approval: id, deadline, chat: ctx.chat, requester: turn.requester }),
+    hold: () => session.notePausedTurn({ approval: request.id, chat: ctx.chat, requester: turn.requester }),
     shown: (messageIds) => void session.notePausedTurn({ messageIds }),
     suspend: () => session.suspend(),
-    resolve: (answer) => {
-      const accepted = session.resolvePermission(request.id, answer);
-      if (accepted && ctx.isCurrent()) outbox.startTyping(ctx.chat);
-      return accepted;
+    resumed: () => {
+      if (ctx.isCurrent()) outbox.startTyping(ctx.chat);
     },
     onAnswered: (answer, by) => {
       const { rules } = ctx;

@@ -3,20 +3,25 @@
  * overlap a running reply.
  */
 import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { Scheduler } from '../schedule/scheduler.js';
-import type { InteractiveSession, PriceTable } from '../session/index.js';
-import type { SessionStore } from '../store/types.js';
-import type { AccessPolicy } from './access.js';
-import type { BackgroundRuns } from './bg-runs.js';
-import type { Budgets } from './budgets.js';
+import type { InteractiveSession } from '../session/index.js';
+import type { BotContext } from './bot-context.js';
 import type { ChatRuntime } from './chat-runtime.js';
-import type { Rules } from './rules.js';
-import type { SessionRegistry } from './sessions-registry.js';
 import { say } from './text.js';
 
-/** Who ran a command, where, and how to answer. */
-export interface CommandContext {
+/** The bot's parts commands use: sessions (their store, their prices), caps, rules, schedules. */
+type CommandParts =
+  | 'sessions'
+  | 'registry'
+  | 'access'
+  | 'logger'
+  | 'voice'
+  | 'scheduler'
+  | 'backgroundRuns'
+  | 'budgets'
+  | 'rules';
+
+/** Who ran a command, where, and how to answer, with the bot's parts it may use. */
+export interface CommandContext extends Pick<BotContext, CommandParts> {
   chat: string;
   /** `platform:userId`. */
   user: string;
@@ -26,22 +31,6 @@ export interface CommandContext {
   runtime: ChatRuntime;
   /** The message that carried the command, when it was one (not a slash command). */
   messageId?: string;
-  registry: SessionRegistry;
-  sessionStore: SessionStore;
-  /** List prices for `/cost` and `/status`. */
-  prices: PriceTable;
-  /** US dollars per minute of transcribed audio, when the operator gave one. */
-  voicePrice?: number;
-  access: AccessPolicy;
-  /** Schedules and per-chat settings, when the bot has them. */
-  scheduler?: Scheduler;
-  /** Background runs (`/bg`). */
-  backgroundRuns?: BackgroundRuns;
-  /** Spending caps, for `/budget`. */
-  budgets?: Budgets;
-  /** Stored rules, for `/rules`. */
-  rules?: Rules;
-  logger: Logger;
   answer: (text: string) => Promise<void>;
   /**
    * Waits for a save the command made in this chat's session and says in the

@@ -178,7 +178,7 @@ async function runStatus(ctx: CommandContext): Promise<void> {
     say.sessionLine(name, session.getSession().getSessionId()),
     `Context: ${say.percent(state.usedPercentage)} used (${tokens})`,
     `Model: ${session.getModel()} (${session.getModelInfo().contextWindow.toLocaleString('en-US')}-token window)`,
-    `Cost: ${describeUsage(session.getUsage(), ctx.prices)}`,
+    `Cost: ${describeUsage(session.getUsage(), ctx.sessions.prices)}`,
     `Permission mode: ${session.getSession().getPermissionMode()}`,
     webStatusLine(session),
     `Activity: ${activity}`,

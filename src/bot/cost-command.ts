@@ -59,8 +59,8 @@ export function describeVoice(
 
 /** The usage line, with the voice notes after it when there were any. */
 function describeAll(ledger: UsageLedger, ctx: CommandContext, day?: string): string {
-  const voice = describeVoice(ledger, ctx.voicePrice, day);
-  const tokens = describeUsage(ledger, ctx.prices, day);
+  const voice = describeVoice(ledger, ctx.voice?.pricePerMinute, day);
+  const tokens = describeUsage(ledger, ctx.sessions.prices, day);
   return voice ? `${tokens}; ${voice}` : tokens;
 }
 
@@ -86,7 +86,7 @@ export async function runCost(ctx: CommandContext): Promise<void> {
 async function botTotals(ctx: CommandContext): Promise<string[]> {
   const all = emptyLedger();
   let unreadable = 0;
-  for (const { outcome } of await ctx.sessionStore.list()) {
+  for (const { outcome } of await ctx.sessions.sessionStore.list()) {
     if (outcome.status !== 'valid') {
       if (outcome.status !== 'missing') unreadable++;
       continue;

@@ -14,7 +14,6 @@ import type { Logger } from '../logger.js';
 import type { ElicitationRequest } from '../session/types.js';
 import type { ElicitationAnswer, ElicitationField, ElicitationValue } from '../tools/types.js';
 import type { ButtonEvent } from './adapter-contract.js';
-import type { Requester } from './approvals.js';
 import { type ButtonPayload, shortId } from './buttons.js';
 import {
   answeredLine,
@@ -24,6 +23,7 @@ import {
   pickedValue,
   questionHeading,
 } from './elicitation-fields.js';
+import type { Requester } from './queued-message.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
 

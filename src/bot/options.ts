@@ -9,13 +9,13 @@ import type { ChatLease, ControlBus } from '../cluster/types.js';
 import type { Logger } from '../logger.js';
 import type { BusyMode, ScheduleStore, ScheduleTrigger } from '../schedule/types.js';
 import type { SessionFactory } from '../session/factory.js';
-import type { PriceTable } from '../session/index.js';
 import type { ControlsStore } from '../store/controls.js';
 import type { BotStateStore } from '../store/types.js';
 import type { TokenUsage } from '../vocabulary.js';
 import type { AccessOptions } from './access.js';
 import type { ChatAdapter, EventSink } from './adapter-contract.js';
 import type { BudgetCaps } from './budgets.js';
+import type { TurnOutcome } from './queued-message.js';
 import type { SaveHealthView } from './save-health.js';
 import type { Outbox } from './stream/types.js';
 import type { VoiceOptions } from './voice.js';
@@ -60,8 +60,7 @@ export interface ClusterOptions {
   answerTimeoutMs?: number;
 }
 
-/** How a turn ended, for a {@link BotObserver}: a reply, a stopped reply, or a failure. */
-export type TurnOutcome = 'complete' | 'interrupted' | 'error';
+export type { TurnOutcome } from './queued-message.js';
 
 /**
  * Told when turns start and end (the ready bot counts them as metrics).
@@ -120,8 +119,6 @@ export interface BotOptions {
   outbox?: Outbox;
   /** Told when turns start and end. */
   observer?: BotObserver;
-  /** List prices for `/cost` and `/status`; default the built-in table (`DEFAULT_PRICES`). */
-  prices?: PriceTable;
   /** Voice notes: transcribed through this service; without it each gets one line saying it cannot be heard. */
   voice?: VoiceOptions;
   /** Schedules and per-chat settings; without them /schedule and its kin say they are not set up. */

@@ -5,82 +5,29 @@
  * approval press to the approval registry, a command to the command table.
  * Presses and stops act at once; nothing here waits for a whole turn.
  */
-import type { Clock } from '../clock.js';
-import { describeError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { Scheduler } from '../schedule/scheduler.js';
-import type { BusyMode, Schedule } from '../schedule/types.js';
-import type { InteractiveSession, PriceTable } from '../session/index.js';
-import type { BotStateStore, SessionStore } from '../store/types.js';
-import type { AccessPolicy } from './access.js';
-import type { ButtonEvent, ChatEvent, MessageEvent } from './adapter-contract.js';
+import type { Schedule } from '../schedule/types.js';
+import type { InteractiveSession } from '../session/index.js';
+import type { ChatEvent } from './adapter-contract.js';
 import type { Sender } from './admission.js';
-import type { ApprovalRegistry } from './approvals.js';
-import { takeAttachments } from './attachment-intake.js';
-import type { Background } from './background.js';
-import type { BackgroundRuns } from './bg-runs.js';
-import type { Budgets } from './budgets.js';
-import { acceptWhileBusy } from './busy.js';
-import { type ButtonPayload, decodeButton } from './buttons.js';
-import type { ChatGateFactory } from './chat-lease.js';
+import type { BotContext } from './bot-context.js';
+import { press } from './button-presses.js';
+import { decodeButton } from './buttons.js';
 import { ChatRuntime } from './chat-runtime.js';
-import type { QueuedMessage, UnattendedApprovals } from './chat-turn.js';
+import type { CommandContext } from './command-context.js';
 import { runCommand } from './commands.js';
-import type { BotObserver } from './options.js';
-import type { RulePrompts } from './rule-prompts.js';
-import type { Rules } from './rules.js';
-import type { SaveHealth } from './save-health.js';
-import type { SessionRegistry } from './sessions-registry.js';
-import { answerStoredApproval } from './stored-approvals.js';
-import type { Outbox } from './stream/types.js';
+import { acceptMessage } from './incoming-message.js';
+import type { QueuedMessage } from './queued-message.js';
 import { MAX_INPUT_CHARS, say, withoutOperatorDetail } from './text.js';
-import { DEFAULT_MAX_AUDIO_SECONDS, type VoiceOptions } from './voice.js';
-
-/** What the router hands events to. */
-export interface RouterDeps {
-  registry: SessionRegistry;
-  sessionStore: SessionStore;
-  stateStore: BotStateStore;
-  outbox: Outbox;
-  approvals: ApprovalRegistry;
-  access: AccessPolicy;
-  background: Background;
-  queueLimit: number;
-  /** List prices for `/cost` and `/status`. */
-  prices: PriceTable;
-  clock: Clock;
-  logger: Logger;
-  /** How each chat runs its work; default at once (one process). */
-  gate?: ChatGateFactory;
-  /** Told when turns start and end. */
-  observer?: BotObserver;
-  /** Failed and recovered saves, said in the chat. */
-  saveHealth?: SaveHealth;
-  /** Hears voice notes; without it they get the one line that says they cannot be read. */
-  voice?: VoiceOptions;
-  /** Schedules and per-chat settings (/schedule, /timezone, /busy); absent: those commands say so. */
-  scheduler?: Scheduler;
-  /** How approvals are answered in scheduled runs; default `ask`. */
-  unattendedApprovals?: UnattendedApprovals;
-  /** Busy mode of chats when there is no scheduler to keep per-chat settings; default `steer`. */
-  busy?: BusyMode;
-  /** Background runs (`/bg`), stopped with the chats at shutdown. */
-  backgroundRuns?: BackgroundRuns;
-  /** Spending caps, and how long a turn paused on one waits for an extension. */
-  budgets?: { budgets: Budgets; waitMs: number };
-  /** Stored rules, and the `Always allow` presses that make them. */
-  rules?: { rules: Rules; prompts: RulePrompts };
-}
 
 /** Routes admitted events to the chats of this process. */
 export class ChatRouter {
-  readonly #d: RouterDeps;
+  readonly #d: BotContext;
   readonly #runtimes = new Map<string, ChatRuntime>();
   /** Commands still working with a chat's runtime; it is kept until they are done. */
   readonly #commandsRunning = new Map<string, number>();
 
-  constructor(deps: RouterDeps) {
-    this.#d = deps;
+  constructor(bot: BotContext) {
+    this.#d = bot;
   }
 
   /** Acts on the event here. */
@@ -110,8 +57,8 @@ export class ChatRouter {
         const payload = decodeButton(event.payload);
         if (!payload) return false;
         if (payload.action === 'stop') return chat !== undefined && chat.runningTurnId === payload.id;
-        if (payload.action === 'extend') return this.#d.budgets?.budgets.has(payload.id) ?? false;
-        if (payload.action === 'prefix') return this.#d.rules?.prompts.has(payload.id) ?? false;
+        if (payload.action === 'extend') return this.#d.budgets?.has(payload.id) ?? false;
+        if (payload.action === 'prefix') return this.#d.rulePrompts?.has(payload.id) ?? false;
         return this.#d.approvals.has(payload.id);
       }
       default:
@@ -205,7 +152,7 @@ export class ChatRouter {
     const { outbox, background, logger } = this.#d;
     switch (event.type) {
       case 'message':
-        return this.#acceptMessage(event, chat, sender);
+        return acceptMessage(this.#d, event, chat, sender);
       case 'edit':
         if (event.text.length > MAX_INPUT_CHARS) {
           const sent = outbox.send(event.chat, say.tooLong(event.text.length), { replyTo: event.messageId });
@@ -220,81 +167,22 @@ export class ChatRouter {
         return;
       }
       case 'button':
-        return this.#press(event, chat, sender);
+        return press(this.#d, event, chat, sender);
       case 'command':
         return this.#command(event, chat, sender);
     }
   }
 
-  async #press(event: ButtonEvent, chat: ChatRuntime, sender: Sender): Promise<void> {
-    const payload = decodeButton(event.payload);
-    if (!payload) return event.respond({ text: say.expired, ephemeral: true });
-    if (payload.action === 'extend') return this.#extend(event, payload.id, sender);
-    if ((payload.action === 'always' || payload.action === 'prefix') && this.#d.rules)
-      return this.#d.rules.prompts.press(event, payload, sender.key);
-    if (payload.action !== 'stop') {
-      const { approvals } = this.#d;
-      // A prompt nobody waits for any more (its turn was cut off) must not keep buttons that do nothing.
-      const forgotten = !approvals.has(payload.id) && !approvals.settledHere(payload.id);
-      // Posted by a process before this one (or another replica): the wait is stored in the chat's session.
-      if (forgotten && (await this.#answerStored(event, payload, chat, sender))) return;
-      await approvals.press(event, payload, sender.key);
-      if (forgotten && event.messageId !== undefined) {
-        const edit = this.#d.outbox.edit(event.chat, event.messageId, say.approvalExpired, { buttons: [] });
-        this.#d.background.track(edit, 'expired prompt edit');
-      }
-      return;
-    }
-    if (chat.runningTurnId !== payload.id)
-      return event.respond({ text: say.alreadyFinished, ephemeral: true });
-    chat.stop();
-    return event.respond({ text: say.stopping, ephemeral: true });
-  }
-
-  /** Answers a press on a prompt whose turn is stored as waiting; false when none is. */
-  async #answerStored(event: ButtonEvent, payload: ButtonPayload, chat: ChatRuntime, sender: Sender) {
-    if (chat.busy) return false;
-    const session = await this.#d.registry.existing(event.chat);
-    const taken = await answerStoredApproval(this.#d, session, event, payload, sender.key);
-    if (taken === undefined) return false;
-    if (taken !== 'answered' && !chat.enqueue(taken)) {
-      this.#d.logger.warn({ chat: event.chat }, 'the answered turn could not be queued');
-    }
-    return true;
-  }
-
-  /** `Allow $X more` on a budget notice: an admin extends the cap; the notice shows who did. */
-  async #extend(event: ButtonEvent, id: string, sender: Sender): Promise<void> {
-    const budgets = this.#d.budgets?.budgets;
-    const { answer, edited } = budgets
-      ? await budgets.extend(id, sender.key, event.user.name)
-      : { answer: say.expired, edited: undefined };
-    if (edited !== undefined && event.messageId !== undefined) {
-      const edit = this.#d.outbox.edit(event.chat, event.messageId, edited, { buttons: [] });
-      this.#d.background.track(edit, 'budget notice edit');
-    }
-    await event.respond({ text: answer, ephemeral: true });
-  }
-
   #command(event: Extract<ChatEvent, { type: 'command' }>, chat: ChatRuntime, sender: Sender): void {
-    const { registry, sessionStore, access, logger, background, prices, scheduler, backgroundRuns } = this.#d;
-    const ctx = {
-      ...(scheduler ? { scheduler } : {}),
-      ...(backgroundRuns ? { backgroundRuns } : {}),
+    const { access, background } = this.#d;
+    const ctx: CommandContext = {
+      ...this.#d,
       chat: event.chat,
       user: sender.key,
       userName: event.user.name,
       owner: sender.owner,
       runtime: chat,
       ...(event.messageId === undefined ? {} : { messageId: event.messageId }),
-      registry,
-      sessionStore,
-      prices,
-      ...(this.#d.voice?.pricePerMinute === undefined ? {} : { voicePrice: this.#d.voice.pricePerMinute }),
-      access,
-      logger,
-      ...(this.#d.budgets ? { budgets: this.#d.budgets.budgets } : {}),
-      ...(this.#d.rules ? { rules: this.#d.rules.rules } : {}),
       // The net under every command's own wording: no setting names for people who cannot change them.
       answer: (text: string) =>
         this.answer(event, access.isOperator(sender.key) ? text : withoutOperatorDetail(text)),
@@ -317,86 +205,13 @@ export class ChatRouter {
     background.track(done, 'command');
   }
 
-  async #acceptMessage(event: MessageEvent, chat: ChatRuntime, sender: Sender): Promise<void> {
-    // Answers about the message (a file left out, too long, a full queue) are sent plain: they may quote a file name.
-    const reply = (text: string) =>
-      this.#d.background.track(
-        this.#d.outbox.send(event.chat, text, { plain: true, replyTo: event.messageId }),
-        'answer',
-      );
-    const text = event.text.trim();
-    const tooLong = event.text.length > MAX_INPUT_CHARS;
-    const voice = this.#d.voice;
-    const hearing = {
-      on: voice !== undefined,
-      maxSeconds: voice?.maxSeconds ?? DEFAULT_MAX_AUDIO_SECONDS,
-      admin: this.#d.access.isAdmin(sender.key),
-    };
-    const { files, audio, answers } = takeAttachments(
-      event.attachments ?? [],
-      text.length > 0 && !tooLong,
-      hearing,
-    );
-    for (const line of answers) reply(line);
-    if (!text && !files.length && !audio.length) return;
-    if (tooLong) {
-      reply(say.tooLong(event.text.length));
-      return;
-    }
-    // The answer to a tool's question waiting for this person here, not a new message.
-    const user = { key: sender.key, name: event.user.name };
-    if (
-      !files.length &&
-      !audio.length &&
-      this.#d.approvals.takeReply(event.chat, user, text, event.messageId)
-    )
-      return;
-    const item = {
-      kind: 'message' as const,
-      messageId: event.messageId,
-      text: withReplyContext(event),
-      files,
-      ...(audio.length ? { audio } : {}),
-      requester: { key: sender.key, name: event.user.name },
-      owner: sender.owner,
-    };
-    const queued = acceptWhileBusy(chat, item, await this.#busyMode(chat), () => reply(say.steered));
-    if (!queued) reply(say.queueFull(this.#d.queueLimit));
-  }
-
-  /** How the chat takes a message while a reply runs; asked only then. */
-  async #busyMode(chat: ChatRuntime): Promise<BusyMode> {
-    const { scheduler, busy, logger } = this.#d;
-    if (chat.runningTurnId === undefined) return 'queue';
-    if (!scheduler) return busy ?? 'steer';
-    return scheduler.busyMode(chat.chat).catch((err: unknown) => {
-      logger.warn({ chat: chat.chat, err: describeError(err) }, 'could not read the chat settings; queued');
-      return 'queue' as const;
-    });
-  }
-
   #runtime(chat: string): ChatRuntime {
     let r = this.#runtimes.get(chat);
     if (!r) {
-      const d = this.#d;
       r = new ChatRuntime(chat, {
-        registry: d.registry,
-        outbox: d.outbox,
-        approvals: d.approvals,
-        stateStore: d.stateStore,
-        clock: d.clock,
-        logger: d.logger,
-        queueLimit: d.queueLimit,
+        ...this.#d,
         onIdle: (idle) => this.#prune(idle),
-        ...(d.gate ? { gate: d.gate } : {}),
-        ...(d.observer ? { observer: d.observer } : {}),
-        ...(d.saveHealth ? { saveHealth: d.saveHealth } : {}),
-        ...(d.budgets ? { budgets: d.budgets } : {}),
-        ...(d.rules ? { rules: d.rules.rules } : {}),
-        prices: d.prices,
-        operatorChat: d.access.isOperatorChat(chat),
-        ...(d.voice ? { voice: d.voice } : {}),
-        ...(d.scheduler ? { scheduler: d.scheduler } : {}),
+        operatorChat: this.#d.access.isOperatorChat(chat),
       });
       this.#runtimes.set(chat, r);
     }
@@ -409,18 +224,4 @@ export class ChatRouter {
     this.#runtimes.delete(r.chat);
     this.#d.logger.debug({ chat: r.chat }, 'idle chat forgotten');
   }
-}
-
-const QUOTE_LIMIT = 500;
-
-/**
- * A reply to an earlier message carries what it answers, so the model knows
- * which part of a long conversation "this" or "no, the second one" refers to.
- */
-function withReplyContext(event: MessageEvent): string {
-  const quoted = event.replyTo?.text?.trim();
-  if (!quoted) return event.text;
-  const cut = quoted.length > QUOTE_LIMIT ? `${quoted.slice(0, QUOTE_LIMIT)}…` : quoted;
-  const whose = event.replyTo?.fromBot ? 'your earlier message' : 'an earlier message';
-  return `(In reply to ${whose}: "${cut}")\n${event.text}`;
 }

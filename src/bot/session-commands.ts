@@ -25,7 +25,7 @@ function canSee(ctx: CommandContext, meta: SessionMeta): boolean {
 export async function listSessions(ctx: CommandContext): Promise<void> {
   const admin = ctx.access.isAdmin(ctx.user);
   const current = await ctx.registry.boundId(ctx.chat);
-  const entries = await ctx.sessionStore.list();
+  const entries = await ctx.sessions.sessionStore.list();
   const valid: SessionMeta[] = [];
   const broken: StoreListEntry[] = [];
   for (const entry of entries) {
@@ -76,7 +76,7 @@ export async function resumeSession(ctx: CommandContext, arg: string): Promise<v
   }
   const shown = JSON.stringify(arg);
   const notFound = `No session named ${shown}. See /sessions.`;
-  const entries = await ctx.sessionStore.list();
+  const entries = await ctx.sessions.sessionStore.list();
   const byId = asId ? entries.find((e) => e.id === arg) : undefined;
   let target: SessionMeta | undefined;
   if (byId) {

@@ -17,9 +17,8 @@ import type { SessionStore } from '../store/types.js';
 import type { AccessPolicy } from './access.js';
 import type { ButtonEvent } from './adapter-contract.js';
 import { approvalView } from './approval-prompt.js';
-import type { Requester } from './approvals.js';
 import type { ButtonPayload } from './buttons.js';
-import type { QueuedMessage } from './chat-turn.js';
+import type { QueuedMessage, Requester } from './queued-message.js';
 import type { Outbox } from './stream/types.js';
 import { say } from './text.js';
 
@@ -38,7 +37,10 @@ interface HostNotes {
   answered?: string;
   requester: Requester;
   messageIds?: string[];
-  /** When the prompt's wait ends (`SWITCHBOARD_APPROVAL_TIMEOUT` after it was posted). */
+  /**
+   * When the prompt's wait ended, in records written before the session's
+   * own deadline was the only one; newer records go by the paused turn's.
+   */
   deadline?: number;
 }
 

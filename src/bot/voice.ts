@@ -15,7 +15,7 @@ import type { Logger } from '../logger.js';
 import type { IncomingFile, InteractiveSession } from '../session/index.js';
 import { audioFormat, audioSeconds, type Transcriber, uploadName } from '../transcribe/index.js';
 import type { Attachment } from './adapter-contract.js';
-import type { QueuedMessage } from './chat-turn.js';
+import type { QueuedMessage } from './queued-message.js';
 import type { Outbox } from './stream/types.js';
 import { MAX_INPUT_CHARS, say } from './text.js';
 

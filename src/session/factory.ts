@@ -8,6 +8,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SwitchboardError } from '../errors.js';
+import { DEFAULT_PRICES, type PriceTable } from '../provider/pricing.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import type { SessionStore } from '../store/types.js';
 import { createBuiltinTools } from '../tools/index.js';
@@ -26,6 +27,8 @@ export interface SessionFactoryOptions extends Omit<InteractiveSessionOptions, P
   workspace: string;
   /** Give each key (chat) its own folder under `workspace`; default false. */
   workspacePerChat?: boolean;
+  /** List prices of the models, for what a usage ledger costs; default the built-in table (`DEFAULT_PRICES`). */
+  prices?: PriceTable;
 }
 
 /** One session asked of a {@link SessionFactory}. */
@@ -56,6 +59,8 @@ export interface SessionFactory {
   readonly sessionStore: SessionStore;
   /** The tools' sandbox every session shares (each turn gets its own); `/status` shows its state. */
   readonly sandbox: Sandbox;
+  /** What the sessions' model requests cost: `/cost`, budgets and reply footers price usage ledgers with it. */
+  readonly prices: PriceTable;
   /** Opens (and waits for) a new, resumed or forked session. */
   open(request: SessionRequest): Promise<InteractiveSession>;
   /** The tools sessions get now: the fixed ones and each tool server's. */
@@ -87,13 +92,14 @@ const NO_MCP_SERVERS = 'There are no MCP servers: SWITCHBOARD_MCP_CONFIG names a
  * const session = await sessions.open({ key: 'telegram:42', owner: 'telegram:7' });
  */
 export function createSessionFactory(options: SessionFactoryOptions): SessionFactory {
-  const { workspace, workspacePerChat = false, ...rest } = options;
+  const { workspace, workspacePerChat = false, prices = DEFAULT_PRICES, ...rest } = options;
   // One sandbox for all: bubblewrap is probed once, not per session.
   const shared = { ...rest, sandbox: options.sandbox ?? new Sandbox() };
   const fixed = (options.tools ?? createBuiltinTools()).map((tool) => tool.name);
   return {
     sessionStore: options.sessionStore,
     sandbox: shared.sandbox,
+    prices,
     toolsReport: () => ({ fixed, servers: options.toolSource?.servers() ?? [] }),
     prompts: async () => (await options.toolSource?.prompts?.()) ?? [],
     async promptText(server, prompt, words) {

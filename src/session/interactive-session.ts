@@ -1,52 +1,33 @@
 /**
  * InteractiveSession: one persisted agent conversation. It queues prompts,
  * runs the agent loop with tools under a permission mode, tracks the context
- * window, compacts, aborts, and saves itself after every turn.
+ * window, compacts, aborts, and saves itself after every turn. What it is
+ * made of, and how those parts are built, opened and saved, is in
+ * session-parts.ts; this is what a caller can do with it.
  */
-import { type Clock, systemClock } from '../clock.js';
 import { SwitchboardError } from '../errors.js';
-import { type Logger, silentLogger } from '../logger.js';
-import { getModelInfo, type ModelInfo } from '../provider/models.js';
-import { webToolDefinitions } from '../provider/web-tools.js';
-import { Sandbox } from '../sandbox/sandbox.js';
-import { newSessionId, validateSessionId, validateSessionName } from '../store/index.js';
-import { SESSION_SCHEMA_VERSION, type SessionMeta } from '../store/types.js';
-import { createBuiltinTools } from '../tools/index.js';
-import type { Tool } from '../tools/types.js';
+import { silentLogger } from '../logger.js';
+import type { ModelInfo } from '../provider/models.js';
+import { validateSessionName } from '../store/index.js';
 import { compactHistory } from './compaction.js';
-import { ContextMeter } from './context-meter.js';
-import { ContextWindowTracker } from './context-tracker.js';
-import { ConversationFrameState } from './conversation-frame.js';
 import { TypedEmitter } from './emitter.js';
-import { SessionGrants } from './grants.js';
 import type { SubmitInput } from './history.js';
 import { promptFor } from './incoming-files.js';
-import { DEFAULT_QUEUE_LIMIT, JobQueue } from './job-queue.js';
-import { type PausedAnswer, type PausedTurn, PausedTurnSlot, resumeTurn } from './paused-turn.js';
-import { DEFAULT_PERMISSION_TIMEOUT_MS, PermissionGate } from './permissions.js';
-import { SessionPersistence } from './persistence.js';
-import { loadSessionRecord } from './resume.js';
-import { SessionMeter } from './session-meter.js';
+import { type PausedAnswer, type PausedTurn, resumeTurn } from './paused-turn.js';
 import {
   checkPermissionMode,
-  DEFAULT_AUTO_COMPACT_THRESHOLD,
   type InteractiveSessionOptions,
   type SessionHandle,
   type SubmitOptions,
   validThreshold,
 } from './session-options.js';
-import { restoreFromRecord } from './session-restore.js';
+import { SessionParts } from './session-parts.js';
 import { answerAside } from './side-question.js';
-import { SteeringInbox } from './steering.js';
-import { loadSessionSetup } from './system-prompt.js';
-import { toolDefinitions, type WaitingCall } from './tool-runner.js';
 import { runTurnInSandbox, type TurnOutcome, type TurnState } from './turn.js';
-import { buildTurnState } from './turn-state.js';
 import type {
   CompactEvent,
   ContextWindowState,
   HistoryMessage,
-  PermissionAnswer,
   SessionEvents,
   TurnResult,
   UsageLedger,
@@ -62,35 +43,9 @@ import type {
 export class InteractiveSession extends TypedEmitter<SessionEvents> {
   /** Resolves once the session is loaded (or created); rejects with a SessionLoadError. */
   readonly ready: Promise<void>;
-  readonly #options: InteractiveSessionOptions;
-  readonly #clock: Clock;
-  readonly #logger: Logger;
-  #tools: Tool[];
-  readonly #sandbox: Sandbox;
-  readonly #queue: JobQueue;
-  readonly #gate: PermissionGate;
-  readonly #persistence: SessionPersistence;
-  readonly #history: HistoryMessage[] = [];
-  readonly #tracker: ContextWindowTracker;
-  readonly #usage: SessionMeter;
-  readonly #meter: ContextMeter;
-  readonly #grants: SessionGrants;
-  readonly #steering = new SteeringInbox();
-  #id: string;
-  #name: string | undefined;
-  #owner: string | undefined;
-  #createdAt: string;
-  #forkedFrom: string | undefined;
-  #model: string;
-  #modelInfo: ModelInfo;
-  #threshold: number | false;
-  /** The conversation's frozen system and tools, and its web setting. */
-  readonly #frame: ConversationFrameState;
-  #compactInstructions: string | undefined;
-  #lastEmitted = '';
+  /** What the session is made of, wired together. */
+  readonly #s: SessionParts;
   #closed = false;
-  /** The turn waiting for a person; only once {@link notePausedTurn} stored it may it outlive the process. */
-  readonly #paused = new PausedTurnSlot();
 
   /** Creates and awaits a session: `ready` resolved, or its error thrown. */
   static async open(options: InteractiveSessionOptions): Promise<InteractiveSession> {
@@ -100,90 +55,11 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   }
 
   constructor(options: InteractiveSessionOptions) {
-    const logger = options.logger ?? silentLogger;
-    super(logger);
-    this.#options = options;
-    this.#logger = logger;
-    this.#clock = options.clock ?? systemClock;
-    this.#tools = options.tools ?? createBuiltinTools();
-    this.#sandbox = options.sandbox ?? new Sandbox();
-    this.#queue = new JobQueue(options.queueLimit ?? DEFAULT_QUEUE_LIMIT);
-    const permissionTimeoutMs = options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
-    this.#gate = new PermissionGate(this, this.#clock, permissionTimeoutMs);
-    this.#grants = new SessionGrants(options.permissionMode ?? 'default', () => this.#saveMeta());
-    this.#threshold = validThreshold(options.autoCompactThreshold ?? DEFAULT_AUTO_COMPACT_THRESHOLD);
-    this.#model = options.model ?? options.provider.defaultModel;
-    this.#modelInfo = this.#describe(this.#model);
-    this.#tracker = new ContextWindowTracker({ maxTokens: this.#modelInfo.contextWindow });
-    this.#usage = new SessionMeter(options.cache ?? 'auto', this.#history, this.#clock);
-    this.#meter = new ContextMeter(this.#tracker, (state) => this.#emitContext(state));
-    this.#frame = new ConversationFrameState({
-      tools: () => this.#currentTools(),
-      webTools: () => this.#webTools(),
-      mode: () => this.#grants.mode,
-      modelInfo: () => this.#modelInfo,
-      clock: this.#clock,
-    });
-    this.#createdAt = new Date(this.#clock.now()).toISOString();
-    const resuming = options.resumeSessionId !== undefined && !options.forkSession;
-    this.#id = resuming ? (options.resumeSessionId as string) : newSessionId(this.#clock.now());
-    if (options.sessionName !== undefined) this.#name = validateSessionName(options.sessionName);
-    this.#owner = options.owner;
-    const onError = (error: Error) => this.emit('save_error', error);
-    this.#persistence = new SessionPersistence({ store: options.sessionStore, logger, onError });
-    this.ready = this.#init(resuming);
+    super(options.logger ?? silentLogger);
+    this.#s = new SessionParts(options, this, (signal) => this.#compact('auto', undefined, signal));
+    this.ready = this.#s.open();
     // `ready` may be ignored by a caller that only submits; submit() rethrows.
     this.ready.catch(() => undefined);
-  }
-
-  async #init(resuming: boolean): Promise<void> {
-    const options = this.#options;
-    const setup = await loadSessionSetup({
-      cwd: options.cwd,
-      tools: this.#tools,
-      sandbox: this.#sandbox,
-      web: this.#webTools().length > 0,
-      projectAccess: options.projectAccess,
-      base: options.systemPrompt,
-      logger: this.#logger,
-    });
-    this.#tools = setup.tools;
-    this.#frame.system = setup.system;
-    this.#compactInstructions = setup.compactInstructions;
-    this.#meter.frame({ system: setup.system, tools: toolDefinitions(this.#tools) });
-    const resumeId = this.#options.resumeSessionId;
-    if (resumeId === undefined) {
-      await this.#persistence.create([], this.#meta());
-      return;
-    }
-    const record = await loadSessionRecord(this.#options.sessionStore, validateSessionId(resumeId));
-    const model = restoreFromRecord(
-      record,
-      {
-        history: this.#history,
-        frame: this.#frame,
-        grants: this.#grants,
-        tracker: this.#tracker,
-        usage: this.#usage,
-        persistence: this.#persistence,
-        paused: this.#paused,
-        describe: (name) => this.#describe(name),
-      },
-      { resuming, keepModel: this.#options.model !== undefined },
-    );
-    if (model) [this.#model, this.#modelInfo] = [model.model, model.info];
-    this.#owner = record.owner ?? this.#options.owner;
-    if (resuming) {
-      this.#createdAt = record.createdAt;
-      this.#name = this.#name ?? record.name;
-      this.#forkedFrom = record.forkedFrom;
-      if (this.#options.sessionName !== undefined && this.#name !== record.name) this.#saveMeta();
-    } else {
-      // A fork is a new session: its own owner when one is given.
-      this.#forkedFrom = record.id;
-      if (this.#options.owner !== undefined) this.#owner = this.#options.owner;
-      await this.#persistence.create(this.#history, this.#meta());
-    }
   }
 
   /**
@@ -195,28 +71,40 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     await this.ready;
     if (this.#closed)
       throw new SwitchboardError('SESSION_BUSY', 'This session was closed; open it again to continue.');
-    const job = this.#queue.push((signal) => this.#turn(input, signal, options));
+    const job = this.#s.queue.push((signal) => this.#turn(input, signal, options));
     if (job.startedNow) await job.settled;
     return { completed: job.completed };
   }
 
   async #turn(input: SubmitInput, signal: AbortSignal, options: SubmitOptions): Promise<TurnResult> {
-    const { message: prompt, refused } = await promptFor(input, this.#turnState(), this.#sandbox);
+    const { message: prompt, refused } = await promptFor(input, this.#s.turnState(), this.#s.sandbox);
     for (const why of refused) this.emit('notice', why);
-    if (this.#meter.crosses(this.#history, prompt, this.#threshold)) {
+    if (this.#s.meter.crosses(this.#s.history, prompt, this.#s.threshold)) {
       await this.#compact('auto', undefined, signal).catch((err: unknown) => {
-        this.#logger.warn({ err }, 'auto-compaction failed; the turn goes on');
+        this.#s.logger.warn({ err }, 'auto-compaction failed; the turn goes on');
       });
     }
     if (signal.aborted) throw new SwitchboardError('ABORTED', 'Stopped before the reply started.');
     // A new prompt while a turn waited (after a restart): that wait is over, its calls unanswered.
-    this.#paused.take();
-    this.#frame.advance(this.#history);
-    this.#steering.open();
-    const outcome = await runTurnInSandbox(this.#turnState(options), this.#sandbox, prompt, signal).finally(
-      () => this.#steering.close(),
-    );
-    return this.#ended(outcome);
+    this.#s.paused.take();
+    this.#s.frame.advance(this.#s.history);
+    return this.#steered((state) => runTurnInSandbox(state, this.#s.sandbox, prompt, signal), options);
+  }
+
+  /** Runs a turn with the steering inbox open, then saves it and says how it ended. */
+  async #steered(
+    run: (state: TurnState) => Promise<TurnOutcome>,
+    options: SubmitOptions,
+  ): Promise<TurnResult> {
+    this.#s.steering.open();
+    const outcome = await run(this.#s.turnState(options)).finally(() => this.#s.steering.close());
+    await this.#s.persistence.saveTurn(this.#s.history, this.#s.meta());
+    if (outcome.error && outcome.error.code !== 'ABORTED') {
+      this.emit('error', outcome.error);
+      throw outcome.error;
+    }
+    this.emit(outcome.result.state === 'interrupted' ? 'interrupted' : 'complete', outcome.result);
+    return outcome.result;
   }
 
   /**
@@ -230,31 +118,23 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
     options: SubmitOptions = {},
   ): Promise<{ completed: Promise<TurnResult> }> {
     await this.ready;
-    const paused = this.#closed ? undefined : this.#paused.take();
+    const paused = this.#closed ? undefined : this.#s.paused.take();
     if (!paused)
       throw new SwitchboardError(
         'SESSION_BUSY',
         'This request has expired: nothing waits for it. Ask again.',
       );
-    this.#saveMeta(); // answered: a later press, here or elsewhere, finds nothing waiting
-    const job = this.#queue.push(async (signal) => {
-      this.#steering.open();
-      const outcome = await resumeTurn(
-        this.#turnState(options),
-        this.#sandbox,
-        paused,
-        answer,
-        signal,
-      ).finally(() => this.#steering.close());
-      return this.#ended(outcome);
-    });
+    this.#s.saveMeta(); // answered: a later press, here or elsewhere, finds nothing waiting
+    const job = this.#s.queue.push((signal) =>
+      this.#steered((state) => resumeTurn(state, this.#s.sandbox, paused, answer, signal), options),
+    );
     if (job.startedNow) await job.settled;
     return { completed: job.completed };
   }
 
   /** The turn waiting for a person (a copy), if one does. */
   pausedTurn(): PausedTurn | undefined {
-    const paused = this.#paused.current;
+    const paused = this.#s.paused.current;
     return paused ? { ...paused } : undefined;
   }
 
@@ -264,10 +144,10 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
    * can be answered by any process.
    */
   async notePausedTurn(host: Record<string, unknown>): Promise<void> {
-    await this.#paused.note(host, async () => {
-      await this.#persistence.saveTurn(this.#history, this.#meta());
-      const failed = await this.#persistence.lastResult();
-      return this.#persistence.enabled && !failed;
+    await this.#s.paused.note(host, async () => {
+      await this.#s.persistence.saveTurn(this.#s.history, this.#s.meta());
+      const failed = await this.#s.persistence.lastResult();
+      return this.#s.persistence.enabled && !failed;
     });
   }
 
@@ -278,21 +158,11 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
    * turn waits, or its wait was not stored by {@link notePausedTurn}.
    */
   suspend(): boolean {
-    if (!this.#paused.isStored()) return false;
-    this.#persistence.freeze();
+    if (!this.#s.paused.isStored()) return false;
+    this.#s.persistence.freeze();
     this.#closed = true;
     this.abort();
     return true;
-  }
-
-  async #ended(outcome: TurnOutcome): Promise<TurnResult> {
-    await this.#persistence.saveTurn(this.#history, this.#meta());
-    if (outcome.error && outcome.error.code !== 'ABORTED') {
-      this.emit('error', outcome.error);
-      throw outcome.error;
-    }
-    this.emit(outcome.result.state === 'interrupted' ? 'interrupted' : 'complete', outcome.result);
-    return outcome.result;
   }
 
   /**
@@ -302,7 +172,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
    */
   compactContext(focus?: string): Promise<CompactEvent> {
     const done = this.ready.then(
-      () => this.#queue.push((signal) => this.#compact('manual', focus, signal)).completed,
+      () => this.#s.queue.push((signal) => this.#compact('manual', focus, signal)).completed,
     );
     // Like `completed`, a compaction nobody awaits must not become an unhandled rejection.
     done.catch(() => undefined);
@@ -311,25 +181,25 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
 
   async #compact(trigger: CompactEvent['trigger'], focus: string | undefined, signal: AbortSignal) {
     try {
-      const { call } = this.#turnState();
+      const { call } = this.#s.turnState();
       const event = await compactHistory(
         {
           ...call,
-          history: this.#history,
-          meter: this.#meter,
-          clock: this.#clock,
-          logger: this.#logger,
-          hooks: this.#options.hooks ?? {},
-          compactInstructions: this.#compactInstructions,
+          history: this.#s.history,
+          meter: this.#s.meter,
+          clock: this.#s.clock,
+          logger: this.#s.logger,
+          hooks: this.#s.options.hooks ?? {},
+          compactInstructions: this.#s.compactInstructions,
         },
         trigger,
         focus,
         signal,
       );
       this.emit('compact', event);
-      this.#emitContext(event.after);
-      this.#frame.restart();
-      await this.#persistence.replace(this.#history, this.#meta());
+      this.#s.emitContext(event.after);
+      this.#s.frame.restart();
+      await this.#s.persistence.replace(this.#s.history, this.#s.meta());
       return event;
     } catch (err) {
       this.emit('error', err as Error);
@@ -338,13 +208,13 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
   }
 
   /**
-   * Stops the running turn (its partial reply is kept as interrupted),
-   * denies pending permission prompts, and cancels every queued prompt.
+   * Stops the running turn (its partial reply is kept as interrupted; a
+   * permission request it waits on ends as aborted) and cancels every
+   * queued prompt.
    */
   abort(): void {
-    this.#queue.clear();
-    this.#gate.denyAll();
-    this.#queue.abortCurrent();
+    this.#s.queue.clear();
+    this.#s.queue.abortCurrent();
   }
 
   /**
@@ -355,7 +225,7 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
    */
   steer(input: { text: string; author?: string }): Promise<boolean> {
     if (this.#closed) return Promise.resolve(false);
-    return this.#steering.push(input);
+    return this.#s.steering.push(input);
   }
 
   /**
@@ -365,48 +235,43 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
    */
   async askAside(question: { text: string; author?: string }, signal?: AbortSignal): Promise<string> {
     await this.ready;
-    return answerAside(this.#turnState(), question, signal ?? new AbortController().signal);
-  }
-
-  /** Answers a `permission_request`; false when the id is unknown or already answered. */
-  resolvePermission(id: string, answer: PermissionAnswer): boolean {
-    return this.#gate.resolve(id, answer);
+    return answerAside(this.#s.turnState(), question, signal ?? new AbortController().signal);
   }
 
   /** True while a turn or a compaction runs. */
   isRunning(): boolean {
-    return this.#queue.busy;
+    return this.#s.queue.busy;
   }
 
   /** Prompts and compactions waiting behind the running one. */
   queuedCount(): number {
-    return this.#queue.size;
+    return this.#s.queue.size;
   }
 
   /** Current context window usage (as `context_update` reports it). */
   getContextState(): ContextWindowState {
-    return this.#tracker.getState();
+    return this.#s.tracker.getState();
   }
 
   /** A copy of the conversation, notices and summaries included. */
   getFullHistory(): HistoryMessage[] {
-    return this.#history.map((m) => ({ ...m, content: [...m.content] }));
+    return this.#s.history.map((m) => ({ ...m, content: [...m.content] }));
   }
 
   /** The session's name, if it has one. */
   getName(): string | undefined {
-    return this.#name;
+    return this.#s.who.name;
   }
 
   /** Renames the session (validated: no path characters) and saves the record. */
   setName(name: string): void {
-    this.#name = validateSessionName(name);
-    this.#saveMeta();
+    this.#s.who.name = validateSessionName(name);
+    this.#s.saveMeta();
   }
 
   /** What this session's model requests used, per day and model (a copy). */
   getUsage(): UsageLedger {
-    return this.#usage.ledger();
+    return this.#s.usage.ledger();
   }
 
   /**
@@ -415,96 +280,50 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
    * unknown) and saves the record.
    */
   recordTranscription(model: string, seconds: number): void {
-    this.#usage.recordTranscription(model, seconds);
-    this.#saveMeta();
+    this.#s.usage.recordTranscription(model, seconds);
+    this.#s.saveMeta();
   }
 
   /** The model this session sends its requests to. */
   getModel(): string {
-    return this.#model;
+    return this.#s.model;
   }
 
   /** Owner key saved with the session (`platform:userId`), if any. */
   getOwner(): string | undefined {
-    return this.#owner;
+    return this.#s.who.owner;
   }
 
   /** Id and permission mode; `setPermissionMode` applies to the next tool call and is saved. */
   getSession(): SessionHandle {
     return {
-      getSessionId: () => this.#id,
-      getPermissionMode: () => this.#grants.mode,
-      lastSave: () => this.#persistence.lastResult(),
+      getSessionId: () => this.#s.who.id,
+      getPermissionMode: () => this.#s.grants.mode,
+      lastSave: () => this.#s.persistence.lastResult(),
       setPermissionMode: (mode) => {
-        this.#grants.mode = checkPermissionMode(mode);
-        this.#saveMeta();
+        this.#s.grants.mode = checkPermissionMode(mode);
+        this.#s.saveMeta();
       },
-      listGrants: () => this.#grants.list(),
-      revokeGrant: (scope) => this.#grants.revoke(scope),
+      listGrants: () => this.#s.grants.list(),
+      revokeGrant: (scope) => this.#s.grants.revoke(scope),
     };
   }
 
   /** Changes the auto-compaction threshold (a fraction in (0, 1]) or turns it off. */
   setAutoCompactThreshold(threshold: number | false): void {
-    this.#threshold = validThreshold(threshold);
+    this.#s.threshold = validThreshold(threshold);
   }
 
   /** Waits for pending saves. The session accepts no prompts afterwards. */
   async close(): Promise<void> {
     this.#closed = true;
     await this.ready.catch(() => undefined);
-    await this.#persistence.flush();
-  }
-
-  #describe(model: string): ModelInfo {
-    return this.#options.provider.describeModel?.(model) ?? getModelInfo(model, {}, this.#logger);
+    await this.#s.persistence.flush();
   }
 
   /** The model this session talks to, with its window and output limit (for /status). */
   getModelInfo(): ModelInfo {
-    return this.#modelInfo;
-  }
-
-  #emitContext(state: ContextWindowState): void {
-    const key = JSON.stringify(state);
-    if (key === this.#lastEmitted) return;
-    this.#lastEmitted = key;
-    this.emit('context_update', state);
-  }
-
-  #saveMeta = (): void => void this.#persistence.updateMeta(this.#meta());
-
-  #meta(): SessionMeta {
-    return {
-      version: SESSION_SCHEMA_VERSION,
-      id: this.#id,
-      ...(this.#name === undefined ? {} : { name: this.#name }),
-      ...(this.#owner === undefined ? {} : { owner: this.#owner }),
-      createdAt: this.#createdAt,
-      updatedAt: new Date(this.#clock.now()).toISOString(),
-      model: this.#model,
-      permissionMode: this.#grants.mode,
-      contextState: this.#tracker.getState(),
-      ...(this.#tracker.reportedTokens === undefined
-        ? {}
-        : { lastReportedTokens: this.#tracker.reportedTokens }),
-      messageCount: this.#history.length,
-      ...(this.#grants.list().length > 0 ? { allowedScopes: this.#grants.list() } : {}),
-      ...(this.#forkedFrom === undefined ? {} : { forkedFrom: this.#forkedFrom }),
-      ...this.#usage.recordField(),
-      ...this.#frame.recordFields(),
-      ...this.#paused.recordField(),
-    };
-  }
-
-  /** Every tool there is now: the built-in ones and those of the tool source (MCP servers come and go). */
-  #currentTools() {
-    return [...this.#tools, ...(this.#options.toolSource?.tools() ?? [])];
-  }
-
-  /** The API's web tools this session's model takes under its settings (none without `web`). */
-  #webTools() {
-    return this.#options.web ? webToolDefinitions(this.#options.web, this.#modelInfo) : [];
+    return this.#s.modelInfo;
   }
 
   /**
@@ -512,48 +331,17 @@ export class InteractiveSession extends TypedEmitter<SessionEvents> {
    * the deployment or the model offers none.
    */
   getWeb(): 'on' | 'off' | 'unavailable' {
-    return this.#frame.web();
+    return this.#s.frame.web();
   }
 
   /** The names of the web tools this conversation declared (or would declare), for `/status`. */
   getWebTools(): string[] {
-    return this.#frame.webToolNames();
+    return this.#s.frame.webToolNames();
   }
 
   /** Turns the web tools on or off for this chat (saved; the model is told at the next turn). */
   setWeb(on: boolean): void {
-    this.#frame.webOff = !on;
-    this.#saveMeta();
-  }
-
-  #turnState(submitOptions: SubmitOptions = {}): TurnState {
-    const permissionTimeoutMs = this.#options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
-    const parts = {
-      options: this.#options,
-      history: this.#history,
-      frame: this.#frame.forRequest(),
-      tools: this.#currentTools(),
-      provider: this.#usage.wrap(this.#options.provider),
-      model: this.#model,
-      modelInfo: this.#modelInfo,
-      meter: this.#meter,
-      emitter: this,
-      gate: this.#gate,
-      grants: this.#grants,
-      clock: this.#clock,
-      logger: this.#logger,
-      permissionTimeoutMs,
-      steering: this.#steering,
-      // Saved before the request goes out, so the wait is in the record before anyone is asked.
-      pause: (waiting: WaitingCall) =>
-        this.#paused.pause(
-          waiting,
-          this.#clock.now() + permissionTimeoutMs,
-          () => void this.#persistence.saveTurn(this.#history, this.#meta()),
-          this.#saveMeta,
-        ),
-      compact: (signal: AbortSignal) => this.#compact('auto', undefined, signal),
-    };
-    return buildTurnState(parts, submitOptions);
+    this.#s.frame.webOff = !on;
+    this.#s.saveMeta();
   }
 }

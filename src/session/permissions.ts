@@ -1,22 +1,19 @@
 /**
  * The permission gate: asks whoever listens for `permission_request` and
- * waits for the first answer. Nobody listening, a timeout, or an abort all
- * deny; answers to unknown or already settled requests are ignored.
+ * waits for the first answer. The gate keeps no table of waiting requests:
+ * each request carries its own `answer`, and its own single timer ends it
+ * at its deadline. Nobody listening, the deadline, or an abort all deny;
+ * an answer after the wait is over changes nothing.
  */
 import { randomBytes } from 'node:crypto';
-import type { Clock, TimerHandle } from '../clock.js';
+import type { Clock } from '../clock.js';
 import type { TypedEmitter } from './emitter.js';
-import type { PermissionAnswer, PermissionRequest, SessionEvents } from './types.js';
+import type { PermissionAnswer, PermissionOutcome, PermissionRequest, SessionEvents } from './types.js';
 
-/** How a permission request ended. Everything but `allow` / `allow-session` denies. */
-export type PermissionOutcome = 'allow' | 'allow-session' | 'deny' | 'timeout' | 'unanswered' | 'aborted';
+export type { PermissionOutcome } from './types.js';
 
 /** Default time to wait for an answer: 10 minutes. */
 export const DEFAULT_PERMISSION_TIMEOUT_MS = 600_000;
-
-interface Pending {
-  settle: (outcome: PermissionOutcome) => void;
-}
 
 /** Normalizes the accepted answer forms. */
 export function normalizeAnswer(answer: PermissionAnswer): 'allow' | 'allow-session' | 'deny' {
@@ -25,56 +22,54 @@ export function normalizeAnswer(answer: PermissionAnswer): 'allow' | 'allow-sess
   return 'deny';
 }
 
+/** What {@link PermissionGate} works with. */
+export interface PermissionGateOptions {
+  clock: Clock;
+  /** How long a request waits for an answer. */
+  timeoutMs: number;
+  /**
+   * The deadline already set for the request about to go out (the one its
+   * paused turn was saved with), so the record and the timer name the same
+   * moment; default now + `timeoutMs`.
+   */
+  deadline?: () => number | undefined;
+}
+
 /** Asks for permission through the session's `permission_request` event. */
 export class PermissionGate {
-  readonly #pending = new Map<string, Pending>();
   readonly #emitter: TypedEmitter<SessionEvents>;
-  readonly #clock: Clock;
-  readonly #timeoutMs: number;
+  readonly #options: PermissionGateOptions;
 
-  constructor(emitter: TypedEmitter<SessionEvents>, clock: Clock, timeoutMs: number) {
+  constructor(emitter: TypedEmitter<SessionEvents>, options: PermissionGateOptions) {
     this.#emitter = emitter;
-    this.#clock = clock;
-    this.#timeoutMs = timeoutMs;
+    this.#options = options;
   }
 
   /** Emits a request and resolves with its outcome. */
   request(request: Omit<PermissionRequest, 'id'>, signal: AbortSignal): Promise<PermissionOutcome> {
     if (signal.aborted) return Promise.resolve('aborted');
     if (this.#emitter.listenerCount('permission_request') === 0) return Promise.resolve('unanswered');
-    // Short ids: they travel in button payloads (Telegram allows 64 bytes).
-    const id = randomBytes(6).toString('base64url');
-    return new Promise<PermissionOutcome>((resolve) => {
-      let timer: TimerHandle | undefined;
+    const { clock, timeoutMs } = this.#options;
+    const deadline = this.#options.deadline?.() ?? clock.now() + timeoutMs;
+    // Short lowercase ids: they travel as they are in button payloads (Telegram allows 64 bytes).
+    const id = randomBytes(8).readBigUInt64BE().toString(36).slice(0, 12);
+    let settle!: (outcome: PermissionOutcome) => boolean;
+    const settled = new Promise<PermissionOutcome>((resolve) => {
+      let open = true;
       const onAbort = () => settle('aborted');
-      const settle = (outcome: PermissionOutcome) => {
-        if (!this.#pending.delete(id)) return;
-        if (timer !== undefined) this.#clock.clearTimeout(timer);
+      const timer = clock.setTimeout(() => settle('timeout'), Math.max(0, deadline - clock.now()));
+      settle = (outcome) => {
+        if (!open) return false;
+        open = false;
+        clock.clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         resolve(outcome);
+        return true;
       };
-      this.#pending.set(id, { settle });
-      timer = this.#clock.setTimeout(() => settle('timeout'), this.#timeoutMs);
       signal.addEventListener('abort', onAbort, { once: true });
-      this.#emitter.emit('permission_request', { id, ...request });
     });
-  }
-
-  /** Answers a pending request; false when the id is unknown or already answered. */
-  resolve(id: string, answer: PermissionAnswer): boolean {
-    const pending = this.#pending.get(id);
-    if (!pending) return false;
-    pending.settle(normalizeAnswer(answer));
-    return true;
-  }
-
-  /** Denies every pending request (abort, close). */
-  denyAll(): void {
-    for (const pending of [...this.#pending.values()]) pending.settle('aborted');
-  }
-
-  /** Number of requests waiting for an answer. */
-  get pendingCount(): number {
-    return this.#pending.size;
+    const answer = (given: PermissionAnswer) => settle(normalizeAnswer(given));
+    this.#emitter.emit('permission_request', { id, ...request, deadline, answer, settled });
+    return settled;
   }
 }

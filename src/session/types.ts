@@ -6,7 +6,7 @@
  */
 
 import type { ElicitationAnswer, ElicitationQuestion } from '../tools/types.js';
-import type { ContextWindowState, TokenUsage, ToolClass } from '../vocabulary.js';
+import type { ContextWindowState, PermissionAnswer, TokenUsage, ToolClass } from '../vocabulary.js';
 
 // The shared vocabulary lives on the ground floor; the session re-exports it
 // so its public surface stays in one import.
@@ -49,7 +49,10 @@ export interface CompactEvent {
   after: ContextWindowState;
 }
 
-/** Payload of the `permission_request` event. */
+/** How a permission request ended. Everything but `allow` / `allow-session` denies. */
+export type PermissionOutcome = 'allow' | 'allow-session' | 'deny' | 'timeout' | 'unanswered' | 'aborted';
+
+/** What a tool call asks permission for (kept with a turn paused on it, so plain data only). */
 export interface PermissionRequest {
   id: string;
   toolName: string;
@@ -59,6 +62,22 @@ export interface PermissionRequest {
   toolClass: ToolClass;
   /** What "allow for this session" would cover (`Bash:npm test`), as the session's grants list it. */
   scope?: string;
+}
+
+/**
+ * Payload of the `permission_request` event: the request, when its wait ends,
+ * and the one way to answer it. The session owns the wait: its one timer
+ * ends it at `deadline` as a timeout, and a stopped turn ends it as aborted.
+ * Whoever shows the request answers through `answer` and learns from
+ * `settled` how the wait ended, whoever ended it.
+ */
+export interface PendingPermission extends PermissionRequest {
+  /** When the wait ends unanswered (ms since the epoch, on the session's clock). */
+  deadline: number;
+  /** Answers the request; false when its wait is already over (answered, timed out, stopped). */
+  answer: (answer: PermissionAnswer) => boolean;
+  /** How the wait ended: a person's answer, the deadline, or the turn stopping. */
+  settled: Promise<PermissionOutcome>;
 }
 
 /** Payload of `tool_start`. */
@@ -109,7 +128,7 @@ export interface SessionEvents {
   complete: [result: TurnResult];
   interrupted: [result: TurnResult];
   context_update: [state: ContextWindowState];
-  permission_request: [request: PermissionRequest];
+  permission_request: [request: PendingPermission];
   /** A running tool asks the person something (MCP elicitation); declined when nobody listens. */
   elicitation_request: [request: ElicitationRequest];
   compact: [event: CompactEvent];

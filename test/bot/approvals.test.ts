@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { say } from '../../src/bot/text.js';
+import { type TimerHandle, VirtualClock } from '../../src/clock.js';
 import type { StoredMessage } from '../fakes/recording-adapter.js';
 import { type BotHarness, startBotHarness, USERS } from '../helpers/bot-harness.js';
 
@@ -8,6 +9,15 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
+
+/** A virtual clock that notes every timer set: when, and for how long. */
+class TimerLog extends VirtualClock {
+  readonly armed: { at: number; ms: number }[] = [];
+  override setTimeout(fn: () => void, ms: number): TimerHandle {
+    this.armed.push({ at: this.now(), ms });
+    return super.setTimeout(fn, ms);
+  }
+}
 
 const PROMPT = '🔐 Bash wants to run:\n\n```sh\necho approved\n```';
 
@@ -72,19 +82,28 @@ describe('bot core: approvals', () => {
     expect(await h.press(payloadOf(prompt, 'a:'))).toEqual([say.expired]);
   });
 
-  it('denies after the timeout and says so on the prompt', async () => {
-    h = await startBotHarness({ approvalTimeoutMs: 30_000 });
+  it('one timer per waiting approval: its deadline denies the call, tells the model and edits the prompt', async () => {
+    const clock = new TimerLog(Date.parse('2026-01-01T00:00:00Z'));
+    h = await startBotHarness({ clock, approvalTimeoutMs: 45_678 });
+    const startedAt = clock.now();
     const prompt = await askForBash(h);
-    const asked = h.clock.now();
+    // The one timer of this wait, armed when the tool asked: nothing else waits that long, or twice as long.
+    const waits = clock.armed.filter((t) => t.ms >= 40_000 && t.ms <= 2 * 45_678);
+    expect(waits).toHaveLength(1);
+    const deadline = (waits[0]?.at ?? 0) + 45_678;
+    expect(deadline).toBeGreaterThan(startedAt);
     await h.until(
       () => h?.adapter.messageText(prompt.id)?.includes(say.deniedTimeout) ?? false,
       'timeout',
       500,
     );
-    expect(h.clock.now() - asked).toBeGreaterThanOrEqual(30_000);
+    expect(clock.now()).toBeGreaterThanOrEqual(deadline);
     expect(h.adapter.messages.get(prompt.id)?.buttons).toEqual([]);
     await h.settle();
+    // The session saw the same deadline pass: the model is told the request went unanswered.
+    expect(JSON.stringify(h.fakeAnthropic.requests[1].messages)).toContain('no answer within 46 s');
     expect(h.texts().join('\n')).toContain('Done running.');
+    expect(clock.armed.filter((t) => t.ms >= 40_000 && t.ms <= 2 * 45_678)).toHaveLength(1);
   });
 
   it('"Allow for this session" covers the same command later without asking again', async () => {

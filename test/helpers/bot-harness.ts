@@ -27,7 +27,6 @@ import type { VoiceOptions } from '../../src/bot/voice.js';
 import { VirtualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { AnthropicProvider } from '../../src/provider/index.js';
-import type { PriceTable } from '../../src/provider/pricing.js';
 import { createFileScheduleStore } from '../../src/schedule/file-store.js';
 import { createSessionFactory, type SessionFactoryOptions } from '../../src/session/factory.js';
 import {
@@ -66,8 +65,6 @@ export interface HarnessOptions
   controlsStore?: ControlsStore;
   /** Run as one replica among several. */
   cluster?: ClusterOptions;
-  /** List prices for `/cost` and `/status` (the bot's default otherwise). */
-  prices?: PriceTable;
   /** Reuse a data root (restart over the same files). */
   root?: string;
   /** Reuse a running fake (restart); it is then not closed by this harness. */
@@ -220,7 +217,6 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     idleReleaseMs,
     queueLimit,
     budgets,
-    prices,
     voice,
     ...sessionOptions
   } = options;
@@ -238,7 +234,6 @@ export async function startBotHarness(options: HarnessOptions = {}): Promise<Bot
     access: { allowedUsers, admins, linkedUsers, trustedPlatforms, approvers, selfApproval },
     limits: defined({ approvalTimeoutMs, idleReleaseMs, queueLimit, budgets }),
     ...(cluster ? { cluster } : {}),
-    ...(prices ? { prices } : {}),
     ...(voice ? { voice: typeof voice === 'function' ? voice(clock) : voice } : {}),
     schedules: { store: createFileScheduleStore(dirs.data, { logger, clock }), ...schedules },
     clock,

@@ -87,7 +87,7 @@ describe('a turn paused for an approval', () => {
     const [request] = await asked;
     await unsaved.notePausedTurn({ buttonId: 'b2' });
     expect(unsaved.suspend()).toBe(false);
-    unsaved.resolvePermission(request.id, 'deny');
+    request.answer('deny');
     expect((await (await submitted).completed).response).toBe('ok');
   });
 

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/clock.js';
-import { PERMISSION_MODES, type PermissionMode } from '../../src/session/index.js';
+import { PERMISSION_MODES, type PendingPermission, type PermissionMode } from '../../src/session/index.js';
 import { createMemorySessionStore } from '../../src/store/index.js';
 import { recordEvents, useSessionFixture } from './helpers.js';
 
@@ -39,7 +39,7 @@ describe('permission modes x tool classes (built-in tools)', () => {
         const s = session({ permissionMode: mode });
         const rec = recordEvents(s);
         // Approve whatever is asked, so "ask" shows up as a request that then runs.
-        s.on('permission_request', (r) => s.resolvePermission(r.id, 'allow'));
+        s.on('permission_request', (r) => r.answer('allow'));
         fx.fake.enqueue({ toolUse: [CALLS[toolClass]] }, { text: 'done' });
         await (await s.submit('go')).completed;
         const asked = rec.of('permission_request');
@@ -79,7 +79,7 @@ describe('permission requests', () => {
 
   it('a user denial reaches the model as a denied result', async () => {
     const s = session();
-    s.on('permission_request', (r) => s.resolvePermission(r.id, false));
+    s.on('permission_request', (r) => r.answer(false));
     fx.fake.enqueue({ toolUse: [CALLS.modify] }, { text: 'ok' });
     await (await s.submit('go')).completed;
     expect(toolResultOf(fx.fake.requests[1])).toMatchObject({ is_error: true });
@@ -92,9 +92,9 @@ describe('permission requests', () => {
     const asked: string[] = [];
     s.on('permission_request', (r) => {
       asked.push(r.summary);
-      s.resolvePermission(r.id, 'allow-session');
+      r.answer('allow-session');
       // A second answer to the same request is ignored.
-      expect(s.resolvePermission(r.id, 'deny')).toBe(false);
+      expect(r.answer('deny')).toBe(false);
     });
     fx.fake.enqueue(
       { toolUse: [{ name: 'Bash', input: { command: 'echo one' } }] },
@@ -115,30 +115,33 @@ describe('permission requests', () => {
   it('an unanswered request is denied after permissionTimeoutMs on the session clock', async () => {
     const clock = new VirtualClock(Date.UTC(2026, 0, 1));
     const s = session({ clock, permissionTimeoutMs: 60_000 });
-    const requested = new Promise<string>((resolve) => s.on('permission_request', (r) => resolve(r.id)));
+    const requested = new Promise<PendingPermission>((resolve) => s.on('permission_request', resolve));
     fx.fake.enqueue({ toolUse: [CALLS.execute] }, { text: 'ok' });
     const turn = s.submit('go');
-    const id = await requested;
+    const request = await requested;
+    expect(request.deadline).toBe(clock.now() + 60_000);
     await clock.advance(59_999);
     expect(s.isRunning()).toBe(true);
     await clock.advance(1);
     await (await turn).completed;
     expect(toolResultOf(fx.fake.requests[1]).content).toContain('no answer within 60 s');
-    expect(s.resolvePermission(id, true)).toBe(false);
+    await expect(request.settled).resolves.toBe('timeout');
+    expect(request.answer(true)).toBe(false);
   });
 
   it('abort denies a pending permission prompt and answers the call as interrupted', async () => {
     const s = session();
     const rec = recordEvents(s);
-    const requested = new Promise<string>((resolve) => s.on('permission_request', (r) => resolve(r.id)));
+    const requested = new Promise<PendingPermission>((resolve) => s.on('permission_request', resolve));
     fx.fake.enqueue({ toolUse: [CALLS.execute] });
     const turn = s.submit('go');
-    const id = await requested;
+    const request = await requested;
     s.abort();
     const result = await (await turn).completed;
     expect(result.state).toBe('interrupted');
     expect(rec.of('tool_end')[0]?.[0].status).toBe('interrupted');
-    expect(s.resolvePermission(id, true)).toBe(false);
+    await expect(request.settled).resolves.toBe('aborted');
+    expect(request.answer(true)).toBe(false);
   });
 
   it('the permission mode is changed through getSession() and saved', async () => {

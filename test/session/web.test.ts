@@ -216,7 +216,7 @@ describe('fetched pages are untrusted', () => {
     const asked: string[] = [];
     s.on('permission_request', (r) => {
       asked.push(r.summary);
-      s.resolvePermission(r.id, 'deny');
+      r.answer('deny');
     });
     fx.fake.enqueue(
       {

@@ -18,6 +18,7 @@ import {
   createBotStateStore,
   createUserSessionStore,
   InteractiveSession,
+  type PendingPermission,
 } from '../../../src/index.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
 import {
@@ -54,6 +55,7 @@ async function userProject(fakes: { telegram: FakeTelegram; anthropic: FakeAnthr
   const state = createBotStateStore(join(dir, 'data'));
   const store = createUserSessionStore(join(dir, 'data', 'sessions'));
   const open = new Map<number, Promise<InteractiveSession>>();
+  const waiting = new Map<string, PendingPermission>();
   function sessionFor(chatId: number): Promise<InteractiveSession> {
     let session = open.get(chatId);
     if (!session) {
@@ -76,11 +78,13 @@ async function userProject(fakes: { telegram: FakeTelegram; anthropic: FakeAnthr
       const sessionId = session.getSession().getSessionId();
       await state.setChat(key, { sessionId, updatedAt: new Date().toISOString() });
     }
-    session.on('permission_request', (req) =>
-      bot.api.sendMessage(chatId, `Allow ${req.summary}?`, {
+    session.on('permission_request', (req) => {
+      waiting.set(req.id, req);
+      void req.settled.then(() => waiting.delete(req.id)); // answered, timed out or stopped
+      void bot.api.sendMessage(chatId, `Allow ${req.summary}?`, {
         reply_markup: { inline_keyboard: [[{ text: 'Allow', callback_data: `allow:${req.id}` }]] },
-      }),
-    );
+      });
+    });
     return session;
   }
   bot.on('message:text', (ctx) => {
@@ -91,7 +95,7 @@ async function userProject(fakes: { telegram: FakeTelegram; anthropic: FakeAnthr
       .catch((err) => ctx.reply(`Failed: ${err.message}`));
   });
   bot.callbackQuery(/^allow:(.+)$/, async (ctx) => {
-    (await sessionFor(ctx.chat!.id)).resolvePermission(ctx.match[1]!, 'allow');
+    waiting.get(ctx.match[1]!)?.answer('allow');
     await ctx.answerCallbackQuery('Allowed');
   });
   // --- end ---
