@@ -338,3 +338,58 @@ export function chatPlatform(chat: string): string {
   const i = chat.indexOf(':');
   return i < 0 ? chat : chat.slice(0, i);
 }
+
+/**
+ * The members of {@link ChatAdapter} that are not calls to the platform made
+ * for a chat: what the adapter is and declares, its lifecycle, and local
+ * descriptions. Every other member is an {@link OutboundCalls} method, so a
+ * member added to the contract is outbound unless it is named here.
+ */
+export type AdapterSelfMember =
+  | 'platform'
+  | 'globalBudget'
+  | 'capabilities'
+  | 'start'
+  | 'stop'
+  | 'describeChat'
+  | 'health';
+
+/** The calls the core makes to a platform through an adapter (send, edit, uploads, streams, threads...). */
+export type OutboundCalls = Omit<ChatAdapter, AdapterSelfMember>;
+
+/** The name of one {@link OutboundCalls} method: the `method` an {@link OutboundHook} sees. */
+export type OutboundMethod = keyof OutboundCalls;
+
+/**
+ * Every {@link OutboundMethod}, at run time, for an interceptor to walk. The
+ * `satisfies` makes a method added to the contract and missing here (or
+ * named here and gone from the contract) a type error, so the walk cannot
+ * miss a call.
+ */
+export const OUTBOUND_METHODS = {
+  send: true,
+  edit: true,
+  delete: true,
+  typing: true,
+  sendFile: true,
+  openThread: true,
+  startStream: true,
+  updateStream: true,
+  finishStream: true,
+} as const satisfies Record<OutboundMethod, true>;
+
+/** One outbound call on its way, as an {@link OutboundHook} sees it. */
+export interface OutboundCall {
+  /** The adapter's {@link ChatAdapter.platform}. */
+  platform: string;
+  method: OutboundMethod;
+  /** The arguments the core passed, as passed. */
+  args: readonly unknown[];
+}
+
+/**
+ * Sees every outbound call of an adapter (grammY's API transformer, one
+ * level up): `next` makes the call and resolves or rejects as the adapter
+ * does; the hook returns what the core gets back.
+ */
+export type OutboundHook = (call: OutboundCall, next: () => Promise<unknown>) => Promise<unknown>;
