@@ -3,12 +3,16 @@
  * assembles it, the model (the fake Messages API) calls SendFile, the real
  * SDK uploads to the platform's fake, and Prometheus's view of
  * `switchboard_platform_calls_total` shows the `sendFile` call (and the 429
- * the platform answered first). The running adapters expose no call the
- * funnel does not walk.
+ * the platform answered first); the terminal chat's path line counts the
+ * same way. The running adapters expose no call the funnel does not walk.
  */
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { CONSOLE_CHAT, createConsoleAdapter } from '../../adapters/console/index.js';
 import type { AdapterSelfMember, ChatAdapter } from '../../src/bot/adapter-contract.js';
+import { instrumentAdapter } from '../../src/ops/instrument-adapter.js';
+import { createMetrics } from '../../src/ops/metrics.js';
 import { outboundMethods } from '../../src/ops/outbound-funnel.js';
 import { startApp as startDiscordApp } from '../adapters/discord/app.js';
 import { mention } from '../adapters/discord/helpers.js';
@@ -151,5 +155,28 @@ describe('/metrics counts uploads', () => {
       error: undefined,
     });
     expect(app.adapters.flatMap(unwalkedCalls)).toEqual([]);
+  });
+
+  it('in the terminal chat, where a file is shown by its path', async () => {
+    const metrics = createMetrics();
+    const output = new PassThrough();
+    const adapter = instrumentAdapter(createConsoleAdapter({ input: new PassThrough(), output }), metrics);
+    const printed: string[] = [];
+    output.on('data', (chunk: Buffer) => printed.push(chunk.toString()));
+    const bytes = new Uint8Array([1, 2, 3]);
+    const file = {
+      name: 'q3.csv',
+      path: '/work/q3.csv',
+      bytes,
+      mediaType: 'text/csv',
+      kind: 'document',
+    } as const;
+    await adapter.sendFile?.(CONSOLE_CHAT, file);
+    expect(printed.join('')).toContain('/work/q3.csv');
+    const text = await metrics.registry.metrics();
+    expect(
+      sample(text, 'switchboard_platform_calls_total', { platform: 'console', method: 'sendFile' }),
+    ).toBe(1);
+    expect(unwalkedCalls(adapter)).toEqual([]);
   });
 });
