@@ -18,6 +18,7 @@ import { instrumentAdapter } from '../../src/ops/instrument-adapter.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { interceptOutbound, outboundMethods } from '../../src/ops/outbound-funnel.js';
 import { RecordingAdapter } from '../fakes/recording-adapter.js';
+import { selfMembers, unwalkedCalls } from './contract-members.js';
 
 /** `switchboard_platform_calls_total` as `method/outcome -> count`, for one platform. */
 async function platformCalls(metrics: ReturnType<typeof createMetrics>, platform: string) {
@@ -89,17 +90,12 @@ describe('the outbound funnel', () => {
   });
 
   it('walks exactly the outbound members of the contract: a new one that is not walked fails typecheck', () => {
-    const selfMembers: AdapterSelfMember[] = [
-      'platform',
-      'globalBudget',
-      'capabilities',
-      'start',
-      'stop',
-      'describeChat',
-      'health',
-    ];
     const everyMember = Object.keys(completeAdapter([])).sort();
     expect([...outboundMethods, ...selfMembers].sort()).toEqual(everyMember);
+    expect(unwalkedCalls(completeAdapter([]))).toEqual([]);
+    expect(unwalkedCalls({ ...completeAdapter([]), sendVoice: async () => {} } as ChatAdapter)).toEqual([
+      'sendVoice',
+    ]);
 
     // A contract that grew a call (voice notes, say) needs it in OUTBOUND_METHODS before it compiles.
     interface GrownContract extends ChatAdapter {
