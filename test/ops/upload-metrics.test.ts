@@ -56,7 +56,7 @@ async function anthropicAndRoot(): Promise<{ anthropic: FakeAnthropic; root: str
 async function scriptChart(anthropic: FakeAnthropic, root: string): Promise<void> {
   await putWorkspaceFile(join(root, 'workspace'), 'chart.png', Buffer.from(pngBase64(64, 64), 'base64'));
   anthropic.enqueue(
-    { text: ['Here is the chart:'], toolUse: [{ name: 'SendFile', input: { file_path: 'chart.png' } }] },
+    { toolUse: [{ name: 'SendFile', input: { file_path: 'chart.png' } }] },
     { text: ['There it is.'] },
   );
 }
@@ -104,10 +104,14 @@ describe('/metrics counts uploads', () => {
   });
 
   it('on Discord, one multipart upload into the thread', async () => {
+    // Discord's pace divided by ten on both sides (the fake and the adapter): the count is asserted, not the pace.
     const fake = await startFakeDiscord();
     cleanups.push(() => fake.close());
     const { anthropic, root } = await anthropicAndRoot();
-    const app = await startDiscordApp(fake, anthropic, root, { env: { SWITCHBOARD_HTTP_PORT: '0' } });
+    const app = await startDiscordApp(fake, anthropic, root, {
+      scaled: true,
+      env: { SWITCHBOARD_HTTP_PORT: '0' },
+    });
     cleanups.push(() => app.stop());
     await scriptChart(anthropic, root);
     const opening = fake.userMessage({
