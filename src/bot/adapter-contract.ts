@@ -378,11 +378,18 @@ export const OUTBOUND_METHODS = {
   finishStream: true,
 } as const satisfies Record<OutboundMethod, true>;
 
+/**
+ * The name of a call an {@link OutboundHook} sees: an {@link OutboundMethod},
+ * or `respond`, the core answering an inbound event through its
+ * {@link Responder} (a button's toast, a slash command's ephemeral reply).
+ */
+export type OutboundCallName = OutboundMethod | 'respond';
+
 /** One outbound call on its way, as an {@link OutboundHook} sees it. */
 export interface OutboundCall {
   /** The adapter's {@link ChatAdapter.platform}. */
   platform: string;
-  method: OutboundMethod;
+  method: OutboundCallName;
   /** The arguments the core passed, as passed. */
   args: readonly unknown[];
 }

@@ -1,6 +1,6 @@
 /**
- * The outbound funnel: every outbound call of the adapter contract passes
- * through one hook, so /metrics counts each call the outbox makes (streams,
+ * The outbound funnel: every outbound call of the adapter contract, and the
+ * core's answer to an inbound event, passes through one hook, so /metrics counts each call the outbox makes (streams,
  * uploads, threads), the 429s among them, and a call added to the contract
  * without the funnel walking it does not typecheck.
  */
@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import {
   type AdapterSelfMember,
   type ChatAdapter,
+  type ChatEvent,
+  type EventSink,
   OUTBOUND_METHODS,
   type OutboundCall,
 } from '../../src/bot/adapter-contract.js';
@@ -116,6 +118,42 @@ describe('the outbound funnel', () => {
     const outbox = createOutbox({ adapters: [adapter], clock });
     const file = { name: 'a.txt', path: '/tmp/a.txt', bytes: new Uint8Array(1), mediaType: 'text/plain' };
     return expect(outbox.sendFile('test:1', { ...file, kind: 'document' })).rejects.toThrow(/cannot upload/);
+  });
+
+  it('routes the core’s answer to an inbound event (its `respond`) through the hook, and passes other events as they are', async () => {
+    const adapter = completeAdapter([]);
+    let sink: EventSink | undefined;
+    adapter.start = async (s) => {
+      sink = s;
+    };
+    const seen: OutboundCall[] = [];
+    interceptOutbound(adapter, async (call, next) => {
+      seen.push(call);
+      return next();
+    });
+    const handed: ChatEvent[] = [];
+    await adapter.start(async (event) => {
+      handed.push(event);
+      if (event.type === 'button') await event.respond({ text: 'Expired.', ephemeral: true });
+    });
+    const answers: string[] = [];
+    const user = { id: 'u1', name: 'Ann' };
+    const message: ChatEvent = { type: 'message', chat: 'test:1', user, text: 'hi', messageId: 'm1' };
+    await sink?.(message);
+    await sink?.({
+      type: 'button',
+      chat: 'test:1',
+      user,
+      payload: 'p',
+      respond: async (reply) => {
+        answers.push(reply.text);
+      },
+    });
+    expect(handed[0]).toBe(message);
+    expect(answers).toEqual(['Expired.']);
+    expect(seen).toEqual([
+      { platform: 'test', method: 'respond', args: [{ text: 'Expired.', ephemeral: true }] },
+    ]);
   });
 
   it('puts a later hook outside an earlier one, as grammY runs the transformer installed last first', async () => {

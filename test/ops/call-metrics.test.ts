@@ -1,14 +1,15 @@
 /**
- * /metrics counts uploads on every platform: the ready bot as `npm start`
- * assembles it, the model (the fake Messages API) calls SendFile, the real
- * SDK uploads to the platform's fake, and Prometheus's view of
+ * /metrics counts the calls a list of methods used to miss: uploads on
+ * every platform and the answer to a button press. The ready bot as `npm
+ * start` assembles it, the model (the fake Messages API) calls SendFile, the
+ * real SDK uploads to the platform's fake, and Prometheus's view of
  * `switchboard_platform_calls_total` shows the `sendFile` call (and the 429
  * the platform answered first); the terminal chat's path line counts the
  * same way. The running adapters expose no call the funnel does not walk.
  */
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CONSOLE_CHAT, createConsoleAdapter } from '../../adapters/console/index.js';
 import type { RunningApp } from '../../src/app.js';
 import { instrumentAdapter } from '../../src/ops/instrument-adapter.js';
@@ -21,7 +22,7 @@ import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeDiscord } from '../fakes/discord/index.js';
 import { pngBase64 } from '../fakes/images.js';
 import { startFakeSlack } from '../fakes/slack/index.js';
-import { messageUpdate } from '../fakes/telegram/index.js';
+import { callbackUpdate, messageUpdate } from '../fakes/telegram/index.js';
 import { useCleanups } from '../helpers/cleanups.js';
 import { putWorkspaceFile } from '../helpers/files-out.js';
 import { unwalkedCalls } from './contract-members.js';
@@ -61,7 +62,25 @@ async function scriptChart(anthropic: FakeAnthropic, root: string): Promise<void
   );
 }
 
-describe('/metrics counts uploads', () => {
+describe('/metrics counts every platform call', () => {
+  it('on Telegram, the answer to a button press (answerCallbackQuery), as `respond`', async () => {
+    const world = await createAppWorld();
+    cleanups.push(() => world.close());
+    const app = await world.start({ SWITCHBOARD_HTTP_PORT: '0' });
+    world.telegram.pushUpdate(callbackUpdate({ chatId: 11, user: ANN }, 1, 'no-such-button'));
+    await world.telegram.waitFor(
+      () => [...world.telegram.state.callbacks.values()].some((c) => c.answered !== undefined),
+      10_000,
+    );
+    // The count lands once the answer's response is back at the adapter.
+    await vi.waitFor(async () => {
+      const { body } = await get(app.opsPort ?? 0, '/metrics');
+      expect(
+        sample(body, 'switchboard_platform_calls_total', { platform: 'telegram', method: 'respond' }),
+      ).toBe(1);
+    });
+  });
+
   it('on Telegram, the upload and the 429 the outbox waited out before sending it again', async () => {
     const world = await createAppWorld();
     cleanups.push(() => world.close());
