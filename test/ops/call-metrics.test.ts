@@ -78,7 +78,7 @@ describe('/metrics counts every platform call', () => {
       expect(
         sample(body, 'switchboard_platform_calls_total', { platform: 'telegram', method: 'respond' }),
       ).toBe(1);
-    });
+    }, 10_000);
   });
 
   it('on Telegram, the upload and the 429 the outbox waited out before sending it again', async () => {
