@@ -19,7 +19,7 @@ import { RateLimitError, SwitchboardError } from '../../src/errors.js';
 import { instrumentAdapter } from '../../src/ops/instrument-adapter.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { interceptOutbound, outboundMethods } from '../../src/ops/outbound-funnel.js';
-import { RecordingAdapter } from '../fakes/recording-adapter.js';
+import { DEFAULT_CAPABILITIES, RecordingAdapter } from '../fakes/recording-adapter.js';
 import { selfMembers, unwalkedCalls } from './contract-members.js';
 
 /** `switchboard_platform_calls_total` as `method/outcome -> count`, for one platform. */
@@ -43,14 +43,7 @@ function completeAdapter(reached: string[]): Required<ChatAdapter> {
   return {
     platform: 'test',
     globalBudget: { count: 30, windowMs: 1000 },
-    capabilities: () => ({
-      maxMessageLength: 4096,
-      minEditIntervalMs: 0,
-      dialect: 'plain',
-      nativeStream: true,
-      buttonPayloadLimit: 64,
-      typingIntervalMs: 0,
-    }),
+    capabilities: () => DEFAULT_CAPABILITIES,
     start: async () => {},
     stop: async () => {},
     describeChat: (chat) => chat,
