@@ -340,22 +340,25 @@ export function chatPlatform(chat: string): string {
 }
 
 /**
- * The members of {@link ChatAdapter} that are not calls to the platform made
- * for a chat: what the adapter is and declares, its lifecycle, and local
- * descriptions. Every other member is an {@link OutboundCalls} method, so a
- * member added to the contract is outbound unless it is named here.
+ * The methods of {@link ChatAdapter} that are not calls to the platform made
+ * for a chat: what the adapter declares, its lifecycle, and local
+ * descriptions. Every other method is an {@link OutboundCalls} method, so a
+ * method added to the contract is outbound unless it is named here.
  */
-export type AdapterSelfMember =
-  | 'platform'
-  | 'globalBudget'
-  | 'capabilities'
-  | 'start'
-  | 'stop'
-  | 'describeChat'
-  | 'health';
+export type AdapterSelfMember = 'capabilities' | 'start' | 'stop' | 'describeChat' | 'health';
 
-/** The calls the core makes to a platform through an adapter (send, edit, uploads, streams, threads...). */
-export type OutboundCalls = Omit<ChatAdapter, AdapterSelfMember>;
+/** The keys of `T` whose values are functions (optional ones included). */
+type MethodKeys<T> = {
+  [K in keyof T]-?: NonNullable<T[K]> extends (...args: never[]) => unknown ? K : never;
+}[keyof T];
+
+/**
+ * The calls the core makes to a platform through an adapter (send, edit,
+ * uploads, streams, threads...): every method of the contract (`A`) but its
+ * {@link AdapterSelfMember}s. Data members (`platform`, `globalBudget`) are
+ * no calls.
+ */
+export type OutboundCalls<A = ChatAdapter> = Pick<A, Exclude<MethodKeys<A>, AdapterSelfMember>>;
 
 /** The name of one {@link OutboundCalls} method: the `method` an {@link OutboundHook} sees. */
 export type OutboundMethod = keyof OutboundCalls;

@@ -4,8 +4,6 @@ import { outboundMethods } from '../../src/ops/outbound-funnel.js';
 
 /** Every {@link AdapterSelfMember}; the type checker keeps the list complete. */
 export const selfMembers = Object.keys({
-  platform: true,
-  globalBudget: true,
   capabilities: true,
   start: true,
   stop: true,
@@ -14,9 +12,9 @@ export const selfMembers = Object.keys({
 } satisfies Record<AdapterSelfMember, true>);
 
 /**
- * Every function-valued member of `adapter` (own or inherited) that is
- * neither an outbound call the funnel walks nor the adapter's description or
- * lifecycle: a call the core could make past the funnel.
+ * Every method of `adapter` (own or inherited) that is neither an outbound
+ * call the funnel walks nor the adapter's description or lifecycle: a call
+ * the core could make past the funnel.
  */
 export function unwalkedCalls(adapter: ChatAdapter): string[] {
   const names = new Set<string>();

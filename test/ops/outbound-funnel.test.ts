@@ -6,12 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  type AdapterSelfMember,
   type ChatAdapter,
   type ChatEvent,
   type EventSink,
   OUTBOUND_METHODS,
   type OutboundCall,
+  type OutboundCalls,
 } from '../../src/bot/adapter-contract.js';
 import { createOutbox } from '../../src/bot/stream/index.js';
 import { VirtualClock } from '../../src/clock.js';
@@ -32,8 +32,8 @@ async function platformCalls(metrics: ReturnType<typeof createMetrics>, platform
   return counts;
 }
 
-/** An adapter with every member of the contract, each outbound call answering with its own name. */
-function completeAdapter(reached: string[]): Required<ChatAdapter> {
+/** An adapter with every call of the contract, each outbound one answering with its own name. */
+function completeAdapter(reached: string[]): ChatAdapter & Required<OutboundCalls> {
   const answer =
     (method: string) =>
     async (...args: unknown[]): Promise<never> => {
@@ -78,26 +78,37 @@ describe('the outbound funnel', () => {
     expect(seen.every((c) => c.platform === 'test' && c.args.length === 2)).toBe(true);
     expect(reached).toEqual(outboundMethods.map((m) => `${m}(2)`));
     // Its own description and lifecycle are not platform calls made for a chat.
-    adapter.describeChat('test:1');
+    adapter.describeChat?.('test:1');
     adapter.capabilities('test:1');
     await adapter.start(async () => {});
     expect(seen).toHaveLength(outboundMethods.length);
   });
 
   it('walks exactly the outbound members of the contract: a new one that is not walked fails typecheck', () => {
-    const everyMember = Object.keys(completeAdapter([])).sort();
-    expect([...outboundMethods, ...selfMembers].sort()).toEqual(everyMember);
+    const adapter = completeAdapter([]);
+    const everyMethod = Object.keys(adapter).filter(
+      (key) => typeof (adapter as unknown as Record<string, unknown>)[key] === 'function',
+    );
+    expect([...outboundMethods, ...selfMembers].sort()).toEqual(everyMethod.sort());
     expect(unwalkedCalls(completeAdapter([]))).toEqual([]);
     expect(unwalkedCalls({ ...completeAdapter([]), sendVoice: async () => {} } as ChatAdapter)).toEqual([
       'sendVoice',
     ]);
 
-    // A contract that grew a call (voice notes, say) needs it in OUTBOUND_METHODS before it compiles.
+    // A contract that grew a call (voice notes, say) needs it in OUTBOUND_METHODS before it compiles;
+    // one that grew a member that is no call (the terminal's end of input) does not.
     interface GrownContract extends ChatAdapter {
       sendVoice(chat: string, bytes: Uint8Array): Promise<void>;
     }
+    interface ContractWithData extends ChatAdapter {
+      readonly inputEnded?: Promise<void>;
+    }
+    const today: Record<keyof OutboundCalls, true> = OUTBOUND_METHODS;
+    const withData: Record<keyof OutboundCalls<ContractWithData>, true> = OUTBOUND_METHODS;
     // @ts-expect-error sendVoice is outbound and OUTBOUND_METHODS does not name it
-    const walked: Record<keyof Omit<GrownContract, AdapterSelfMember>, true> = OUTBOUND_METHODS;
+    const walked: Record<keyof OutboundCalls<GrownContract>, true> = OUTBOUND_METHODS;
+    expect(walked).toBe(today);
+    expect(withData).toBe(today);
     expect(Object.keys(walked)).not.toContain('sendVoice');
   });
 
