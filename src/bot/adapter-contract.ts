@@ -345,7 +345,7 @@ export function chatPlatform(chat: string): string {
  * descriptions. Every other method is an {@link OutboundCalls} method, so a
  * method added to the contract is outbound unless it is named here.
  */
-export type AdapterSelfMember = 'capabilities' | 'start' | 'stop' | 'describeChat' | 'health';
+export type AdapterSelfMethod = 'capabilities' | 'start' | 'stop' | 'describeChat' | 'health';
 
 /** The keys of `T` whose values are functions (optional ones included). */
 type MethodKeys<T> = {
@@ -355,10 +355,10 @@ type MethodKeys<T> = {
 /**
  * The calls the core makes to a platform through an adapter (send, edit,
  * uploads, streams, threads...): every method of the contract (`A`) but its
- * {@link AdapterSelfMember}s. Data members (`platform`, `globalBudget`) are
+ * {@link AdapterSelfMethod}s. Data members (`platform`, `globalBudget`) are
  * no calls.
  */
-export type OutboundCalls<A = ChatAdapter> = Pick<A, Exclude<MethodKeys<A>, AdapterSelfMember>>;
+export type OutboundCalls<A = ChatAdapter> = Pick<A, Exclude<MethodKeys<A>, AdapterSelfMethod>>;
 
 /** The name of one {@link OutboundCalls} method: the `method` an {@link OutboundHook} sees. */
 export type OutboundMethod = keyof OutboundCalls;

@@ -1,6 +1,6 @@
 /**
  * The one funnel every outbound call of an adapter passes through: the
- * contract's {@link OutboundCalls} (every member of `ChatAdapter` that is not
+ * contract's {@link OutboundCalls} (every method of `ChatAdapter` that is not
  * its self-description or lifecycle), each wrapped in place to go through an
  * {@link OutboundHook}, as grammY's `api.config.use` puts one transformer
  * around every Bot API method instead of patching a list of them.
@@ -16,9 +16,9 @@
  * more thing every adapter must remember: the kind of list that missed
  * `sendFile` before. It cannot miss a call: the methods it walks are
  * {@link OUTBOUND_METHODS}, which the type checker holds equal to the
- * contract's outbound members, and a member added to `ChatAdapter` is
- * outbound unless it is named an `AdapterSelfMember`. The one call the core
- * makes that is not a member, answering an event through its `respond`,
+ * contract's outbound methods, and a method added to `ChatAdapter` is
+ * outbound unless it is named an `AdapterSelfMethod`. The one call the core
+ * makes that is not a method, answering an event through its `respond`,
  * passes the same hook: the funnel wraps the sink `start` is given. What it
  * does not see are an SDK's own retries inside one call (grammY's
  * auto-retry, which the outbox's calls bypass anyway), the platform requests

@@ -1,15 +1,15 @@
 /** The adapter contract's members sorted into outbound calls and the rest, for the funnel's tests. */
-import type { AdapterSelfMember, ChatAdapter } from '../../src/bot/adapter-contract.js';
+import type { AdapterSelfMethod, ChatAdapter } from '../../src/bot/adapter-contract.js';
 import { outboundMethods } from '../../src/ops/outbound-funnel.js';
 
-/** Every {@link AdapterSelfMember}; the type checker keeps the list complete. */
-export const selfMembers = Object.keys({
+/** Every {@link AdapterSelfMethod}; the type checker keeps the list complete. */
+export const selfMethods = Object.keys({
   capabilities: true,
   start: true,
   stop: true,
   describeChat: true,
   health: true,
-} satisfies Record<AdapterSelfMember, true>);
+} satisfies Record<AdapterSelfMethod, true>);
 
 /**
  * Every method of `adapter` (own or inherited) that is neither an outbound
@@ -21,7 +21,7 @@ export function unwalkedCalls(adapter: ChatAdapter): string[] {
   for (let o: object | null = adapter; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
     for (const name of Object.getOwnPropertyNames(o)) names.add(name);
   }
-  const known = new Set<string>([...outboundMethods, ...selfMembers, 'constructor']);
+  const known = new Set<string>([...outboundMethods, ...selfMethods, 'constructor']);
   return [...names].filter(
     (name) => !known.has(name) && typeof (adapter as unknown as Record<string, unknown>)[name] === 'function',
   );

@@ -20,7 +20,7 @@ import { instrumentAdapter } from '../../src/ops/instrument-adapter.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { interceptOutbound, outboundMethods } from '../../src/ops/outbound-funnel.js';
 import { DEFAULT_CAPABILITIES, RecordingAdapter } from '../fakes/recording-adapter.js';
-import { selfMembers, unwalkedCalls } from './contract-members.js';
+import { selfMethods, unwalkedCalls } from './contract-members.js';
 
 /** `switchboard_platform_calls_total` as `method/outcome -> count`, for one platform. */
 async function platformCalls(metrics: ReturnType<typeof createMetrics>, platform: string) {
@@ -89,7 +89,7 @@ describe('the outbound funnel', () => {
     const everyMethod = Object.keys(adapter).filter(
       (key) => typeof (adapter as unknown as Record<string, unknown>)[key] === 'function',
     );
-    expect([...outboundMethods, ...selfMembers].sort()).toEqual(everyMethod.sort());
+    expect([...outboundMethods, ...selfMethods].sort()).toEqual(everyMethod.sort());
     expect(unwalkedCalls(completeAdapter([]))).toEqual([]);
     expect(unwalkedCalls({ ...completeAdapter([]), sendVoice: async () => {} } as ChatAdapter)).toEqual([
       'sendVoice',
