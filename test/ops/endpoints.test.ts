@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ANN, type AppWorld, createAppWorld } from '../adapters/telegram/app-harness.js';
 import { freePort } from '../adapters/telegram/helpers.js';
 import { messageUpdate } from '../fakes/telegram/index.js';
+import { get, sample } from './scrape.js';
 
 let world: AppWorld | undefined;
 afterEach(async () => {
@@ -18,25 +19,6 @@ afterEach(async () => {
 });
 
 const dm = { chatId: 11, user: ANN };
-
-async function get(port: number, path: string): Promise<{ status: number; body: string; type: string }> {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`);
-  return {
-    status: response.status,
-    body: await response.text(),
-    type: response.headers.get('content-type') ?? '',
-  };
-}
-
-/** The value of one sample line of the Prometheus text, or undefined when absent. */
-function sample(metrics: string, name: string, labels: Record<string, string>): number | undefined {
-  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of metrics.split('\n')) {
-    if (!line.startsWith(`${name}{`)) continue;
-    if (want.every((pair) => line.includes(pair))) return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return undefined;
-}
 
 describe('operations endpoints', () => {
   it('answer on a port of their own: alive, ready, and Prometheus metrics of the platform calls', async () => {

@@ -1,28 +1,17 @@
 /**
  * A streamed reply, read top to bottom: text is appended (cheap: one string
  * grows), laid out over messages only when a call is about to be made
- * (reply-layout.ts), turned into the call its message needs
- * (reply-calls.ts), and the platform's answer is recorded here. The reply
- * alone changes its segments, plain records (segment.ts); the scheduler sees
- * each one as a slot that returns the call to make.
+ * (reply-segments.ts, with reply-layout.ts), turned into the call its
+ * message needs (reply-calls.ts), and the platform's answer is recorded
+ * here. The reply alone changes its segments, plain records (segment.ts);
+ * the scheduler sees each one as a slot that returns the call to make.
  */
 import type { Button, ChatAdapter } from '../adapter-contract.js';
-import { type FenceState, plain, RenderCache } from '../format/index.js';
+import { plain } from '../format/index.js';
 import type { OutboxContext } from './context.js';
-import type { MessagePart } from './message-parts.js';
-import { callFor, finalOutput, liveOutput, nextStep, shownPatch } from './reply-calls.js';
+import { callFor, nextStep, shownPatch } from './reply-calls.js';
 import { planFailure } from './reply-failures.js';
-import {
-  closingNote,
-  finalizeLive,
-  frozenAs,
-  type LayoutContext,
-  type LiveSplit,
-  layoutLive,
-  type ReplyText,
-  relayoutFrom,
-  rollCut,
-} from './reply-layout.js';
+import { rollCut } from './reply-layout.js';
 import {
   createsMessage,
   onlyCosmetic,
@@ -31,14 +20,12 @@ import {
   segmentReadyAt,
   streamsNatively,
 } from './reply-pace.js';
+import { ReplySegments } from './reply-segments.js';
 import { DeliveryWaits } from './reply-waits.js';
 import type { FailureAction } from './retry.js';
 import type { Call, PaceView, Slot } from './scheduler.js';
-import { isSettled, newSegment, type Segment, type SegmentOutput } from './segment.js';
+import { isSettled, type Segment, type SegmentOutput } from './segment.js';
 import type { DeliveredReply, ReplyStream, StreamOptions } from './types.js';
-
-/** A segment laid out again is delivered anew: its cached form and its failures are forgotten. */
-const RELAID: Partial<Segment> = { cosmetic: false, finalOutput: undefined, delivered: false, attempts: 0 };
 
 /** The {@link ReplyStream} of the outbox. */
 export class Reply implements ReplyStream {
@@ -47,24 +34,11 @@ export class Reply implements ReplyStream {
   readonly #adapter: ChatAdapter;
   readonly #replyTo: string | undefined;
   readonly #liveButtons: Button[][] | undefined;
-  readonly #deleteMessage: (id: string) => void;
-  /** The Markdown so far, the closing note, and the checkpoints a relayout keeps. */
-  readonly #text: ReplyText = { markdown: '', note: '', finished: false, stops: [] };
+  /** The text and the messages it is laid out over. */
+  readonly #segs: ReplySegments;
   #status: string | undefined;
   #finishing: Promise<DeliveredReply> | undefined;
-  readonly #segments: Segment[] = [];
   readonly #slots = new Map<Segment, Slot>();
-  /** The segment receiving new text. */
-  #live: Segment | undefined;
-  /** Where the next live segment starts (after a checkpoint or a stream roll). */
-  #nextStart = 0;
-  #nextFence: FenceState | undefined;
-  /** New segments use the platform's native stream. */
-  #native: boolean;
-  /** The live segment's rendering, the source offset it covers, and whether text arrived since. */
-  readonly #liveText = { rendered: '', end: 0, dirty: true };
-  /** Rendered blocks and list items; room for one rich Telegram message of short items (32,768 characters). */
-  readonly #cache = new RenderCache(512);
   #firstTextAt: number | undefined;
   readonly #streamAge: StreamAgeTimer;
   readonly #waits = new DeliveryWaits();
@@ -75,27 +49,29 @@ export class Reply implements ReplyStream {
     this.#adapter = ctx.adapterFor(chat);
     this.#replyTo = options.replyTo;
     this.#liveButtons = options.liveButtons;
-    this.#deleteMessage = deleteMessage;
     this.#streamAge = new StreamAgeTimer(ctx.clock);
-    this.#native = streamsNatively(this.#adapter, ctx.capabilities(chat));
+    this.#segs = new ReplySegments({
+      caps: () => ctx.capabilities(chat),
+      native: streamsNatively(this.#adapter, ctx.capabilities(chat)),
+      waker: { wake: (s) => this.#wake(s), touch: (s) => this.#touch(s) },
+      deleteMessage,
+    });
   }
 
   get text(): string {
-    return this.#text.markdown;
+    return this.#segs.text.markdown;
   }
 
   get messageIds(): readonly string[] {
-    return this.#segments.flatMap((s) => (s.id === undefined ? [] : [s.id]));
+    return this.#segs.list.flatMap((s) => (s.id === undefined ? [] : [s.id]));
   }
 
   // ---- append ---------------------------------------------------------------
 
   append(delta: string): void {
-    if (delta === '' || this.#text.finished) return;
+    if (delta === '' || this.#segs.text.finished) return;
     this.#firstTextAt ??= this.#ctx.clock.now();
-    this.#text.markdown += delta;
-    this.#liveText.dirty = true;
-    const live = this.#live ?? this.#newLive();
+    const live = this.#segs.append(delta);
     // Until the first message exists, each delta may make it ready (a whole word arrived).
     if (live.id === undefined && !live.handle) this.#touch(live);
     else {
@@ -105,171 +81,52 @@ export class Reply implements ReplyStream {
   }
 
   setStatus(line: string | undefined): void {
-    if (this.#text.finished || line === this.#status) return;
+    if (this.#segs.text.finished || line === this.#status) return;
     this.#status = line;
-    if (this.#live) this.#touch(this.#live);
-    else if (line !== undefined && !this.#native) this.#touch(this.#newLive());
+    const live = this.#segs.live;
+    if (live) this.#touch(live);
+    else if (line !== undefined && !this.#segs.native) this.#touch(this.#segs.newLive());
   }
 
   async checkpoint(): Promise<void> {
-    if (this.#text.finished) {
+    const { text } = this.#segs;
+    if (text.finished) {
       await this.#finishing;
       return;
     }
-    if (this.#live) {
-      this.#finalizeLive(this.#text.markdown);
-      this.#text.stops.push(this.#text.markdown.length);
+    if (this.#segs.live) {
+      this.#streamAge.clear();
+      this.#segs.finalizeLive(text.markdown);
+      text.stops.push(text.markdown.length);
     }
-    await this.#waits.wait(this.#segments);
+    await this.#waits.wait(this.#segs.list);
   }
 
   finish(options: { note?: string } = {}): Promise<DeliveredReply> {
     if (this.#finishing) return this.#finishing;
-    this.#text.finished = true;
+    this.#segs.text.finished = true;
     this.#status = undefined;
     this.#streamAge.clear();
-    const live = this.#live;
-    if (options.note) {
-      const [from, fence] = live ? [live.start, live.fence] : [this.#nextStart, this.#nextFence];
-      this.#text.note = closingNote(this.#text.markdown, from, fence, options.note);
-    }
-    if (live || this.#text.note !== '' || this.#text.markdown.length > this.#nextStart) {
-      if (!live) this.#newLive();
-      this.#finalizeLive(this.#text.markdown + this.#text.note);
-    }
-    for (const s of this.#segments) if (!isSettled(s)) this.#touch(s);
-    this.#finishing = this.#waits.wait(this.#segments).then(() => ({
+    this.#segs.finish(options.note);
+    for (const s of this.#segs.list) if (!isSettled(s)) this.#touch(s);
+    this.#finishing = this.#waits.wait(this.#segs.list).then(() => ({
       messageIds: [...this.messageIds],
-      text: this.#text.markdown,
+      text: this.#segs.text.markdown,
     }));
     return this.#finishing;
   }
 
-  // ---- layout -----------------------------------------------------------------
-
-  #layoutContext(): LayoutContext {
-    return { caps: this.#ctx.capabilities(this.#chat), cache: this.#cache };
-  }
-
-  /** A new live segment where the next text starts (by default, after the last checkpoint). */
-  #newLive(start = this.#nextStart, fence = this.#nextFence): Segment {
-    const seg = this.#newSegment(start, fence);
-    this.#segments.push(seg);
-    this.#live = seg;
-    this.#liveText.dirty = true;
-    return seg;
-  }
-
-  /** A segment delivered the way new segments of this reply are (native while the platform streams). */
-  #newSegment(start: number, fence: FenceState | undefined): Segment {
-    return newSegment(start, fence, this.#native ? 'native' : 'edits');
-  }
-
-  /** Makes the live segment permanent with all of `md` from its start; the next text starts after it. */
-  #finalizeLive(md: string): void {
-    const live = this.#live;
-    if (!live) return;
-    this.#streamAge.clear();
-    const { split, fence } = finalizeLive(md, live, this.#layoutContext());
-    this.#applySplit(live, split);
-    this.#nextStart = md.length;
-    this.#nextFence = fence;
-    this.#touch(live);
-  }
-
-  /** Lays out the live text when it grew; a split freezes messages and starts a new live one. */
-  #layoutLive(): void {
-    const live = this.#live;
-    if (!this.#liveText.dirty || !live) return;
-    const layout = layoutLive(this.#text.markdown, live, this.#layoutContext());
-    if (layout.split) this.#applySplit(live, layout.split);
-    this.#liveText.dirty = layout.again === true;
-    this.#liveText.rendered = layout.rendered;
-    if (layout.end !== undefined) this.#liveText.end = layout.end;
-  }
-
-  /** Freezes `live` with the split's part, adds its permanent parts, and the new live segment. */
-  #applySplit(live: Segment, split: LiveSplit): void {
-    Object.assign(live, frozenAs(split.keep));
-    live.cosmetic = split.cosmetic;
-    this.#addFrozen(split.frozen);
-    this.#live = undefined;
-    if (split.next) this.#wake(this.#newLive(split.next.start, split.next.fence));
-  }
-
-  /** CAPABILITY_CHANGED or MESSAGE_TOO_LONG: lays out every unsettled segment again. */
+  /** CAPABILITY_CHANGED or MESSAGE_TOO_LONG: every unsettled segment laid out again and queued. */
   #relayout(): void {
-    const first = this.#segments.findIndex((s) => !isSettled(s));
-    if (first < 0) return;
-    if (!this.#ctx.capabilities(this.#chat).nativeStream) this.#disableNative();
-    const targets = this.#segments.slice(first).filter((s) => !s.abandoned);
-    const { placed, surplus } = relayoutFrom(this.#text, targets, this.#layoutContext());
-    this.#segments.splice(first);
-    this.#live = undefined;
-    for (const seg of surplus) {
-      // More messages than the new layout needs: remove the surplus.
-      seg.abandoned = true;
-      if (seg.id !== undefined) this.#deleteMessage(seg.id);
-    }
-    for (const { reuse, part, final } of placed) {
-      const seg = reuse ? Object.assign(reuse, RELAID) : this.#newSegment(part.start, part.fence);
-      Object.assign(seg, { start: part.start, fence: part.fence, dirty: true });
-      this.#segments.push(seg);
-      if (final) Object.assign(seg, frozenAs(part));
-      else {
-        Object.assign(seg, { final: false, end: undefined });
-        this.#live = seg;
-        this.#liveText.rendered = part.rendered;
-        this.#liveText.end = this.#text.markdown.length;
-      }
-    }
-    const last = placed.at(-1)?.part;
-    if (!this.#live && !this.#text.finished && last) {
-      this.#nextStart = last.end;
-      this.#nextFence = last.fenceAtEnd;
-    }
-    this.#liveText.dirty = this.#live !== undefined;
-    this.#waits.cover(this.#segments);
-    for (const s of this.#segments) if (!isSettled(s)) this.#touch(s);
+    if (!this.#segs.relayout()) return;
+    this.#waits.cover(this.#segs.list);
+    for (const s of this.#segs.list) if (!isSettled(s)) this.#touch(s);
     this.#waits.check();
-  }
-
-  /** No native stream here (any more): segments not streaming yet go out as edited messages. */
-  #disableNative(): void {
-    this.#native = false;
-    for (const s of this.#segments) {
-      if (s.delivery === 'native' && !s.handle) {
-        s.delivery = 'edits';
-        s.finalOutput = undefined;
-        this.#touch(s);
-      }
-    }
-    this.#liveText.dirty = true;
-  }
-
-  /** New frozen segments for `parts`, in order. */
-  #addFrozen(parts: readonly MessagePart[]): void {
-    for (const part of parts) {
-      const seg = this.#newSegment(part.start, part.fence);
-      Object.assign(seg, frozenAs(part));
-      this.#segments.push(seg);
-      this.#wake(seg);
-    }
   }
 
   /** What `segment` should show now, and the source offset a live output covers. */
   #output(segment: Segment): { out: SegmentOutput | null; end: number | undefined } {
-    const caps = this.#ctx.capabilities(this.#chat);
-    if (!segment.final) {
-      if (segment !== this.#live) return { out: null, end: undefined };
-      this.#layoutLive();
-    }
-    if (segment.final) {
-      if (segment.finalOutput === undefined) segment.finalOutput = finalOutput(segment, caps, this.#cache);
-      return { out: segment.finalOutput, end: undefined };
-    }
-    const out = liveOutput(segment, this.#liveText.rendered, this.#status, this.#liveButtons, caps);
-    return { out, end: this.#liveText.end };
+    return this.#segs.output(segment, this.#status, this.#liveButtons);
   }
 
   // ---- call -------------------------------------------------------------------
@@ -303,9 +160,9 @@ export class Reply implements ReplyStream {
   }
 
   #readyAt(segment: Segment, now: number, pace: PaceView): number {
-    const { markdown } = this.#text;
+    const { markdown } = this.#segs.text;
     const caps = this.#ctx.capabilities(this.#chat);
-    const r = { chat: this.#chat, segments: this.#segments, caps, markdown, keys: this.#ctx };
+    const r = { chat: this.#chat, segments: this.#segs.list, caps, markdown, keys: this.#ctx };
     return segmentReadyAt(segment, now, pace, { ...r, status: this.#status, firstTextAt: this.#firstTextAt });
   }
 
@@ -374,7 +231,7 @@ export class Reply implements ReplyStream {
     if (log) this.#ctx.logger[log.level]({ err, chat: this.#chat, attempts: segment.attempts }, log.message);
     if (plan.shrink) this.#ctx.shrink(this.#chat);
     if (plan.followUp === 'relayout') this.#relayout();
-    else if (plan.followUp === 'edits') this.#disableNative();
+    else if (plan.followUp === 'edits') this.#segs.disableNative();
     if (plan.changed) this.#waits.check();
   }
 
@@ -382,18 +239,20 @@ export class Reply implements ReplyStream {
 
   /** A native stream was opened at `at`: it becomes a message before the platform's maximum age. */
   #streamStarted(segment: Segment, at: number): void {
-    if (segment !== this.#live) return;
+    if (segment !== this.#segs.live) return;
     this.#streamAge.start(at, this.#ctx.capabilities(this.#chat), () => this.#rollStream(segment));
   }
 
   /** A native stream nears its maximum age: make it a message and go on in a new stream. */
   #rollStream(segment: Segment): void {
-    if (this.#text.finished || segment !== this.#live || !segment.handle) return;
-    const text = this.#text.markdown;
-    const cut = rollCut(text, segment.start);
+    const { text } = this.#segs;
+    if (text.finished || segment !== this.#segs.live || !segment.handle) return;
+    const md = text.markdown;
+    const cut = rollCut(md, segment.start);
     if (cut === undefined) return;
-    this.#finalizeLive(text.slice(0, cut));
-    this.#text.stops.push(cut);
-    if (text.length > cut) this.#touch(this.#newLive());
+    this.#streamAge.clear();
+    this.#segs.finalizeLive(md.slice(0, cut));
+    text.stops.push(cut);
+    if (md.length > cut) this.#touch(this.#segs.newLive());
   }
 }

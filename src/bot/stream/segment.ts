@@ -1,7 +1,7 @@
 /**
- * One message of a streamed reply, as plain data. Only its reply (reply.ts)
- * changes it; the pure functions in reply-calls.ts read it to decide the
- * next call.
+ * One message of a streamed reply, as plain data. Only its reply changes
+ * it (reply.ts, and reply-segments.ts for its layout); the pure functions
+ * in reply-calls.ts read it to decide the next call.
  */
 import type { Button, Dialect, StreamHandle } from '../adapter-contract.js';
 import type { FenceState } from '../format/index.js';
