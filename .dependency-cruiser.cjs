@@ -26,6 +26,10 @@ const SHARED = [
 const ADAPTER_MAY_IMPORT = [
   'src/bot/adapter-contract.ts',
   'src/bot/platform-module.ts',
+  // A dialect is built from the core's Markdown syntax and mention rules.
+  'src/bot/format/dialect.ts',
+  // A platform module declares its settings with the same field parsers as the core's.
+  'config/fields.ts',
   'src/bot/visible-text.ts',
   'src/bot/buttons.ts',
   'src/logger.ts',
@@ -65,7 +69,7 @@ const LAYERS = {
  * the other files at src/'s root (the library's entry points index.ts and
  * postgres.ts, the command line's files), sit above every layer.
  */
-const ASSEMBLY = ['^src/app[^/]*\\.ts$', '^src/main\\.ts$'];
+const ASSEMBLY = ['^src/app[^/]*\\.ts$', '^src/main\\.ts$', '^src/cli\\.ts$', '^src/platform-packages\\.ts$'];
 /** The only adapter files the assembly and config/ may import: the platform list and each platform's module. */
 const PLATFORM_MODULES = ['^adapters/platforms\\.ts$', '^adapters/[^/]+/platform\\.ts$'];
 
@@ -125,7 +129,7 @@ module.exports = {
     {
       name: 'only-the-assembly-imports-platform-modules',
       comment:
-        'in src/, only the assembling files (src/app*.ts, src/main.ts) import the platform list and modules',
+        'in src/, only the assembling files (src/app*.ts, src/main.ts, src/cli.ts, src/platform-packages.ts) import the platform list and modules',
       severity: 'error',
       from: { path: '^src/', pathNot: ASSEMBLY },
       to: { path: PLATFORM_MODULES },

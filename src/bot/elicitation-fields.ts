@@ -5,7 +5,7 @@
  * a typed answer against the field's schema, with a reason a person can act
  * on when it does not fit.
  */
-import type { ElicitationField, ElicitationQuestion, ElicitationValue } from '../tools/types.js';
+import type { ElicitationField, ElicitationQuestion, ElicitationValue } from '../session/index.js';
 import type { Button } from './adapter-contract.js';
 import { encodeButton } from './buttons.js';
 import { showHidden } from './visible-text.js';
