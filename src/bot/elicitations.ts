@@ -11,8 +11,8 @@
 import type { Clock, TimerHandle } from '../clock.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { ElicitationRequest } from '../session/types.js';
 import type { ElicitationAnswer, ElicitationField, ElicitationValue } from '../session/index.js';
+import type { ElicitationRequest } from '../session/types.js';
 import type { ButtonEvent } from './adapter-contract.js';
 import { type ButtonPayload, shortId } from './buttons.js';
 import {
