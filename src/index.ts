@@ -20,6 +20,8 @@
 
 // Rendering: the core's dialects here, each platform's from its adapter (`telegramHtml` from 'switchboard/telegram').
 export { markdown, plain, renderMarkdown, splitMarkdown, toPlainText } from './bot/format/index.js';
+// One file, one name: the session's file to send is the contract's without `kind`; the contract's is public.
+export type { OutboundFile } from './bot/index.js';
 // The bot core and the adapter contract.
 export * from './bot/index.js';
 export { createOutbox } from './bot/stream/index.js';

@@ -254,18 +254,71 @@ export type MentionPolicy = 'none' | 'users' | 'all';
 export const MENTION_POLICIES: readonly MentionPolicy[] = ['none', 'users', 'all'];
 
 /**
+ * Why an attachment the person sent carries no content: larger than the
+ * limit (`limitBytes` says which), or the download failed (a stall, an
+ * error status, a network failure). The bot core answers with a line naming
+ * the file and runs nothing for it.
+ */
+export type AttachmentProblem = 'too-large' | 'download-failed';
+
+/**
+ * Something attached to an inbound message. Adapters download images and
+ * documents (bounded by the bot's file limit, through `boundedDownload`) and
+ * hand their content in `bytes`; audio comes with a `download` the core
+ * calls when it will transcribe it; video, stickers and the like are
+ * described by kind only and answered with one line. Every field but `kind`
+ * comes from the platform and is untrusted: `name` is shown to the model as
+ * text and never used as a path, `mediaType` is a hint the core checks
+ * against the content.
+ */
+export interface Attachment {
+  /**
+   * What the platform says it is (adapters always say). Absent on a file
+   * handed to a session directly: its content decides, as for a document.
+   */
+  kind?: 'image' | 'document' | 'audio' | 'video' | 'sticker' | 'other';
+  /** The platform's media type, when it gives one. */
+  mediaType?: string;
+  /** The file's name as the sender gave it (untrusted text, never a path). */
+  name?: string;
+  /** Size in bytes as the platform declared it, when it did. */
+  size?: number;
+  /** The downloaded content (images and documents). */
+  bytes?: Uint8Array;
+  /**
+   * @deprecated The content base64-encoded, as adapters passed images before
+   * `bytes`; the core still reads it when `bytes` is absent.
+   */
+  data?: string;
+  /** Set when an image or document has no content: why. */
+  problem?: AttachmentProblem;
+  /** With `problem: 'too-large'`: the limit it passed, in bytes. */
+  limitBytes?: number;
+  /** Audio: its length in seconds, as the platform declared it (a voice note's duration). */
+  durationSeconds?: number;
+  /**
+   * Audio not downloaded yet: fetches it within the bot's file limit and
+   * resolves to this attachment with `bytes`, or with the `problem` that
+   * kept it (never rejects). The core calls it only when it will transcribe
+   * the recording and its declared length is within the limit, so audio
+   * nobody listens to is never fetched.
+   */
+  download?: () => Promise<Attachment>;
+}
+
+/**
  * A workspace file the agent sends to the chat (the SendFile tool). The
  * session reads it through the sandbox; the bot core delivers it.
  */
-export interface OutgoingFile {
-  /** The name the chat shows (the file's base name in the workspace). */
+export interface OutboundFile {
+  /** The name the chat shows: the file's base name in the workspace, never a path. */
   name: string;
   /** Where the file is on this machine (the workspace path): a terminal chat prints it. */
   path: string;
   bytes: Uint8Array;
   /** Read from the file's content (image/png, image/jpeg, image/gif, image/webp, application/pdf, text/plain; charset=utf-8), else application/octet-stream. */
   mediaType: string;
-  /** A line shown with the file. */
+  /** A line shown with the file: plain text, never parsed as markup (the core fits it to the chat's caption limit). */
   caption?: string;
 }
 
@@ -289,5 +342,5 @@ export interface FileSender {
   /** Largest file the chat takes, in bytes; undefined when it takes no files. */
   readonly maxBytes: number | undefined;
   /** Delivers the file after the reply text written before it. */
-  send(file: OutgoingFile): Promise<FileDelivery>;
+  send(file: OutboundFile): Promise<FileDelivery>;
 }

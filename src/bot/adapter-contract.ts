@@ -7,6 +7,7 @@
  * scheduler waits.
  */
 
+import type * as vocabulary from '../vocabulary.js';
 import type { MentionPolicy } from '../vocabulary.js';
 import type { MentionRules, RawMarkdownRules } from './format/mentions.js';
 import type { Syntax } from './format/syntax.js';
@@ -24,54 +25,10 @@ export interface ChatUser {
   name: string;
 }
 
-/**
- * Why an attachment the person sent carries no content: larger than the
- * limit (`limitBytes` says which), or the download failed (a stall, an
- * error status, a network failure). The core answers with a line naming the
- * file and runs nothing for it.
- */
-export type AttachmentProblem = 'too-large' | 'download-failed';
+// A file a person sent: the same word the session takes it in.
+export type { Attachment, AttachmentProblem } from '../vocabulary.js';
 
-/**
- * Something attached to an inbound message. Adapters download images and
- * documents (bounded by the bot's file limit, through `boundedDownload`) and
- * hand their content in `bytes`; audio comes with a `download` the core
- * calls when it will transcribe it; video, stickers and the like are
- * described by kind only and answered with one line. Every field but `kind`
- * comes from the platform and is untrusted: `name` is shown to the model as
- * text and never used as a path, `mediaType` is a hint the core checks
- * against the content.
- */
-export interface Attachment {
-  kind: 'image' | 'document' | 'audio' | 'video' | 'sticker' | 'other';
-  /** The platform's media type, when it gives one. */
-  mediaType?: string;
-  /** The file's name as the sender gave it (untrusted text, never a path). */
-  name?: string;
-  /** Size in bytes as the platform declared it, when it did. */
-  size?: number;
-  /** The downloaded content (images and documents). */
-  bytes?: Uint8Array;
-  /**
-   * @deprecated The content base64-encoded, as adapters passed images before
-   * `bytes`; the core still reads it when `bytes` is absent.
-   */
-  data?: string;
-  /** Set when an image or document has no content: why. */
-  problem?: AttachmentProblem;
-  /** With `problem: 'too-large'`: the limit it passed, in bytes. */
-  limitBytes?: number;
-  /** Audio: its length in seconds, as the platform declared it (a voice note's duration). */
-  durationSeconds?: number;
-  /**
-   * Audio not downloaded yet: fetches it within the bot's file limit and
-   * resolves to this attachment with `bytes`, or with the `problem` that
-   * kept it (never rejects). The core calls it only when it will transcribe
-   * the recording and its declared length is within the limit, so audio
-   * nobody listens to is never fetched.
-   */
-  download?: () => Promise<Attachment>;
-}
+import type { Attachment } from '../vocabulary.js';
 
 /**
  * A short answer to the person who pressed a button or ran a slash command:
@@ -234,19 +191,14 @@ export interface ChatCapabilities {
   privateChat?: boolean;
 }
 
-/** A file the core asks an adapter to upload, after the reply text written before it. */
-export interface OutboundFile {
-  /** File name shown in the chat; a base name, never a path. */
-  name: string;
-  /** Where the file is on this machine; the terminal prints it instead of uploading. */
-  path: string;
-  bytes: Uint8Array;
-  /** Read from the file's bytes (`image/png`, `text/plain; charset=utf-8`...), or `application/octet-stream`. */
-  mediaType: string;
+/**
+ * A file the core asks an adapter to upload, after the reply text written
+ * before it: the agent's file as the SendFile tool read it, with the way the
+ * core chose to show it. One file, one name, from the tool to the platform.
+ */
+export interface OutboundFile extends vocabulary.OutboundFile {
   /** `image`: shown inline (it fits `maxImageUploadBytes`); `document`: a file to download. */
   kind: 'image' | 'document';
-  /** Plain text, never parsed as markup; fits `maxCaptionLength`. */
-  caption?: string;
 }
 
 /** A button the core asks for. `payload` fits the adapter's declared limit. */

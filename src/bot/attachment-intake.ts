@@ -10,14 +10,13 @@
  * when a file was left out, and the line says so: a person who wrote a
  * question expects an answer to it.
  */
-import type { IncomingFile } from '../session/index.js';
 import { shownName } from '../session/index.js';
 import type { Attachment } from './adapter-contract.js';
 import { say } from './text.js';
 
 /** The files for the session, the audio to transcribe, and the lines for the chat. */
 export interface Intake {
-  files: IncomingFile[];
+  files: Attachment[];
   /** Recordings to transcribe before the turn (with their bytes or a `download`). */
   audio: Attachment[];
   answers: string[];
@@ -41,7 +40,7 @@ export function takeAttachments(
   hasText: boolean,
   hearing: AudioIntake = NO_AUDIO,
 ): Intake {
-  const files: IncomingFile[] = [];
+  const files: Attachment[] = [];
   const audio: Attachment[] = [];
   const left: Attachment[] = [];
   const tooLong: Attachment[] = [];
@@ -52,7 +51,7 @@ export function takeAttachments(
       (over ? tooLong : audio).push(a);
       continue;
     }
-    if (a.kind !== 'image' && a.kind !== 'document') {
+    if (a.kind !== undefined && a.kind !== 'image' && a.kind !== 'document') {
       unreadable.push(a);
       continue;
     }

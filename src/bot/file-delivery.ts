@@ -9,7 +9,7 @@ import { formatBytes } from '../bytes.js';
 import { describeError, isErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { isImageMediaType } from '../media-type.js';
-import type { FileDelivery, FileSender, OutgoingFile } from '../vocabulary.js';
+import type { FileDelivery, FileSender, OutboundFile } from '../vocabulary.js';
 import type { Outbox, ReplyStream } from './stream/types.js';
 
 /** What a turn's file delivery works with. */
@@ -32,7 +32,7 @@ export function chatFileSender(ctx: FileDeliveryContext): FileSender {
   };
 }
 
-async function deliver(ctx: FileDeliveryContext, file: OutgoingFile): Promise<FileDelivery> {
+async function deliver(ctx: FileDeliveryContext, file: OutboundFile): Promise<FileDelivery> {
   const { chat, outbox, reply, logger } = ctx;
   const caps = outbox.capabilities(chat);
   const limit = caps.maxUploadBytes;

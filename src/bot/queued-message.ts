@@ -4,7 +4,7 @@
  * now, and how a turn ended. Plain shapes that the chat's runtime, its
  * turns, approvals, voice notes and background runs all speak of.
  */
-import type { IncomingFile, InteractiveSession, PausedAnswer } from '../session/index.js';
+import type { InteractiveSession, PausedAnswer } from '../session/index.js';
 import type { Attachment } from './adapter-contract.js';
 
 /** The person a request belongs to: whoever sent the message that started the turn. */
@@ -25,7 +25,7 @@ export interface QueuedMessage {
   replyable?: false;
   text: string;
   /** Images and documents sent with it: the session saves them and shows the model what it can read. */
-  files: IncomingFile[];
+  files: Attachment[];
   /** Recordings to transcribe when the turn comes (see voice.ts); their transcripts join `text`. */
   audio?: Attachment[];
   requester: Requester;

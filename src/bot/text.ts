@@ -273,7 +273,7 @@ const BUDGET_NAMES: Record<BudgetKind, string> = {
   month: "the bot's monthly budget",
 };
 
-const KIND_NAMES: Record<Attachment['kind'], string> = {
+const KIND_NAMES: Record<NonNullable<Attachment['kind']>, string> = {
   audio: 'voice messages',
   video: 'videos',
   document: 'files',
@@ -283,7 +283,7 @@ const KIND_NAMES: Record<Attachment['kind'], string> = {
 };
 
 function describeKinds(attachments: readonly Attachment[]): string {
-  const names = [...new Set(attachments.map((a) => KIND_NAMES[a.kind]))];
+  const names = [...new Set(attachments.map((a) => KIND_NAMES[a.kind ?? 'document']))];
   if (names.length <= 1) return names[0] ?? 'attachments';
   return `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 }

@@ -12,7 +12,7 @@
  */
 import { describeError, SwitchboardError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { IncomingFile, InteractiveSession } from '../session/index.js';
+import type { InteractiveSession } from '../session/index.js';
 import { audioFormat, audioSeconds, type Transcriber, uploadName } from '../transcribe/index.js';
 import type { Attachment } from './adapter-contract.js';
 import type { QueuedMessage } from './queued-message.js';
@@ -59,7 +59,7 @@ export async function hearVoice(ctx: HearingContext): Promise<QueuedMessage | un
   const { item, voice, signal } = ctx;
   const ran = item.text.trim().length > 0 || item.files.length > 0;
   const heard: string[] = [];
-  const kept: IncomingFile[] = [];
+  const kept: Attachment[] = [];
   for (const pending of item.audio ?? []) {
     const audio =
       pending.bytes || !pending.download
@@ -124,7 +124,7 @@ function fetchProblem(audio: Attachment, ran: boolean): string {
 }
 
 /** The recording as a file for the workspace, named for its container (`voice.oga` is saved as `voice.ogg`). */
-function recording(audio: Attachment, bytes: Uint8Array): IncomingFile {
+function recording(audio: Attachment, bytes: Uint8Array): Attachment {
   const format = audioFormat(bytes);
   return {
     bytes,

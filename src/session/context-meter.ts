@@ -5,21 +5,16 @@
  * threshold and the guard (where an estimate that is a few percent off
  * changes what happens), and reports every change as `context_update`.
  */
-import type { Provider, ToolDefinition } from '../provider/types.js';
 import { type ContextWindowTracker, estimateTextTokens } from './context-tracker.js';
 import { toProviderMessages } from './history.js';
+import type { ModelCall } from './model-call.js';
 import type { ContextWindowState, HistoryMessage, TokenUsage } from './types.js';
 
 /** Within this share below a line (threshold or guard), the counting endpoint is asked. */
 export const COUNT_MARGIN = 0.15;
 
-/** What a request carries besides the history; the meter measures it once. */
-export interface RequestFrame {
-  provider: Provider;
-  model: string;
-  system: string;
-  tools: readonly ToolDefinition[];
-}
+/** What a request carries besides the history, which the meter measures. */
+type ModelCallFrame = Pick<ModelCall, 'provider' | 'model' | 'system' | 'tools'>;
 
 /** Measures the session's use of the context window; see the file comment. */
 export class ContextMeter {
@@ -32,7 +27,7 @@ export class ContextMeter {
   }
 
   /** Counts the system prompt and tool definitions into every estimate from now on. */
-  frame(frame: Omit<RequestFrame, 'provider' | 'model'>): void {
+  frame(frame: Omit<ModelCallFrame, 'provider' | 'model'>): void {
     this.tracker.setOverhead(
       estimateTextTokens(frame.system) + estimateTextTokens(JSON.stringify(frame.tools)),
     );
@@ -70,7 +65,7 @@ export class ContextMeter {
    */
   async decide(
     history: readonly HistoryMessage[],
-    frame: RequestFrame,
+    frame: ModelCallFrame,
     lines: readonly number[],
     signal?: AbortSignal,
   ): Promise<ContextWindowState> {

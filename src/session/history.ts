@@ -7,17 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { ProviderMessage } from '../provider/types.js';
+import type { Attachment } from '../vocabulary.js';
 import { imageProblem } from './images.js';
 import type { ContentBlock, HistoryMessage } from './types.js';
-
-/** A file handed to the session with a prompt. */
-export interface IncomingFile {
-  /** The name the sender gave it: untrusted text, shown escaped and never used as a path. */
-  name?: string;
-  /** The platform's media type: a hint only, the content decides. */
-  mediaType?: string;
-  bytes: Uint8Array;
-}
 
 /** What `submit()` accepts: a prompt, or a prompt with its author, images and files. */
 export type SubmitInput =
@@ -31,7 +23,7 @@ export type SubmitInput =
        * Files sent with the prompt: saved under `uploads/` in the workspace
        * and described to the model (shown to it where it can read them).
        */
-      files?: IncomingFile[];
+      files?: Attachment[];
     };
 
 /** Told to the model in the request after an interrupted reply. */

@@ -13,7 +13,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SandboxTurn } from '../sandbox/turn.js';
-import type { ContentBlock, HistoryMessage } from '../vocabulary.js';
+import type { Attachment, ContentBlock, HistoryMessage } from '../vocabulary.js';
 import {
   type FileKind,
   fileKind,
@@ -22,7 +22,7 @@ import {
   pdfPages,
 } from './file-kinds.js';
 import { candidateNames, shownName, UPLOADS_DIR } from './file-names.js';
-import { type IncomingFile, type SubmitInput, userMessage } from './history.js';
+import { type SubmitInput, userMessage } from './history.js';
 import { imageProblem } from './images.js';
 import type { TurnState } from './turn.js';
 
@@ -70,7 +70,7 @@ const kb = (bytes: number) =>
  * file that could not be saved, for the chat.
  */
 export async function fileBlocks(
-  files: readonly IncomingFile[],
+  files: readonly Attachment[],
   ctx: IntakeContext,
 ): Promise<{ blocks: ContentBlock[]; refused: string[] }> {
   const blocks: ContentBlock[] = [];
@@ -79,8 +79,15 @@ export async function fileBlocks(
   const date = new Date(ctx.clock.now()).toISOString().slice(0, 10);
   const turn = ctx.sandbox.openTurn(ctx.cwd, ctx.clock);
   try {
-    for (const file of files) {
-      const name = shownName(file.name);
+    for (const given of files) {
+      const name = shownName(given.name);
+      const bytes = given.bytes ?? (given.data ? Buffer.from(given.data, 'base64') : undefined);
+      if (!bytes) {
+        // A platform's attachment that was never downloaded: there is nothing to save or show.
+        refused.push(`${name} came without its content, so it was not saved; send it again.`);
+        continue;
+      }
+      const file = { ...given, bytes };
       const kind = fileKind(file.bytes);
       const extension = EXTENSIONS[kind.kind === 'image' ? kind.mediaType : kind.kind];
       // Encoded once: the helper takes the file as base64, and so does the model for an image or a PDF.
@@ -128,7 +135,7 @@ async function save(
 
 /** The note and the readable content of one file (`data`: its bytes as base64); counts what it adds to `inUse`. */
 function describe(
-  file: IncomingFile,
+  file: Attachment & { bytes: Uint8Array },
   data: string,
   kind: FileKind,
   name: string,
@@ -200,7 +207,7 @@ function describe(
 }
 
 /** The platform's media type when it looks like one, else `fallback`. */
-function declared(file: IncomingFile, fallback: string): string {
+function declared(file: Attachment, fallback: string): string {
   const type = file.mediaType?.split(';')[0]?.trim() ?? '';
   return /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/.test(type) ? type : fallback;
 }

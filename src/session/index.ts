@@ -24,7 +24,7 @@ export {
   workspaceFolderName,
 } from './factory.js';
 export { shownName, UPLOADS_DIR } from './file-names.js';
-export { CUT_OFF_NOTICE, INTERRUPTED_TOOL_RESULT, type IncomingFile, type SubmitInput } from './history.js';
+export { CUT_OFF_NOTICE, INTERRUPTED_TOOL_RESULT, type SubmitInput } from './history.js';
 export { MAX_TEXT_FILE_CHARS } from './incoming-files.js';
 export { InteractiveSession } from './interactive-session.js';
 export { DEFAULT_QUEUE_LIMIT } from './job-queue.js';

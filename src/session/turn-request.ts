@@ -10,22 +10,10 @@ import type { Provider } from '../provider/types.js';
 import type { SourceList } from './citations.js';
 import type { TypedEmitter } from './emitter.js';
 import { toProviderMessages } from './history.js';
+import type { ModelCall } from './model-call.js';
 import { callProvider, type StreamCallResult } from './stream-call.js';
 import type { HistoryMessage, SessionEvents, ToolDefinition } from './types.js';
 import type { WebActivity } from './web-activity.js';
-
-/** One model request's fixed parts. */
-export interface ModelCall {
-  provider: Provider;
-  model: string;
-  system: string;
-  tools: readonly ToolDefinition[];
-  /** Output tokens asked for per request. */
-  maxTokens: number;
-  /** The model's own output limit: how far a cut tool call may be given more room. */
-  maxOutputTokens: number;
-  idleTimeoutMs: number;
-}
 
 /** What one request of a turn is made of and where its reply goes. */
 export interface TurnRequest {

@@ -17,6 +17,7 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import { SourceList } from './citations.js';
 import type { ContextMeter } from './context-meter.js';
 import { CONTINUE_NOTICE, createMessage } from './history.js';
+import type { ModelCall } from './model-call.js';
 import { repairOrCompact } from './repair.js';
 import type { SteeringInbox } from './steering.js';
 import { runToolCalls, type ToolHost } from './tool-runner.js';
@@ -32,7 +33,7 @@ import {
   WINDOW_COMPACTED_NOTICE,
   WINDOW_FULL_NOTICE,
 } from './turn-notices.js';
-import { type ModelCall, requestReply } from './turn-request.js';
+import { requestReply } from './turn-request.js';
 import { addUsage } from './turn-usage.js';
 import type { CompactEvent, HistoryMessage, TokenUsage, TurnResult } from './types.js';
 import { WebActivity } from './web-activity.js';

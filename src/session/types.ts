@@ -12,6 +12,8 @@ import type { ContextWindowState, PermissionAnswer, TokenUsage, ToolClass } from
 // so its public surface stays in one import.
 export {
   type ApiBlock,
+  type Attachment,
+  type AttachmentProblem,
   type ChatSchedules,
   type ContentBlock,
   type ContextWindowState,
@@ -19,7 +21,7 @@ export {
   type FileDelivery,
   type FileSender,
   type HistoryMessage,
-  type OutgoingFile,
+  type OutboundFile,
   PERMISSION_MODES,
   type PermissionAnswer,
   type PermissionMode,

@@ -117,6 +117,24 @@ describe('files sent with a prompt', () => {
     }
   });
 
+  it('a platform attachment handed over without its content is named to the chat; the others still arrive', async () => {
+    const s = fx.session();
+    const rec = recordEvents(s);
+    const { completed } = await s.submit({
+      text: 'both please',
+      files: [
+        { kind: 'document', name: 'never-fetched.pdf', size: 2048 },
+        { kind: 'document', name: 'here.txt', bytes: Buffer.from('present') },
+      ],
+    });
+    await completed;
+    expect(rec.of('notice').map(([text]) => text)).toEqual([
+      '"never-fetched.pdf" came without its content, so it was not saved; send it again.',
+    ]);
+    expect((await uploads()).map((n) => n.replace(DATED, ''))).toEqual(['here.txt']);
+    expect(blocksOf().some((b) => b.type === 'text' && b.text === 'present')).toBe(true);
+  });
+
   it('an uploads folder linked outside the workspace is refused: nothing is written there, the chat and the model are told', async () => {
     const outside = await tempDir('sb-outside-');
     try {

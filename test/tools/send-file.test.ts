@@ -5,7 +5,7 @@
 import { symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FileSender, OutgoingFile } from '../../src/vocabulary.js';
+import type { FileSender, OutboundFile } from '../../src/vocabulary.js';
 import { pngBase64 } from '../fakes/images.js';
 import { makeContext, makeSandbox, type Sandbox, tool } from './helpers.js';
 
@@ -18,8 +18,8 @@ afterEach(async () => {
 });
 
 /** A chat taking files up to `maxBytes`, recording what it was given. */
-function chat(maxBytes: number | undefined): FileSender & { sent: OutgoingFile[] } {
-  const sent: OutgoingFile[] = [];
+function chat(maxBytes: number | undefined): FileSender & { sent: OutboundFile[] } {
+  const sent: OutboundFile[] = [];
   return {
     maxBytes,
     sent,
