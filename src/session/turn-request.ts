@@ -6,13 +6,12 @@
  * tool lines (a failed one said in the chat).
  */
 import type { Clock } from '../clock.js';
-import type { Provider } from '../provider/types.js';
 import type { SourceList } from './citations.js';
 import type { TypedEmitter } from './emitter.js';
 import { toProviderMessages } from './history.js';
 import type { ModelCall } from './model-call.js';
 import { callProvider, type StreamCallResult } from './stream-call.js';
-import type { HistoryMessage, SessionEvents, ToolDefinition } from './types.js';
+import type { HistoryMessage, SessionEvents } from './types.js';
 import type { WebActivity } from './web-activity.js';
 
 /** What one request of a turn is made of and where its reply goes. */
