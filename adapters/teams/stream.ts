@@ -1,0 +1,106 @@
+/**
+ * Native streaming in personal chats, as "Stream bot messages" documents it
+ * for the REST API (https://learn.microsoft.com/en-us/microsoftteams/platform/bots/streaming-ux):
+ *
+ * 1. start: a `typing` activity with an `informative` streaminfo entity and
+ *    `streamSequence` 1; the answer's id is the stream id;
+ * 2. updates: `typing` activities carrying the whole text so far, the
+ *    stream id, `streamType: streaming` and the next sequence number;
+ * 3. final: a `message` with the stream id and `streamType: final` (and no
+ *    sequence); it becomes the real message, whose id is the stream id.
+ *
+ * The SDK's own `HttpStream` paces and retries by itself on timers, which
+ * the core's one scheduler must do, so the three calls are made here with
+ * the SDK's client, one at a time, when the core asks.
+ */
+import type { StreamInfoEntity } from '@microsoft/teams.api';
+import type { OutboundMessage, SentMessage, StreamHandle } from '../../src/bot/adapter-contract.js';
+import { SwitchboardError } from '../../src/errors.js';
+import { messageContent, textFormat } from './buttons.js';
+import type { TeamsOutbound } from './outbound.js';
+
+/** The informative line shown while the reply has no text yet (Teams: at most 1,000 characters). */
+export const INFORMATIVE_TEXT = 'Working on it…';
+
+/** The streaminfo entity of each step. */
+export function streamInfo(
+  streamType: 'informative' | 'streaming' | 'final',
+  streamId: string | undefined,
+  sequence: number | undefined,
+): StreamInfoEntity {
+  return {
+    type: 'streaminfo',
+    streamType,
+    ...(streamId ? { streamId } : {}),
+    ...(sequence === undefined ? {} : { streamSequence: sequence }),
+  };
+}
+
+interface OpenStream {
+  chat: string;
+  streamId: string;
+  sequence: number;
+}
+
+/** The adapter's NativeStreaming, over {@link TeamsOutbound}. */
+export class TeamsStreams {
+  readonly #open = new Map<string, OpenStream>();
+
+  constructor(private readonly outbound: TeamsOutbound) {}
+
+  #get(handle: StreamHandle): OpenStream {
+    const open = this.#open.get(handle.id);
+    if (!open) throw new SwitchboardError('NOT_FOUND', 'This Teams stream has already ended.');
+    return open;
+  }
+
+  async startStream(chat: string): Promise<StreamHandle> {
+    const { client, conversationId } = this.outbound.target(chat);
+    const res = await this.outbound.call('start a stream', () =>
+      client.conversations.activities(conversationId).create({
+        type: 'typing',
+        text: INFORMATIVE_TEXT,
+        entities: [streamInfo('informative', undefined, 1)],
+      }),
+    );
+    if (!res?.id)
+      throw new SwitchboardError('STREAM_UNAVAILABLE', 'Teams gave no stream id; replying with edits.');
+    this.#open.set(res.id, { chat, streamId: res.id, sequence: 1 });
+    return { chat, id: res.id };
+  }
+
+  async updateStream(handle: StreamHandle, message: OutboundMessage): Promise<void> {
+    const open = this.#get(handle);
+    if (!message.text) return;
+    const { client, conversationId } = this.outbound.target(open.chat);
+    const sequence = open.sequence + 1;
+    await this.outbound.call('update a stream', () =>
+      client.conversations.activities(conversationId).create({
+        type: 'typing',
+        text: message.text,
+        entities: [streamInfo('streaming', open.streamId, sequence)],
+      }),
+    );
+    open.sequence = sequence;
+  }
+
+  async finishStream(handle: StreamHandle, message: OutboundMessage): Promise<SentMessage> {
+    const open = this.#get(handle);
+    const { client, conversationId } = this.outbound.target(open.chat);
+    const content = messageContent(message);
+    await this.outbound.call('finish a stream', () =>
+      client.conversations.activities(conversationId).create({
+        ...content,
+        textFormat: textFormat(message.format),
+        entities: [streamInfo('final', open.streamId, undefined)],
+      }),
+    );
+    this.#open.delete(handle.id);
+    return { messageId: open.streamId };
+  }
+
+  /** Forgets a stream Teams ended (the person stopped it, or it ran too long). */
+  forget(handle: StreamHandle): void {
+    this.#open.delete(handle.id);
+  }
+}
