@@ -67,8 +67,9 @@ export function chatOf(activity: TeamsActivity): { chat: string; kind: ChatKind 
   const conversation = activity.conversation;
   if (!conversation?.id) return undefined;
   const kind = chatKind(conversation.id, conversation.conversationType);
-  const id =
-    kind === 'channel' && activity.id ? threadConversation(conversation.id, activity.id) : conversation.id;
+  // A reply names its thread's root in replyToId; a new post is its own root.
+  const root = activity.type === 'message' ? (activity.replyToId ?? activity.id) : undefined;
+  const id = kind === 'channel' && root ? threadConversation(conversation.id, root) : conversation.id;
   return { chat: chatKey(id), kind };
 }
 
@@ -94,9 +95,12 @@ export function messageText(activity: TeamsActivity): string {
   let text = activity.text ?? '';
   const botId = activity.recipient?.id;
   for (const entity of activity.entities ?? []) {
-    if (entity.type !== 'mention' || !entity.text) continue;
+    if (entity.type !== 'mention') continue;
+    // Teams does not always send the mention's `text`; its `<at>` tag holds the name.
+    const tag = entity.text ?? (entity.mentioned?.name ? `<at>${entity.mentioned.name}</at>` : undefined);
+    if (!tag) continue;
     const replacement = entity.mentioned?.id === botId ? '' : `@${entity.mentioned?.name ?? ''}`;
-    text = text.split(entity.text).join(replacement);
+    text = text.split(tag).join(replacement);
   }
   text = text
     .replace(/<at>([^<]*)<\/at>/gi, '@$1')
@@ -145,6 +149,10 @@ export function translate(activity: TeamsActivity): Translated {
 
   if (activity.type !== 'message') return { kind: 'ignored', reason: activity.type };
   const text = messageText(activity);
+  const carriesFiles = (activity.attachments ?? []).some(
+    (a) => !/^text\/html|card/i.test(a.contentType ?? ''),
+  );
+  if (!text && !carriesFiles) return { kind: 'ignored', reason: 'a message with no text or file' };
   const messageId = activity.id ?? '';
   const command = parseTextCommand(text);
   if (command) {
