@@ -176,16 +176,24 @@ export function members(ctx: OpContext, conversationId: string, memberId?: strin
       status: 404,
       body: errorBody('ConversationNotFound', `Conversation not found: ${conversationId}`),
     };
-  const list = conversation.members.map((m) => ({
-    id: m.id,
-    name: m.name,
-    aadObjectId: m.aadObjectId,
-    userPrincipalName: `${(m.name ?? 'user').toLowerCase().replaceAll(' ', '.')}@example.com`,
-    tenantId: conversation.tenantId,
-    userRole: 'user',
-  }));
+  // The recorded roster's fields (test/fixtures/teams/recorded/channel-members-reply.json), plus userRole.
+  const list = conversation.members.map((m) => {
+    const [givenName, ...rest] = (m.name ?? 'User').split(' ');
+    const upn = `${(m.name ?? 'user').toLowerCase().replaceAll(' ', '.')}@example.com`;
+    return {
+      id: m.id,
+      objectId: m.aadObjectId,
+      name: m.name,
+      givenName,
+      surname: rest.join(' '),
+      email: upn,
+      userPrincipalName: upn,
+      tenantId: conversation.tenantId,
+      userRole: 'user',
+    };
+  });
   if (memberId === undefined) return { status: 200, body: list };
-  const one = list.find((m) => m.id === memberId || m.aadObjectId === memberId);
+  const one = list.find((m) => m.id === memberId || m.objectId === memberId);
   return one === undefined
     ? {
         status: 404,

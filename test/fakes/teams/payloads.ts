@@ -26,7 +26,7 @@ export interface Envelope {
   id: string;
   serviceUrl: string;
   conversation: FakeConversation;
-  /** For channels: the root message id of the thread (a new thread when left out). */
+  /** For channels: the root message id of the thread (left out: this activity starts a new thread). */
   threadRootId?: string;
   from: ChannelAccount;
   bot: BotIdentity;
@@ -36,11 +36,10 @@ export interface Envelope {
 /** The envelope fields of an activity in `env`. */
 export function base(env: Envelope): Activity {
   const c = env.conversation;
-  const conversationId =
-    c.type === 'channel' && env.threadRootId !== undefined ? `${c.id};messageid=${env.threadRootId}` : c.id;
+  // A new channel post starts its own thread: its conversation id names itself as the root (recorded).
+  const conversationId = c.type === 'channel' ? `${c.id};messageid=${env.threadRootId ?? env.id}` : c.id;
   const conversation: Activity = { conversationType: c.type, tenantId: c.tenantId, id: conversationId };
   if (c.type !== 'personal') conversation.isGroup = true;
-  if (c.name !== undefined && c.type !== 'personal') conversation.name = c.name;
   const channelData: Activity = { tenant: { id: c.tenantId } };
   if (c.type === 'channel') {
     channelData.teamsChannelId = c.id;
@@ -78,16 +77,21 @@ export function messageActivity(env: Envelope, options: MessageOptions): Activit
   const activity = base(env);
   const at = `<at>${env.bot.name}</at>`;
   activity.type = 'message';
-  activity.text = options.mentionBot === true ? `${at} ${options.text}` : options.text;
+  // Recorded: the mention runs straight into the text, and the entity comes before clientInfo.
+  activity.text = options.mentionBot === true ? `${at}${options.text}` : options.text;
   activity.textFormat = 'plain';
   if (options.mentionBot === true) {
-    (activity.entities as Activity[]).push({
+    const mention = {
       type: 'mention',
       text: at,
       mentioned: { id: `28:${env.bot.appId}`, name: env.bot.name },
-    });
+    };
+    activity.entities = [mention, ...(activity.entities as Activity[])];
+    const html = `<div><div><span itemscope="" itemtype="http://schema.skype.com/Mention" itemid="0">${env.bot.name}</span>${options.text}</div>\n</div>`;
+    activity.attachments = [{ contentType: 'text/html', content: html }];
   }
-  if (options.attachments !== undefined) activity.attachments = options.attachments;
+  if (options.attachments !== undefined)
+    activity.attachments = [...((activity.attachments as Activity[]) ?? []), ...options.attachments];
   if (options.replyToId !== undefined) activity.replyToId = options.replyToId;
   return activity;
 }
@@ -103,10 +107,17 @@ export function fileDownloadAttachment(name: string, downloadUrl: string, unique
   };
 }
 
+/** The envelope of an activity a card button made: recorded ones say `channelData.source.name` "message". */
+function fromCard(env: Envelope): Activity {
+  const activity = base(env);
+  (activity.channelData as Activity).source = { name: 'message' };
+  return activity;
+}
+
 /** An Action.Execute press: `invoke` named `adaptiveCard/action` on the card message `replyToId`. */
 export function cardActionInvoke(env: Envelope, replyToId: string, verb: string, data: Activity): Activity {
   return {
-    ...base(env),
+    ...fromCard(env),
     type: 'invoke',
     name: 'adaptiveCard/action',
     replyToId,
@@ -116,12 +127,14 @@ export function cardActionInvoke(env: Envelope, replyToId: string, verb: string,
 
 /** An Action.Submit press: a `message` with the card's data as `value` and no text (recorded shape). */
 export function cardSubmitMessage(env: Envelope, replyToId: string, data: Activity): Activity {
-  return { ...base(env), type: 'message', replyToId, value: data };
+  return { ...fromCard(env), type: 'message', replyToId, value: data };
 }
 
 /** The bot (or people) joining a conversation: `conversationUpdate` with `membersAdded`. */
 export function membersAdded(env: Envelope, members: ChannelAccount[]): Activity {
-  const activity: Activity = { ...base(env), type: 'conversationUpdate', membersAdded: members };
+  // Recorded conversationUpdates carry no entities, locale or localTimestamp.
+  const { entities: _e, locale: _l, localTimestamp: _t, ...rest } = base(env);
+  const activity: Activity = { ...rest, type: 'conversationUpdate', membersAdded: members };
   if (env.conversation.type === 'channel') (activity.channelData as Activity).eventType = 'teamMemberAdded';
   return activity;
 }
