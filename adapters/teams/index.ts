@@ -113,7 +113,7 @@ export function createTeamsAdapter(options: TeamsAdapterOptions): TeamsAdapter {
     timeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     logger: sdkLog,
   });
-  const streams = new TeamsStreams(outbound);
+  const streams = new TeamsStreams(outbound, clock, paces.streamIntervalMs);
   const openIdMetadataUrl = options.openIdMetadataUrl ?? PUBLIC.openIdMetadataUrl;
   const endorses = createEndorsementCheck({ openIdMetadataUrl, clock });
   let server: MessagingServer | undefined;

@@ -12,10 +12,18 @@
  * The SDK's own `HttpStream` paces and retries by itself on timers, which
  * the core's one scheduler must do, so the three calls are made here with
  * the SDK's client, one at a time, when the core asks.
+ *
+ * Teams refuses stream requests less than a second apart (403 "Content
+ * stream is not allowed"). The core paces updates of a stream, but the
+ * first update may follow the start at once; a call that would come too
+ * soon is answered with a RateLimitError for the time left, so the core's
+ * scheduler waits and sends the newest text then, instead of the stream
+ * being refused and given up.
  */
 import type { StreamInfoEntity } from '@microsoft/teams.api';
 import type { OutboundMessage, SentMessage, StreamHandle } from '../../src/bot/adapter-contract.js';
-import { SwitchboardError } from '../../src/errors.js';
+import type { Clock } from '../../src/clock.js';
+import { RateLimitError, SwitchboardError } from '../../src/errors.js';
 import { messageContent, textFormat } from './buttons.js';
 import type { TeamsOutbound } from './outbound.js';
 
@@ -40,17 +48,31 @@ interface OpenStream {
   chat: string;
   streamId: string;
   sequence: number;
+  /** When its last request was made. */
+  lastAt: number;
 }
 
 /** The adapter's NativeStreaming, over {@link TeamsOutbound}. */
 export class TeamsStreams {
   readonly #open = new Map<string, OpenStream>();
 
-  constructor(private readonly outbound: TeamsOutbound) {}
+  constructor(
+    private readonly outbound: TeamsOutbound,
+    private readonly clock: Clock,
+    /** Least time between two requests of one stream. */
+    private readonly minIntervalMs: number,
+  ) {}
 
-  #get(handle: StreamHandle): OpenStream {
+  /** The open stream, once it may take another request. */
+  #ready(handle: StreamHandle): OpenStream {
     const open = this.#open.get(handle.id);
     if (!open) throw new SwitchboardError('NOT_FOUND', 'This Teams stream has already ended.');
+    const wait = open.lastAt + this.minIntervalMs - this.clock.now();
+    if (wait > 0)
+      throw new RateLimitError(`Teams takes one stream request a second; ${wait} ms to go.`, {
+        retryAfterMs: wait,
+        scope: 'chat',
+      });
     return open;
   }
 
@@ -65,13 +87,13 @@ export class TeamsStreams {
     );
     if (!res?.id)
       throw new SwitchboardError('STREAM_UNAVAILABLE', 'Teams gave no stream id; replying with edits.');
-    this.#open.set(res.id, { chat, streamId: res.id, sequence: 1 });
+    this.#open.set(res.id, { chat, streamId: res.id, sequence: 1, lastAt: this.clock.now() });
     return { chat, id: res.id };
   }
 
   async updateStream(handle: StreamHandle, message: OutboundMessage): Promise<void> {
-    const open = this.#get(handle);
     if (!message.text) return;
+    const open = this.#ready(handle);
     const { client, conversationId } = this.outbound.target(open.chat);
     const sequence = open.sequence + 1;
     await this.outbound.call('update a stream', () =>
@@ -82,10 +104,11 @@ export class TeamsStreams {
       }),
     );
     open.sequence = sequence;
+    open.lastAt = this.clock.now();
   }
 
   async finishStream(handle: StreamHandle, message: OutboundMessage): Promise<SentMessage> {
-    const open = this.#get(handle);
+    const open = this.#ready(handle);
     const { client, conversationId } = this.outbound.target(open.chat);
     const content = messageContent(message);
     await this.outbound.call('finish a stream', () =>
