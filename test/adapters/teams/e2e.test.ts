@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
+import { PNG_1X1 } from '../../fakes/images.js';
 import {
   BROKEN_TOKENS,
   type FakeTeams,
@@ -163,5 +164,56 @@ describe('Teams end to end', () => {
     await teams.waitForSent((m) => m.conversationId === chat.id);
     expect(text(lastMessage(chat.id) as StoredActivity)).toContain(eve.aadObjectId);
     expect(anthropic.requests).toEqual([]);
+  });
+});
+
+describe('Teams files and restarts', () => {
+  let teams: FakeTeams;
+  let anthropic: FakeAnthropic;
+  let root: string;
+  const bots: TeamsBot[] = [];
+
+  beforeEach(async () => {
+    teams = await startFakeTeams();
+    anthropic = await startFakeAnthropic();
+    anthropic.setDefault((body) => ({ text: echo(body) }));
+    root = await cleanups.tempRoot('teams-files');
+  });
+
+  afterEach(async () => {
+    for (const b of bots.splice(0)) await b.stop();
+    await teams.close();
+    await anthropic.close();
+  });
+
+  it('a shared file and an inline image reach the model; the image is fetched with the bot token', async () => {
+    const ada = teams.person('Ada');
+    bots.push(await startTeamsBot(teams, anthropic, root, [ada]));
+    const chat = teams.personalChat(ada);
+    const notes = teams.attachFile('notes.txt', Buffer.from('the secret word is heliotrope\n'), 'text/plain');
+    const image = teams.attachImage(Buffer.from(PNG_1X1, 'base64'));
+    await teams.userMessage(chat, 'read these', { attachments: [notes, image] });
+    await teams.waitForSent(
+      (m) => m.conversationId === chat.id && String(m.activity.text ?? '').includes('said'),
+    );
+    const sent = JSON.stringify(anthropic.requests[0]?.messages);
+    expect(sent).toContain('heliotrope');
+    expect(sent).toContain('"type":"image"');
+    const download = teams.calls.find((c) => c.op === 'attachment');
+    expect(download?.status).toBe(200);
+  });
+
+  it("a conversation's endpoint survives a restart: the new bot posts into a chat it has not heard from since", async () => {
+    const ada = teams.person('Ada');
+    const first = await startTeamsBot(teams, anthropic, root, [ada], { streaming: false });
+    const chat = teams.personalChat(ada);
+    await teams.userMessage(chat, 'hello');
+    await teams.waitForSent((m) => m.conversationId === chat.id && m.activity.text === 'Ada said: hello');
+    await first.stop();
+    const second = await startTeamsBot(teams, anthropic, root, [ada], { streaming: false });
+    bots.push(second);
+    // Nothing has arrived since the restart; the bot still knows where this chat is served.
+    await second.adapter.send(`teams:${chat.id}`, { text: 'still here', format: 'plain' });
+    expect(teams.messages(chat.id).at(-1)?.activity.text).toBe('still here');
   });
 });
