@@ -89,7 +89,8 @@ export function toSwitchboardError(err: unknown, what: string): SwitchboardError
   if (status === 403 && (lower.includes('cancel') || lower.includes('exceeded streaming time')))
     return new SwitchboardError('NOT_FOUND', `Teams ended the stream (${body.message}).`, {
       cause: err,
-      detail,
+      // The person pressed Teams' own Stop button on the stream.
+      detail: { ...detail, streamCancelled: lower.includes('cancel') },
     });
   if (status === 403 && lower.includes('stream'))
     return new SwitchboardError('STREAM_UNAVAILABLE', `Teams does not stream here (${body.message}).`, {

@@ -5,7 +5,7 @@
  * access gate before anything runs for them, fetch the files of a message,
  * and answer a button press's invoke in time (`presses.ts`).
  */
-import type { AccessGate, ChatEvent, EventSink } from '../../src/bot/adapter-contract.js';
+import type { AccessGate, ChatEvent, ChatUser, EventSink } from '../../src/bot/adapter-contract.js';
 import type { Clock } from '../../src/clock.js';
 import type { Logger } from '../../src/logger.js';
 import { conversationOf } from './chat-key.js';
@@ -40,7 +40,17 @@ export interface InvokeAnswer {
 
 /** Turns authenticated activities into the core's events. */
 export class TeamsInbound {
+  /** Who last wrote in each chat: the person behind Teams' Stop button in a personal chat. */
+  readonly #lastUser = new Map<string, ChatUser>();
+
   constructor(private readonly ctx: InboundContext) {}
+
+  /** The person pressed Stop on a streamed reply: the core stops the chat's turn, as for /stop. */
+  async stopped(chat: string): Promise<void> {
+    const user = this.#lastUser.get(chat);
+    if (!user) return;
+    await this.#deliver({ type: 'stop', chat, user });
+  }
 
   /** Handles one activity; an invoke gets its answer back, anything else undefined. */
   async onActivity(raw: unknown): Promise<InvokeAnswer | undefined> {
@@ -83,6 +93,7 @@ export class TeamsInbound {
           await this.#say(event.chat, refusal);
           return undefined;
         }
+        this.#lastUser.set(event.chat, event.user);
         if (event.type === 'message') {
           const files = incomingFiles(activity);
           if (files.length > 0) {

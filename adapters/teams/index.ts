@@ -113,7 +113,9 @@ export function createTeamsAdapter(options: TeamsAdapterOptions): TeamsAdapter {
     timeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     logger: sdkLog,
   });
-  const streams = new TeamsStreams(outbound, clock, paces.streamIntervalMs);
+  /** Set once started: where a stream the person stopped is reported. */
+  let stopped: (chat: string) => void = () => undefined;
+  const streams = new TeamsStreams(outbound, clock, paces.streamIntervalMs, (chat) => stopped(chat));
   const openIdMetadataUrl = options.openIdMetadataUrl ?? PUBLIC.openIdMetadataUrl;
   const endorses = createEndorsementCheck({ openIdMetadataUrl, clock });
   let server: MessagingServer | undefined;
@@ -169,6 +171,7 @@ export function createTeamsAdapter(options: TeamsAdapterOptions): TeamsAdapter {
         maxFileBytes: options.maxFileBytes ?? 20 * 1024 * 1024,
         downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
       });
+      stopped = (chat) => void inbound.stopped(chat);
       app.use(async (ctx) => inbound.onActivity(ctx.activity));
       await app.initialize();
       await http.start(options.port ?? 3978);

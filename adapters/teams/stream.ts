@@ -19,12 +19,17 @@
  * soon is answered with a RateLimitError for the time left, so the core's
  * scheduler waits and sends the newest text then, instead of the stream
  * being refused and given up.
+ *
+ * Teams shows its own Stop button on a stream; once pressed, the next
+ * request is refused as "cancelled by user". That is the person stopping
+ * the reply, so `onCancelled` tells the adapter, which hands the core a
+ * stop event for the chat (as Telegram's draft stop does).
  */
 import type { StreamInfoEntity } from '@microsoft/teams.api';
 import type { OutboundMessage, SentMessage, StreamHandle } from '../../src/bot/adapter-contract.js';
 import type { Clock } from '../../src/clock.js';
 import { RateLimitError, SwitchboardError } from '../../src/errors.js';
-import { messageContent, textFormat } from './buttons.js';
+import { messageContent } from './buttons.js';
 import type { TeamsOutbound } from './outbound.js';
 
 /** The informative line shown while the reply has no text yet (Teams: at most 1,000 characters). */
@@ -44,6 +49,11 @@ export function streamInfo(
   };
 }
 
+/** What one stream request sends. */
+type StreamActivity = Parameters<
+  ReturnType<TeamsOutbound['target']>['client']['conversations']['createActivity']
+>[1];
+
 interface OpenStream {
   chat: string;
   streamId: string;
@@ -61,7 +71,23 @@ export class TeamsStreams {
     private readonly clock: Clock,
     /** Least time between two requests of one stream. */
     private readonly minIntervalMs: number,
+    private readonly onCancelled: (chat: string) => void = () => undefined,
   ) {}
+
+  /** Runs one request of an open stream; a stream the person stopped is forgotten and reported. */
+  async #request(open: OpenStream, what: string, body: StreamActivity): Promise<void> {
+    const { client, conversationId } = this.outbound.target(open.chat);
+    try {
+      await this.outbound.call(what, () => client.conversations.activities(conversationId).create(body));
+    } catch (err) {
+      if (err instanceof SwitchboardError && err.detail.streamCancelled === true) {
+        this.#open.delete(open.streamId);
+        this.onCancelled(open.chat);
+      }
+      throw err;
+    }
+    open.lastAt = this.clock.now();
+  }
 
   /** The open stream, once it may take another request. */
   #ready(handle: StreamHandle): OpenStream {
@@ -94,36 +120,22 @@ export class TeamsStreams {
   async updateStream(handle: StreamHandle, message: OutboundMessage): Promise<void> {
     if (!message.text) return;
     const open = this.#ready(handle);
-    const { client, conversationId } = this.outbound.target(open.chat);
     const sequence = open.sequence + 1;
-    await this.outbound.call('update a stream', () =>
-      client.conversations.activities(conversationId).create({
-        type: 'typing',
-        text: message.text,
-        entities: [streamInfo('streaming', open.streamId, sequence)],
-      }),
-    );
+    await this.#request(open, 'update a stream', {
+      type: 'typing',
+      text: message.text,
+      entities: [streamInfo('streaming', open.streamId, sequence)],
+    });
     open.sequence = sequence;
-    open.lastAt = this.clock.now();
   }
 
   async finishStream(handle: StreamHandle, message: OutboundMessage): Promise<SentMessage> {
     const open = this.#ready(handle);
-    const { client, conversationId } = this.outbound.target(open.chat);
-    const content = messageContent(message);
-    await this.outbound.call('finish a stream', () =>
-      client.conversations.activities(conversationId).create({
-        ...content,
-        textFormat: textFormat(message.format),
-        entities: [streamInfo('final', open.streamId, undefined)],
-      }),
-    );
+    await this.#request(open, 'finish a stream', {
+      ...messageContent(message),
+      entities: [streamInfo('final', open.streamId, undefined)],
+    });
     this.#open.delete(handle.id);
     return { messageId: open.streamId };
-  }
-
-  /** Forgets a stream Teams ended (the person stopped it, or it ran too long). */
-  forget(handle: StreamHandle): void {
-    this.#open.delete(handle.id);
   }
 }

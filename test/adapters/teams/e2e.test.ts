@@ -69,6 +69,22 @@ describe('Teams end to end', () => {
     expect(teams.calls.filter((c) => c.status === 429)).toEqual([]);
   });
 
+  it("Teams' own Stop button on a streamed reply stops the turn", async () => {
+    const ada = teams.person('Ada');
+    bot = await startTeamsBot(teams, anthropic, root, [ada]);
+    const chat = teams.personalChat(ada);
+    anthropic.enqueue({ text: Array.from({ length: 30 }, (_, i) => `part ${i}. `), chunkDelayMs: 500 });
+    await teams.userMessage(chat, 'talk for a while');
+    const streaming = await teams.waitForCall(
+      (c) => c.op === 'send' && c.status < 300 && JSON.stringify(c.body).includes('"streamType":"streaming"'),
+    );
+    const stream = teams.allStreams.find((s) => s.conversationId === chat.id);
+    expect(streaming).toBeDefined();
+    teams.cancelStream(stream?.id ?? '');
+    await reply(chat.id, '⏹ Stopped the current reply.');
+    expect(stream?.state).toBe('cancelled');
+  });
+
   it('a channel thread gets its reply in the thread, edited in place, never streamed', async () => {
     const ada = teams.person('Ada');
     bot = await startTeamsBot(teams, anthropic, root, [ada]);
