@@ -29,15 +29,3 @@ export function parseTextCommand(text: string): TextCommand | undefined {
   if (!prefixed && args && !BARE_WITH_ARGS.has(name)) return undefined;
   return { name, args };
 }
-
-/**
- * The manifest's `commandLists` entries (title and description, Teams'
- * limits: 32 and 128 characters, at most 10 per scope), from the catalogue
- * in its order, so the suggestions can never name a command the bot lacks.
- */
-export function manifestCommands(limit = 10): { title: string; description: string }[] {
-  return COMMAND_CATALOGUE.slice(0, limit).map((c) => ({
-    title: c.name.slice(0, 32),
-    description: c.help.length <= 128 ? c.help : `${c.help.slice(0, 127)}…`,
-  }));
-}

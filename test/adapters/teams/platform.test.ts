@@ -1,12 +1,10 @@
 /**
  * The platform module: what Teams says about itself, its settings and their
- * cross-checks, and the command list the manifest mirrors.
+ * cross-checks.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { manifestCommands } from '../../../adapters/teams/commands.js';
 import teams from '../../../adapters/teams/platform.js';
-import { COMMAND_CATALOGUE } from '../../../src/bot/adapter-contract.js';
 
 function settings(env: Record<string, string>) {
   const problems: string[] = [];
@@ -73,12 +71,5 @@ describe('the Teams platform module', () => {
       port: 0,
       authUrl: 'http://127.0.0.1:9/token',
     });
-  });
-
-  it('offers the catalogue as the manifest command list, in Teams limits', () => {
-    const list = manifestCommands();
-    expect(list.length).toBeLessThanOrEqual(10);
-    expect(list.map((c) => c.title)).toEqual(COMMAND_CATALOGUE.slice(0, 10).map((c) => c.name));
-    for (const c of list) expect(c.description.length).toBeLessThanOrEqual(128);
   });
 });
