@@ -24,10 +24,11 @@
  * - Typing: a bot's typing indicator shows for about three seconds
  *   ("Send and receive messages", typing activity), so the core renews it
  *   that often.
- * - Files: no uploads. A bot sends a file in a personal chat only through
- *   the file-consent card flow (the person accepts, then the bot uploads to
- *   their OneDrive); `maxUploadBytes` is left out until that flow is built,
- *   and the agent is told the chat takes no files.
+ * - Files: a bot sends a file only in a personal chat, through the
+ *   file-consent card flow (`upload.ts`); one PUT to the upload session
+ *   carries at most 60 MiB (Microsoft Graph, "Upload large files with an
+ *   upload session"), so personal chats take files up to 50 MiB and other
+ *   chats none.
  */
 import type { ChatCapabilities, RateBudget } from '../../src/bot/adapter-contract.js';
 import { type ChatKind, chatKind, conversationOf } from './chat-key.js';
@@ -61,6 +62,9 @@ export const TEAMS_DEFAULT_PACES: TeamsPaces = {
 /** The largest button payload the adapter accepts, in bytes. */
 export const TEAMS_BUTTON_PAYLOAD_LIMIT = 1000;
 
+/** Largest file sent into a personal chat (one upload PUT holds at most 60 MiB). */
+export const TEAMS_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+
 /** How long a typing indicator lasts. */
 export const TEAMS_TYPING_MS = 3000;
 
@@ -76,6 +80,9 @@ export function teamsCapabilities(paces: TeamsPaces, kind: ChatKind, streaming =
     ...(nativeStream ? { nativeStreamMaxMs: paces.nativeStreamMaxMs } : {}),
     buttonPayloadLimit: TEAMS_BUTTON_PAYLOAD_LIMIT,
     typingIntervalMs: TEAMS_TYPING_MS,
+    ...(kind === 'personal'
+      ? { maxUploadBytes: TEAMS_MAX_UPLOAD_BYTES, maxCaptionLength: paces.maxMessageLength }
+      : {}),
   };
 }
 

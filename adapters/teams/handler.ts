@@ -14,6 +14,7 @@ import { chatOf, type TeamsActivity, translate } from './inbound.js';
 import type { TeamsOutbound } from './outbound.js';
 import { cardActionResponse, pendingPress } from './presses.js';
 import type { ServiceUrls } from './service-urls.js';
+import { FILE_CONSENT_INVOKE, type TeamsUploads } from './upload.js';
 
 /** Said when someone presses a card action that is not one of the bot's buttons. */
 export const INACTIVE_CONTROL = 'This control is no longer active.';
@@ -24,6 +25,7 @@ export interface InboundContext {
   gate?: AccessGate;
   urls: ServiceUrls;
   outbound: TeamsOutbound;
+  uploads: TeamsUploads;
   logger: Logger;
   clock: Clock;
   token: () => Promise<string>;
@@ -61,6 +63,8 @@ export class TeamsInbound {
       if (activity.conversation?.id)
         await this.ctx.urls.remember(activity.conversation.id, activity.serviceUrl);
     }
+    if (activity.type === 'invoke' && activity.name === FILE_CONSENT_INVOKE && where)
+      return this.ctx.uploads.onConsent(activity, where.chat);
     const translated = translate(activity);
     switch (translated.kind) {
       case 'ignored':

@@ -39,6 +39,7 @@ import { MessagingServer } from './server.js';
 import { ServiceUrls } from './service-urls.js';
 import { TeamsStreams } from './stream.js';
 import { createTokenSource, LOGIN_ENDPOINT, tokenUrl } from './token.js';
+import { TeamsUploads } from './upload.js';
 
 export type { TeamsPaces } from './capabilities.js';
 export { chatKey, conversationOf } from './chat-key.js';
@@ -116,6 +117,7 @@ export function createTeamsAdapter(options: TeamsAdapterOptions): TeamsAdapter {
   /** Set once started: where a stream the person stopped is reported. */
   let stopped: (chat: string) => void = () => undefined;
   const streams = new TeamsStreams(outbound, clock, paces.streamIntervalMs, (chat) => stopped(chat));
+  const uploads = new TeamsUploads({ outbound, clock, logger });
   const openIdMetadataUrl = options.openIdMetadataUrl ?? PUBLIC.openIdMetadataUrl;
   const endorses = createEndorsementCheck({ openIdMetadataUrl, clock });
   let server: MessagingServer | undefined;
@@ -164,6 +166,7 @@ export function createTeamsAdapter(options: TeamsAdapterOptions): TeamsAdapter {
         ...(gate ? { gate } : {}),
         urls,
         outbound,
+        uploads,
         logger,
         clock,
         token,
@@ -189,6 +192,7 @@ export function createTeamsAdapter(options: TeamsAdapterOptions): TeamsAdapter {
     edit: (chat, messageId, message) => outbound.edit(chat, messageId, message),
     delete: (chat, messageId) => outbound.delete(chat, messageId),
     typing: (chat) => outbound.typing(chat),
+    sendFile: (chat, file) => uploads.offer(chat, file),
     startStream: (chat) => streams.startStream(chat),
     updateStream: (handle, message) => streams.updateStream(handle, message),
     finishStream: (handle, message) => streams.finishStream(handle, message),

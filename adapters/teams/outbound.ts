@@ -26,6 +26,9 @@ export interface OutboundContext {
   logger: SdkLogger;
 }
 
+/** An activity the SDK's client posts. */
+export type SendableActivity = Parameters<Client['conversations']['createActivity']>[1];
+
 /** One Bot Connector call's target: the client for the conversation's endpoint and its id. */
 export interface Target {
   client: Client;
@@ -70,8 +73,12 @@ export class TeamsOutbound {
   }
 
   async send(chat: string, message: OutboundMessage): Promise<SentMessage> {
+    return this.sendActivity(chat, messageContent(message));
+  }
+
+  /** Posts any message activity the adapter built (its own cards too: file consent, file info). */
+  async sendActivity(chat: string, activity: SendableActivity): Promise<SentMessage> {
     const { client, conversationId } = this.target(chat);
-    const activity = messageContent(message);
     const res = await this.call('send', () =>
       client.conversations.activities(conversationId).create(activity),
     );

@@ -77,7 +77,8 @@ describe('capabilities', () => {
     });
     expect(thread.nativeStream).toBe(false);
     expect(group.nativeStream).toBe(false);
-    expect(personal.maxUploadBytes).toBeUndefined();
+    expect(personal.maxUploadBytes).toBe(50 * 1024 * 1024);
+    expect(thread.maxUploadBytes).toBeUndefined();
     expect(capabilitiesOf(TEAMS_DEFAULT_PACES, 'teams:a:1x', false).nativeStream).toBe(false);
   });
 });
