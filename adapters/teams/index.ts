@@ -160,6 +160,8 @@ export function createTeamsAdapter(options: TeamsAdapterOptions): TeamsAdapter {
         logger: sdkLog,
         cloud: withOverrides(PUBLIC, { openIdMetadataUrl }),
         messagingEndpoint: '/api/messages',
+        // Stated, so the SDK's DANGEROUSLY_ALLOW_UNAUTHENTICATED_REQUESTS variable can never switch the check off.
+        dangerouslyAllowUnauthenticatedRequests: false,
       });
       const inbound = new TeamsInbound({
         sink,

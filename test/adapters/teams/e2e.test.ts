@@ -177,6 +177,20 @@ describe('Teams end to end', () => {
     await reply(chat.id, 'Ada said: real');
   });
 
+  it("the SDK's DANGEROUSLY_ALLOW_UNAUTHENTICATED_REQUESTS variable does not switch the token check off", async () => {
+    const ada = teams.person('Ada');
+    process.env.DANGEROUSLY_ALLOW_UNAUTHENTICATED_REQUESTS = 'true';
+    cleanups.push(() => {
+      delete process.env.DANGEROUSLY_ALLOW_UNAUTHENTICATED_REQUESTS;
+    });
+    bot = await startTeamsBot(teams, anthropic, root, [ada]);
+    const chat = teams.personalChat(ada);
+    // Signed by an endorsed key, so only the SDK's part of the check can refuse it.
+    const { answer } = await teams.userMessage(chat, 'sneaky', { auth: 'wrong-audience' });
+    expect(answer.status).toBe(401);
+    expect(anthropic.requests).toEqual([]);
+  });
+
   it('the allowlist: a stranger is told they are not allowed and nothing runs for them', async () => {
     const ada = teams.person('Ada');
     const eve = teams.person('Eve');
