@@ -71,7 +71,10 @@ export const TEAMS_TYPING_MS = 3000;
 /** Capabilities of a chat of `kind`; streams only where Teams offers them (personal chats). */
 export function teamsCapabilities(paces: TeamsPaces, kind: ChatKind, streaming = true): ChatCapabilities {
   const nativeStream = streaming && kind === 'personal';
+  // Only the bot and the person see a personal chat (ChatCapabilities.privateChat, where the contract has it).
+  const privacy = kind === 'personal' ? { privateChat: true } : {};
   return {
+    ...privacy,
     maxMessageLength: paces.maxMessageLength,
     minEditIntervalMs: nativeStream ? paces.streamIntervalMs : paces.editIntervalMs,
     budget: paces.budget,

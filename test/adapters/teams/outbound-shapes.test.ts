@@ -80,6 +80,9 @@ describe('capabilities', () => {
     expect(personal.maxUploadBytes).toBe(50 * 1024 * 1024);
     expect(thread.maxUploadBytes).toBeUndefined();
     expect(capabilitiesOf(TEAMS_DEFAULT_PACES, 'teams:a:1x', false).nativeStream).toBe(false);
+    // Only the bot and the person see a personal chat.
+    expect(personal).toMatchObject({ privateChat: true });
+    expect(thread).not.toHaveProperty('privateChat');
   });
 });
 
