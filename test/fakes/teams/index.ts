@@ -17,6 +17,7 @@ import type { OpContext } from './connector.js';
 import { type BotAnswer, type InboundAuth, inboundToken, postToBot } from './deliver.js';
 import { FileStore, type UploadSession } from './files.js';
 import { type BotRegistration, FakeIdentity } from './identity.js';
+import { cardActionAnswerProblem } from './invoke.js';
 import { DEFAULT_LIMITS, type FakeTeamsLimits } from './limits.js';
 import {
   type Activity,
@@ -40,6 +41,7 @@ import {
 import { type FakeStream, StreamBook } from './streaming.js';
 
 export { type BotAnswer, BROKEN_TOKENS, type InboundAuth } from './deliver.js';
+export { cardActionAnswerProblem } from './invoke.js';
 export { CONNECTOR_AUDIENCE, CONNECTOR_ISSUER } from './keys.js';
 export { DEFAULT_LIMITS, type FakeTeamsLimits, messageBytes } from './limits.js';
 export type { Activity } from './payloads.js';
@@ -237,7 +239,11 @@ export class FakeTeams {
     this.#peopleMessages.add(env.id);
     return { answer: await this.post(activity, options), activity };
   }
-  /** A person presses an Action.Execute button (`adaptiveCard/action` invoke) on the bot's message `messageId`. */
+  /**
+   * A person presses an Action.Execute button (`adaptiveCard/action` invoke)
+   * on the bot's message `messageId`. `problem` says why Teams would not
+   * take the bot's answer (late, not HTTP 200, not an invoke response).
+   */
   async cardAction(
     conversation: FakeConversation,
     messageId: string,
@@ -251,7 +257,8 @@ export class FakeTeams {
       verb,
       data,
     );
-    return { answer: await this.post(activity, options), activity };
+    const answer = await this.post(activity, options);
+    return { answer, activity, problem: cardActionAnswerProblem(answer, this.limits.invokeDeadlineMs) };
   }
   /** A person presses an Action.Submit button: a message with the data as `value`. */
   async cardSubmit(
