@@ -128,6 +128,36 @@ describe('fake Teams: what it posts to the bot', () => {
     );
   });
 
+  it('posts a late invoke again, as the Teams client does, when asked to', async () => {
+    const teams = await startFakeTeams({ limits: { invokeDeadlineMs: 20 } });
+    cleanups.push(() => teams.close());
+    // A bot that answers nothing until the third copy of the press arrives.
+    const seen: string[] = [];
+    const held: Array<() => void> = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as Activity).id as string);
+        held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+        if (seen.length === 3) for (const answer of held) answer();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+    teams.setBotEndpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/messages`);
+    const { answer, activity } = await teams.cardAction(
+      teams.personalChat('Ada'),
+      '1',
+      'approve',
+      {},
+      { retriesWhenLate: 2 },
+    );
+    expect(answer.late).toBe(true);
+    expect(answer.retries).toHaveLength(2);
+    expect(seen).toEqual([activity.id, activity.id, activity.id]);
+  });
+
   it('sends no Authorization header for auth "none"', async () => {
     const teams = await start();
     const got = await startBot(teams);

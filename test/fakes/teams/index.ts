@@ -44,6 +44,8 @@ export type { FakeStream } from './streaming.js';
 export interface PostOptions {
   /** The token to put on it (default a valid one). */
   auth?: InboundAuth;
+  /** For invokes: post it again this many times while the bot has not answered within the deadline (Teams does twice; default 0). */
+  retriesWhenLate?: number;
 }
 
 /** The running fake: {@link FakeTeamsCore} plus people who write, press buttons and answer file cards. */
@@ -141,7 +143,11 @@ export class FakeTeams extends FakeTeamsCore {
       nowSec: Math.floor(Date.now() / 1000),
       lifetimeSec: this.limits.tokenLifetimeSec,
     });
-    return postToBot(this.botEndpoint, activity, token, this.limits.invokeDeadlineMs);
+    const retries = activity.type === 'invoke' ? (options.retriesWhenLate ?? 0) : 0;
+    return postToBot(this.botEndpoint, activity, token, {
+      deadlineMs: this.limits.invokeDeadlineMs,
+      retriesWhenLate: retries,
+    });
   }
 
   /** Signs a connector token as `auth` says, for bots' JWT checks tested without HTTP. */
