@@ -226,6 +226,8 @@ export class FakeTeamsServer {
     }
     const now = this.#deps.now();
     if (route.conversationId !== undefined) {
+      // Teams' "thread" is the chat or channel (ids end in @thread.tacv2 /
+      // @thread.v2); a channel's reply chains (`;messageid=`) share its budget.
       const taken = this.#threads.take(`${this.#deps.bot.appId}|${threadBase(route.conversationId)}`, now);
       const app = taken.ok ? this.#app.take(this.#deps.bot.appId, now) : taken;
       if (!app.ok) {
