@@ -59,6 +59,32 @@ describe('fake Teams: the token endpoint and the bot token', () => {
     expect(teams.calls.some((c) => JSON.stringify(c.body ?? {}).includes(teams.appPassword))).toBe(false);
   });
 
+  it('gives a single-tenant bot tokens only from its own tenant; a multi-tenant one from botframework.com too', async () => {
+    const single = await start();
+    const fromBotFramework = await fetch(single.tokenUrl('botframework.com'), {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: single.appId,
+        client_secret: single.appPassword,
+        scope: 'https://api.botframework.com/.default',
+      }),
+    });
+    expect(fromBotFramework.status).toBe(400);
+    expect(await fromBotFramework.json()).toMatchObject({ error: 'unauthorized_client' });
+    const multi = await start({ multiTenant: true });
+    const ok = await fetch(multi.tokenUrl('botframework.com'), {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: multi.appId,
+        client_secret: multi.appPassword,
+        scope: 'https://api.botframework.com/.default',
+      }),
+    });
+    expect(ok.status).toBe(200);
+  });
+
   it('refuses connector calls without a valid token (401)', async () => {
     const teams = await start();
     const chat = teams.personalChat('Ada');

@@ -26,6 +26,8 @@ export interface FakeTeamsOptions {
   appId?: string;
   appPassword?: string;
   tenantId?: string;
+  /** A multi-tenant registration: tokens come from `botframework.com` too (default false, as new registrations are single-tenant). */
+  multiTenant?: boolean;
   /** The bot's display name (mentions show it). */
   botName?: string;
   /** Where activities are posted (`https://<host>/api/messages`); can be set later with `setBotEndpoint`. */
@@ -71,6 +73,7 @@ export class FakeTeamsCore {
       appId: this.appId,
       appPassword: this.appPassword,
       tenantId: this.tenantId,
+      multiTenant: options.multiTenant ?? false,
     };
     this.server = new FakeTeamsServer({
       identity,

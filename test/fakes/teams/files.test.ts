@@ -33,9 +33,9 @@ async function start(): Promise<{ teams: FakeTeams; token: string; got: Activity
     client_secret: teams.appPassword,
     scope: 'https://api.botframework.com/.default',
   });
-  const { access_token } = (await (
-    await fetch(teams.tokenUrl('botframework.com'), { method: 'POST', body: form })
-  ).json()) as { access_token: string };
+  const { access_token } = (await (await fetch(teams.tokenUrl(), { method: 'POST', body: form })).json()) as {
+    access_token: string;
+  };
   return { teams, token: access_token, got };
 }
 
