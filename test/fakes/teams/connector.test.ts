@@ -34,7 +34,7 @@ async function botToken(teams: FakeTeams, overrides: Record<string, string> = {}
 }
 
 async function connector(teams: FakeTeams) {
-  const { access_token } = (await (await botToken(teams)).json()) as { access_token: string };
+  const access_token = await teams.accessToken();
   return (method: string, path: string, body?: unknown) =>
     fetch(`${teams.serviceUrl}${path}`, {
       method,

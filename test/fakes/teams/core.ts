@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { OpContext } from './connector.js';
 import { FileStore } from './files.js';
 import type { BotRegistration, FakeIdentity } from './identity.js';
+import { CONNECTOR_AUDIENCE } from './keys.js';
 import { DEFAULT_LIMITS, type FakeTeamsLimits } from './limits.js';
 import { type Activity, fileDownloadAttachment } from './payloads.js';
 import type { FaultRule, RecordedCall } from './routes.js';
@@ -118,6 +119,24 @@ export class FakeTeamsCore {
   /** The token endpoint for `tenant` (default the bot's tenant; multi-tenant bots use `botframework.com`). */
   tokenUrl(tenant = this.tenantId): string {
     return `${this.loginUrl}/${tenant}/oauth2/v2.0/token`;
+  }
+  /**
+   * Asks the token endpoint for an access token the way a bot does (client
+   * credentials, the connector's scope), for tests that call the connector
+   * directly; `tenant` as in {@link tokenUrl}.
+   */
+  async accessToken(tenant = this.tenantId): Promise<string> {
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: this.appId,
+      client_secret: this.appPassword,
+      scope: `${CONNECTOR_AUDIENCE}/.default`,
+    });
+    const res = await fetch(this.tokenUrl(tenant), { method: 'POST', body: form });
+    const body = (await res.json()) as { access_token?: string; error_description?: string };
+    if (body.access_token === undefined)
+      throw new Error(`No token for tenant ${tenant}: ${body.error_description}`);
+    return body.access_token;
   }
   /** Faults to inject into connector calls (see {@link FaultRule}); push rules, they are used up in order. */
   get faults(): FaultRule[] {
