@@ -8,6 +8,11 @@
  * .../activities/{activityId}`, Get Conversation Members `GET
  * .../members`, Get Conversation Member `GET .../members/{memberId}`.
  * Errors use the reference's ErrorResponse shape `{error:{code,message}}`.
+ * `ConversationNotFound` is the code Teams answers for a conversation it
+ * does not know (reported in microsoft/botbuilder-python#2102); its 404
+ * status, `ActivityNotFound` and `Forbidden` for a person's message are our
+ * reading. A bot blocked or uninstalled gets 403 with `MessageWritesBlocked`
+ * (Teams' proactive-messaging docs): inject it with a fault rule.
  * Answers a status and body; auth, faults, rate and size are checked by the
  * caller (server.ts) before these run.
  */
