@@ -72,11 +72,8 @@ describe('Teams app manifest', () => {
     // The schema check can fail: an unknown field or a 13th command is refused.
     expect(validate({ ...manifest, unknownField: true })).toBe(false);
     const [bot] = manifest.bots as Bot[];
-    const commands = bot?.commandLists[0]?.commands ?? [];
-    const tooMany = {
-      ...bot,
-      commandLists: [{ scopes: ['personal'], commands: [...commands, { title: 'x' }] }],
-    };
+    const thirteen = Array.from({ length: 13 }, (_, i) => ({ title: `c${i}` }));
+    const tooMany = { ...bot, commandLists: [{ scopes: ['personal'], commands: thirteen }] };
     expect(validate({ ...manifest, bots: [tooMany] })).toBe(false);
   });
 
@@ -87,14 +84,20 @@ describe('Teams app manifest', () => {
     expect(bot?.botId).toBe(manifest.id);
   });
 
-  it('lists the command catalogue: as many as a command list holds (12), in order, help last', () => {
+  // "Each menu supports up to 10 commands" (Create a commands menu,
+  // https://learn.microsoft.com/en-us/microsoftteams/platform/bots/how-to/create-a-bot-commands-menu;
+  // the schema allows 12), titles up to 32 and descriptions up to 128
+  // characters (the manifest reference's limits before v1.2x raised them).
+  it('lists the first ten commands of the catalogue, in its order, within the menu limits', () => {
     const [bot] = manifest.bots as Bot[];
     const lists = bot?.commandLists ?? [];
     expect(lists).toHaveLength(1);
     expect(lists[0]?.scopes.sort()).toEqual(['groupChat', 'personal', 'team']);
-    const help = COMMAND_CATALOGUE.find((c) => c.name === 'help');
-    const expected = [...COMMAND_CATALOGUE.filter((c) => c.name !== 'help').slice(0, 11), help];
-    expect(lists[0]?.commands).toEqual(expected.map((c) => ({ title: c?.name, description: c?.help })));
+    const expected = COMMAND_CATALOGUE.slice(0, 10).map((c) => ({
+      title: c.name.slice(0, 32),
+      description: c.help.length <= 128 ? c.help : `${c.help.slice(0, 127)}…`,
+    }));
+    expect(lists[0]?.commands).toEqual(expected);
   });
 
   it('has a 192x192 colour icon and a 32x32 outline icon, white on transparent', () => {

@@ -4,6 +4,7 @@
  * Retry-After, injected faults. Plain fetch plays the bot here; the
  * adapter's tests drive the real SDK against the same fake.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/clock.js';
 import { useCleanups } from '../../helpers/cleanups.js';
@@ -33,7 +34,7 @@ async function botToken(teams: FakeTeams, overrides: Record<string, string> = {}
 }
 
 async function connector(teams: FakeTeams) {
-  const { access_token } = (await (await botToken(teams)).json()) as { access_token: string };
+  const access_token = await teams.accessToken();
   return (method: string, path: string, body?: unknown) =>
     fetch(`${teams.serviceUrl}${path}`, {
       method,
@@ -56,6 +57,32 @@ describe('fake Teams: the token endpoint and the bot token', () => {
       await (await botToken(teams, { scope: 'https://graph.microsoft.com/.default' })).json(),
     ).toMatchObject({ error: 'invalid_scope' });
     expect(teams.calls.some((c) => JSON.stringify(c.body ?? {}).includes(teams.appPassword))).toBe(false);
+  });
+
+  it('gives a single-tenant bot tokens only from its own tenant; a multi-tenant one from botframework.com too', async () => {
+    const single = await start();
+    const fromBotFramework = await fetch(single.tokenUrl('botframework.com'), {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: single.appId,
+        client_secret: single.appPassword,
+        scope: 'https://api.botframework.com/.default',
+      }),
+    });
+    expect(fromBotFramework.status).toBe(400);
+    expect(await fromBotFramework.json()).toMatchObject({ error: 'unauthorized_client' });
+    const multi = await start({ multiTenant: true });
+    const ok = await fetch(multi.tokenUrl('botframework.com'), {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: multi.appId,
+        client_secret: multi.appPassword,
+        scope: 'https://api.botframework.com/.default',
+      }),
+    });
+    expect(ok.status).toBe(200);
   });
 
   it('refuses connector calls without a valid token (401)', async () => {
@@ -106,6 +133,55 @@ describe('fake Teams: conversation operations', () => {
     });
     expect(nowhere.status).toBe(404);
     expect(await nowhere.json()).toMatchObject({ error: { code: 'ConversationNotFound' } });
+  });
+
+  it('lists members with the recorded roster fields, and creates (or finds) a personal chat', async () => {
+    const teams = await start();
+    const call = await connector(teams);
+    const ada = teams.person('Ada Lovelace');
+    const channel = teams.channel([ada]);
+    const roster = (await (
+      await call('GET', `v3/conversations/${encodeURIComponent(channel.id)}/members`)
+    ).json()) as Record<string, unknown>[];
+    const recorded = JSON.parse(
+      readFileSync(
+        new URL('../../fixtures/teams/recorded/channel-members-reply.json', import.meta.url),
+        'utf8',
+      ),
+    ) as { response: Record<string, unknown>[] };
+    expect(
+      Object.keys(roster[0] ?? {})
+        .filter((k) => k !== 'userRole')
+        .sort(),
+    ).toEqual(Object.keys(recorded.response[0] ?? {}).sort());
+    const one = await call(
+      'GET',
+      `v3/conversations/${encodeURIComponent(channel.id)}/members/${encodeURIComponent(ada.id)}`,
+    );
+    expect(await one.json()).toMatchObject({ id: ada.id, objectId: ada.aadObjectId });
+    const body = {
+      bot: teams.botAccount,
+      members: [{ id: ada.id }],
+      channelData: { tenant: { id: teams.tenantId } },
+    };
+    const created = (await (await call('POST', 'v3/conversations', body)).json()) as { id: string };
+    expect(created.id).toMatch(/^a:/);
+    expect(((await (await call('POST', 'v3/conversations', body)).json()) as { id: string }).id).toBe(
+      created.id,
+    );
+    const stranger = await call('POST', 'v3/conversations', { ...body, members: [{ id: '29:nobody' }] });
+    expect(stranger.status).toBe(403);
+  });
+
+  it("refuses to edit or delete a person's message (403)", async () => {
+    const teams = await start();
+    const call = await connector(teams);
+    const chat = teams.personalChat('Ada');
+    teams.setBotEndpoint(`${teams.baseUrl}/nowhere`);
+    const { activity } = await teams.userMessage(chat, 'mine');
+    const path = `v3/conversations/${encodeURIComponent(chat.id)}/activities/${activity.id as string}`;
+    expect((await call('PUT', path, { type: 'message', text: 'edited' })).status).toBe(403);
+    expect((await call('DELETE', path)).status).toBe(403);
   });
 
   it('puts a channel reply in the thread of the message it answers', async () => {

@@ -8,11 +8,16 @@
  * .../activities/{activityId}`, Get Conversation Members `GET
  * .../members`, Get Conversation Member `GET .../members/{memberId}`.
  * Errors use the reference's ErrorResponse shape `{error:{code,message}}`.
+ * `ConversationNotFound` is the code Teams answers for a conversation it
+ * does not know (reported in microsoft/botbuilder-python#2102); its 404
+ * status, `ActivityNotFound` and `Forbidden` for a person's message are our
+ * reading. A bot blocked or uninstalled gets 403 with `MessageWritesBlocked`
+ * (Teams' proactive-messaging docs): inject it with a fault rule.
  * Answers a status and body; auth, faults, rate and size are checked by the
  * caller (server.ts) before these run.
  */
 import type { FileStore } from './files.js';
-import { type FakeTeamsState, threadBase } from './state.js';
+import { type FakeConversation, type FakeTeamsState, type StoredActivity, threadBase } from './state.js';
 import { type FakeStream, type StreamBook, streamInfoOf } from './streaming.js';
 
 /** An answer: HTTP status and JSON body (undefined for an empty body). */
@@ -99,6 +104,30 @@ export function postActivity(
   return { status: 201, body: { id: stored.id } };
 }
 
+/** The bot's own stored message `activityId`, or the 404/403 answer Teams gives instead. */
+function ownMessage(
+  ctx: OpContext,
+  conversationId: string,
+  activityId: string,
+  verb: 'update' | 'delete',
+): { conversation: FakeConversation; stored: StoredActivity } | Answer {
+  const conversation = ctx.state.resolve(conversationId);
+  if (conversation === undefined) {
+    return {
+      status: 404,
+      body: errorBody('ConversationNotFound', `Conversation not found: ${conversationId}`),
+    };
+  }
+  if (ctx.peopleMessages.has(activityId)) {
+    return { status: 403, body: errorBody('Forbidden', `A bot can only ${verb} its own messages`) };
+  }
+  const stored = ctx.state.find(conversationId, activityId);
+  if (stored === undefined || stored.deleted) {
+    return { status: 404, body: errorBody('ActivityNotFound', `Activity not found: ${activityId}`) };
+  }
+  return { conversation, stored };
+}
+
 /** Update Activity. */
 export function updateActivity(
   ctx: OpContext,
@@ -106,38 +135,20 @@ export function updateActivity(
   activityId: string,
   activity: Record<string, unknown>,
 ): Answer {
-  const conversation = ctx.state.resolve(conversationId);
-  if (conversation === undefined)
-    return {
-      status: 404,
-      body: errorBody('ConversationNotFound', `Conversation not found: ${conversationId}`),
-    };
-  if (ctx.peopleMessages.has(activityId))
-    return { status: 403, body: errorBody('Forbidden', 'A bot can only update its own messages') };
-  const stored = ctx.state.find(conversationId, activityId);
-  if (stored === undefined || stored.deleted)
-    return { status: 404, body: errorBody('ActivityNotFound', `Activity not found: ${activityId}`) };
-  const invalid = invalidActivity(activity, conversation.type === 'personal');
+  const found = ownMessage(ctx, conversationId, activityId, 'update');
+  if ('status' in found) return found;
+  const invalid = invalidActivity(activity, found.conversation.type === 'personal');
   if (invalid !== undefined) return { status: 400, body: errorBody('BadArgument', invalid) };
-  stored.history.push(stored.activity);
-  stored.activity = { ...activity, id: activityId };
+  found.stored.history.push(found.stored.activity);
+  found.stored.activity = { ...activity, id: activityId };
   return { status: 200, body: { id: activityId } };
 }
 
 /** Delete Activity. */
 export function deleteActivity(ctx: OpContext, conversationId: string, activityId: string): Answer {
-  if (ctx.state.resolve(conversationId) === undefined) {
-    return {
-      status: 404,
-      body: errorBody('ConversationNotFound', `Conversation not found: ${conversationId}`),
-    };
-  }
-  if (ctx.peopleMessages.has(activityId))
-    return { status: 403, body: errorBody('Forbidden', 'A bot can only delete its own messages') };
-  const stored = ctx.state.find(conversationId, activityId);
-  if (stored === undefined || stored.deleted)
-    return { status: 404, body: errorBody('ActivityNotFound', `Activity not found: ${activityId}`) };
-  stored.deleted = true;
+  const found = ownMessage(ctx, conversationId, activityId, 'delete');
+  if ('status' in found) return found;
+  found.stored.deleted = true;
   return { status: 200 };
 }
 

@@ -27,15 +27,7 @@ async function start(): Promise<{ teams: FakeTeams; token: string; got: Activity
   await new Promise<void>((resolve) => bot.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise((resolve) => bot.close(resolve)));
   teams.setBotEndpoint(`http://127.0.0.1:${(bot.address() as AddressInfo).port}/api/messages`);
-  const form = new URLSearchParams({
-    grant_type: 'client_credentials',
-    client_id: teams.appId,
-    client_secret: teams.appPassword,
-    scope: 'https://api.botframework.com/.default',
-  });
-  const { access_token } = (await (
-    await fetch(teams.tokenUrl('botframework.com'), { method: 'POST', body: form })
-  ).json()) as { access_token: string };
+  const access_token = await teams.accessToken();
   return { teams, token: access_token, got };
 }
 

@@ -30,6 +30,13 @@ export interface BotRegistration {
   appPassword: string;
   /** The bot's tenant (single-tenant bots ask this tenant for tokens). */
   tenantId: string;
+  /**
+   * A multi-tenant registration, which gets tokens from the Bot Framework's
+   * tenant (`botframework.com`). New registrations are single-tenant:
+   * "Multi-tenant bot creation will be deprecated after July 31, 2025"
+   * (https://learn.microsoft.com/en-us/azure/bot-service/abs-quickstart).
+   */
+  multiTenant: boolean;
 }
 
 /** How the token endpoint answered. */
@@ -133,7 +140,8 @@ export class FakeIdentity {
     if (tenant !== bot.tenantId && tenant !== 'botframework.com' && tenant !== BOTFRAMEWORK_TENANT_ID) {
       return fail(400, 'invalid_request', `AADSTS90002: Tenant '${tenant}' not found.`);
     }
-    if (form.get('client_id') !== bot.appId) {
+    const botFrameworkTenant = tenant === 'botframework.com' || tenant === BOTFRAMEWORK_TENANT_ID;
+    if (form.get('client_id') !== bot.appId || (botFrameworkTenant && !bot.multiTenant)) {
       return fail(
         400,
         'unauthorized_client',

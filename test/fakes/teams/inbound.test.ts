@@ -90,12 +90,14 @@ describe('fake Teams: what it posts to the bot', () => {
   it('posts card presses and conversationUpdates shaped like the recorded ones', async () => {
     const teams = await start();
     const got = await startBot(teams, {
-      status: 200,
-      body: { statusCode: 200, type: 'application/vnd.microsoft.activity.message', value: 'ok' },
+      statusCode: 200,
+      type: 'application/vnd.microsoft.activity.message',
+      value: 'ok',
     });
     const channel = teams.channel([teams.person('Ada')]);
-    const { answer } = await teams.cardAction(channel, '1700000000000', 'approve', { id: 'r1' });
-    expect(answer).toMatchObject({ status: 200, body: { status: 200 }, late: false });
+    const { answer, problem } = await teams.cardAction(channel, '1700000000000', 'approve', { id: 'r1' });
+    expect(answer).toMatchObject({ status: 200, body: { statusCode: 200 }, late: false });
+    expect(problem).toBeUndefined();
     await teams.cardSubmit(channel, '1700000000000', { choice: 'yes' });
     await teams.botAdded(teams.groupChat([teams.person('Bob')]));
     const [invoke, submit, update] = got.map((g) => g.activity) as [Activity, Activity, Activity];
@@ -107,6 +109,53 @@ describe('fake Teams: what it posts to the bot', () => {
     expect(keys(submit)).toEqual(keys(recorded('channel-card-submit')));
     expect(keys(update)).toEqual(keys(recorded('groupchat-conversation-update')));
     expect(update.membersAdded).toEqual([{ id: `28:${teams.appId}`, name: teams.botName }]);
+  });
+
+  it('says why Teams would refuse an answer to a card action', async () => {
+    const teams = await start();
+    await startBot(teams, { status: 200, body: {} });
+    const { problem } = await teams.cardAction(teams.personalChat('Ada'), '1700000000000', 'approve');
+    expect(problem).toBe('the body needs a numeric statusCode');
+    const slow = await startFakeTeams({ limits: { invokeDeadlineMs: 0 } });
+    cleanups.push(() => slow.close());
+    await startBot(slow, {
+      statusCode: 200,
+      type: 'application/vnd.microsoft.activity.message',
+      value: 'ok',
+    });
+    expect((await slow.cardAction(slow.personalChat('Ada'), '1', 'approve')).problem).toMatch(
+      /^answered after/,
+    );
+  });
+
+  it('posts a late invoke again, as the Teams client does, when asked to', async () => {
+    const teams = await startFakeTeams({ limits: { invokeDeadlineMs: 20 } });
+    cleanups.push(() => teams.close());
+    // A bot that answers nothing until the third copy of the press arrives.
+    const seen: string[] = [];
+    const held: Array<() => void> = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as Activity).id as string);
+        held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+        if (seen.length === 3) for (const answer of held) answer();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+    teams.setBotEndpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/messages`);
+    const { answer, activity } = await teams.cardAction(
+      teams.personalChat('Ada'),
+      '1',
+      'approve',
+      {},
+      { retriesWhenLate: 2 },
+    );
+    expect(answer.late).toBe(true);
+    expect(answer.retries).toHaveLength(2);
+    expect(seen).toEqual([activity.id, activity.id, activity.id]);
   });
 
   it('sends no Authorization header for auth "none"', async () => {

@@ -64,8 +64,10 @@ export const DEFAULT_LIMITS: FakeTeamsLimits = {
   maxInformativeChars: 1_000,
   streamMinIntervalMs: 1_000,
   streamMaxDurationMs: 120_000,
-  // Invoke answers: "the bot must respond within five seconds" (Teams card
-  // actions and dialogs); past it the client shows the user an error.
+  // "Your app has five seconds to respond to the invoke" (after which the
+  // Teams client retries and then shows an error), documented for
+  // message-extension submits; the fake applies it to every invoke.
+  // https://learn.microsoft.com/en-us/microsoftteams/platform/messaging-extensions/how-to/action-commands/respond-to-task-module-submit
   invokeDeadlineMs: 5_000,
   tokenLifetimeSec: 3_600,
 };

@@ -22,49 +22,8 @@ import {
 } from './connector.js';
 import type { BotRegistration, FakeIdentity } from './identity.js';
 import { type FakeTeamsLimits, messageBytes, RateCounter } from './limits.js';
+import { type FaultRule, parseRoute, type RecordedCall } from './routes.js';
 import { threadBase } from './state.js';
-
-/** Connector operations by name. */
-export type Operation =
-  | 'send'
-  | 'reply'
-  | 'update'
-  | 'delete'
-  | 'createConversation'
-  | 'members'
-  | 'attachment';
-
-/** One request as the fake saw it. */
-export interface RecordedCall {
-  method: string;
-  path: string;
-  /** The connector operation, or the identity/file endpoint hit. */
-  op: Operation | 'openid' | 'keys' | 'token' | 'upload' | 'download' | 'unknown';
-  conversationId?: string;
-  activityId?: string;
-  /** The JSON body (form fields for the token endpoint, secret left out). */
-  body?: unknown;
-  status: number;
-  /** Error code answered, if any. */
-  error?: string;
-  /** The fake's clock when it arrived. */
-  at: number;
-}
-
-/** A fault to inject into connector calls; matched in order, each used `times` times. */
-export interface FaultRule {
-  op?: Operation;
-  conversationId?: string;
-  status: number;
-  /** Error code of the body (default by status). */
-  code?: string;
-  /** Seconds for Retry-After (429 only; default 1). */
-  retryAfterSec?: number;
-  /** How many calls it hits (default 1; Infinity for all). */
-  times?: number;
-  /** Close the connection without answering. */
-  drop?: boolean;
-}
 
 /** What the server reads from the fake. */
 export interface ServerDeps {
@@ -267,6 +226,8 @@ export class FakeTeamsServer {
     }
     const now = this.#deps.now();
     if (route.conversationId !== undefined) {
+      // Teams' "thread" is the chat or channel (ids end in @thread.tacv2 /
+      // @thread.v2); a channel's reply chains (`;messageid=`) share its budget.
       const taken = this.#threads.take(`${this.#deps.bot.appId}|${threadBase(route.conversationId)}`, now);
       const app = taken.ok ? this.#app.take(this.#deps.bot.appId, now) : taken;
       if (!app.ok) {
@@ -299,33 +260,4 @@ export class FakeTeamsServer {
       .writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.bytes.length) })
       .end(file.bytes);
   }
-}
-
-interface Route {
-  op: Operation | 'unknown';
-  conversationId?: string;
-  activityId?: string;
-  memberId?: string;
-}
-
-function parseRoute(method: string, path: string): Route {
-  const parts = path.split('/').slice(1).map(decodeURIComponent);
-  if (parts[0] !== 'v3') return { op: 'unknown' };
-  if (parts[1] === 'attachments' && method === 'GET' && parts.length === 5)
-    return { op: 'attachment', activityId: parts[2] as string };
-  if (parts[1] !== 'conversations') return { op: 'unknown' };
-  if (parts.length === 2) return method === 'POST' ? { op: 'createConversation' } : { op: 'unknown' };
-  const conversationId = parts[2] as string;
-  if (parts[3] === 'members' && method === 'GET' && parts.length <= 5) {
-    return parts[4] === undefined
-      ? { op: 'members', conversationId }
-      : { op: 'members', conversationId, memberId: parts[4] };
-  }
-  if (parts[3] !== 'activities') return { op: 'unknown' };
-  if (parts.length === 4) return method === 'POST' ? { op: 'send', conversationId } : { op: 'unknown' };
-  const activityId = parts[4] as string;
-  if (parts.length !== 5) return { op: 'unknown' };
-  const op =
-    method === 'POST' ? 'reply' : method === 'PUT' ? 'update' : method === 'DELETE' ? 'delete' : 'unknown';
-  return { op, conversationId, activityId };
 }

@@ -27,15 +27,7 @@ async function harness(): Promise<Harness> {
   const clock = new VirtualClock(5_000_000);
   const teams = await startFakeTeams({ now: () => clock.now() });
   cleanups.push(() => teams.close());
-  const form = new URLSearchParams({
-    grant_type: 'client_credentials',
-    client_id: teams.appId,
-    client_secret: teams.appPassword,
-    scope: 'https://api.botframework.com/.default',
-  });
-  const { access_token } = (await (await fetch(teams.tokenUrl(), { method: 'POST', body: form })).json()) as {
-    access_token: string;
-  };
+  const access_token = await teams.accessToken();
   const chat = teams.personalChat('Ada');
   return {
     teams,
