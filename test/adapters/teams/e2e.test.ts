@@ -107,6 +107,21 @@ describe('Teams end to end', () => {
     expect(JSON.stringify(anthropic.requests.at(-1)?.messages)).not.toContain('<at>');
   });
 
+  it('openThread in a channel posts a new thread beside it, whose key answers in that thread', async () => {
+    const ada = teams.person('Ada');
+    bot = await startTeamsBot(teams, anthropic, root, [ada]);
+    const channel = teams.channel([ada]);
+    const { activity } = await teams.userMessage(channel, 'hi', { mentionBot: true });
+    const thread = String((activity.conversation as { id: string }).id);
+    await reply(thread, 'Ada said: hi');
+    const opened = await bot.adapter.openThread?.(`teams:${thread}`, 'Background work: tests');
+    expect(opened?.chat).toBe(`teams:${channel.id};messageid=${opened?.messageId}`);
+    await bot.adapter.send(opened?.chat ?? '', { text: 'done', format: 'plain' });
+    const newThread = `${channel.id};messageid=${opened?.messageId}`;
+    expect(teams.messages(newThread).map((m) => text(m))).toContain('done');
+    expect(await bot.adapter.openThread?.(`teams:${teams.personalChat(ada).id}`, 'x')).toBeUndefined();
+  });
+
   it('an approval card: a stranger is refused privately, the requester allows, the tool runs', async () => {
     const ada = teams.person('Ada');
     const bob = teams.person('Bob');
