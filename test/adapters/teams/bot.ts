@@ -19,7 +19,7 @@ import { AnthropicProvider } from '../../../src/provider/index.js';
 import { createSessionFactory } from '../../../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../../../src/store/index.js';
 import type { FakeAnthropic } from '../../fakes/anthropic.js';
-import type { ChannelAccount, FakeTeams } from '../../fakes/teams/index.js';
+import type { ChannelAccount, FakeTeams, StoredActivity } from '../../fakes/teams/index.js';
 
 /** A running bot and its adapter. */
 export interface TeamsBot {
@@ -63,4 +63,21 @@ export async function startTeamsBot(
   await bot.start();
   teams.setBotEndpoint(`http://127.0.0.1:${adapter.port}/api/messages`);
   return { bot, adapter, stop: () => bot.stop() };
+}
+
+/** A kept message's text. */
+export const text = (a: StoredActivity) => String(a.activity.text ?? '');
+
+/** Waits until the bot's newest message in the conversation reads `expected`. */
+export async function replyIn(
+  teams: FakeTeams,
+  conversationId: string,
+  expected: string,
+): Promise<StoredActivity> {
+  const last = () => teams.messages(conversationId).at(-1);
+  await teams.waitForSent(() => {
+    const message = last();
+    return message !== undefined && text(message) === expected;
+  });
+  return last() as StoredActivity;
 }
