@@ -28,7 +28,11 @@ export class ServiceUrls {
     private readonly logger: Logger,
   ) {}
 
-  /** Reads the file; a missing file is an empty map, a damaged one is logged, kept aside by the next write's rename, and not trusted. */
+  /**
+   * Reads the file. A missing file is an empty map; a damaged one is logged
+   * and not trusted, and the next change replaces it: it only caches what
+   * every new activity from a conversation tells the bot again.
+   */
   async load(): Promise<void> {
     if (!this.file) return;
     let text: string;
