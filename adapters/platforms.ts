@@ -17,7 +17,8 @@ import type { PlatformModule } from '../src/bot/platform-module.js';
 import consolePlatform from './console/platform.js';
 import discord from './discord/platform.js';
 import slack from './slack/platform.js';
+import teams from './teams/platform.js';
 import telegram from './telegram/platform.js';
 
 /** The platforms, in the order the ready bot starts them. */
-export const PLATFORMS: readonly PlatformModule[] = [telegram, slack, discord, consolePlatform];
+export const PLATFORMS: readonly PlatformModule[] = [telegram, slack, discord, teams, consolePlatform];

@@ -15,7 +15,15 @@ import { systemClock } from '../../src/clock.js';
 import { isErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/logger.js';
 
-const SDKS = ['grammy', '@grammyjs/runner', '@grammyjs/auto-retry', '@slack/bolt', 'discord.js'];
+const SDKS = [
+  'grammy',
+  '@grammyjs/runner',
+  '@grammyjs/auto-retry',
+  '@slack/bolt',
+  'discord.js',
+  '@microsoft/teams.apps',
+  '@microsoft/teams.api',
+];
 
 /** The packages reachable from `entry` by static imports only, or by dynamic ones too. */
 function packagesReached(metafile: Metafile, entry: string, dynamic: boolean): Set<string> {
@@ -52,7 +60,8 @@ describe('the platform list', () => {
     );
     // The walk does see them behind create()'s import: the check above can fail.
     const behindCreate = packagesReached(metafile, 'adapters/platforms.ts', true);
-    for (const sdk of ['grammy', '@slack/bolt', 'discord.js']) expect(behindCreate).toContain(sdk);
+    for (const sdk of ['grammy', '@slack/bolt', 'discord.js', '@microsoft/teams.apps'])
+      expect(behindCreate).toContain(sdk);
   });
 
   it('has one module per id, each variable with one owner, each example id of its own shape', () => {
@@ -72,12 +81,14 @@ describe('the platform list', () => {
       telegram: 'telegram:123456',
       slack: 'slack:D0123ABCD:1700000000.000100',
       discord: 'discord:dm:123456789012345678',
+      teams: 'teams:a:1personal',
       console: 'console:local',
     };
     const settings: Record<string, unknown> = {
       telegram: { token: '123:abcdefghijklmnop' },
       slack: { token: 'xoxb-1-2', appToken: 'xapp-1-2', port: 0, commandName: 'switchboard' },
       discord: { token: 'discord-token-value' },
+      teams: { appId: '0f8fad5b-d9cb-469f-a165-70867728950e', appPassword: 'x', port: 0 },
       console: {},
     };
     const context: PlatformContext = {

@@ -5,11 +5,21 @@
 
 import { discordMarkdown } from '../../adapters/discord/markdown.js';
 import { slackMarkdown, slackMrkdwn } from '../../adapters/slack/markdown.js';
+import { teamsMarkdown } from '../../adapters/teams/markdown.js';
 import { telegramHtml, telegramMarkdown } from '../../adapters/telegram/markdown.js';
 import type { Dialect } from '../../src/bot/adapter-contract.js';
 import { markdown, plain } from '../../src/bot/format/dialect.js';
 
-export { discordMarkdown, markdown, plain, slackMarkdown, slackMrkdwn, telegramHtml, telegramMarkdown };
+export {
+  discordMarkdown,
+  markdown,
+  plain,
+  slackMarkdown,
+  slackMrkdwn,
+  teamsMarkdown,
+  telegramHtml,
+  telegramMarkdown,
+};
 
 /** Each dialect once. */
 export const EVERY_DIALECT: readonly Dialect[] = [
@@ -18,6 +28,7 @@ export const EVERY_DIALECT: readonly Dialect[] = [
   slackMrkdwn,
   slackMarkdown,
   discordMarkdown,
+  teamsMarkdown,
   markdown,
   plain,
 ];
