@@ -7,9 +7,14 @@
  * post messages too: each is handed on once, and bots never.
  */
 
-import type { AccessGate, ChatEvent, EventSink, MessageEvent } from '../../src/bot/adapter-contract.js';
+import {
+  type AccessGate,
+  type ChatEvent,
+  type EventSink,
+  type MessageEvent,
+  parseTextCommand,
+} from '../../src/bot/adapter-contract.js';
 import type { Logger } from '../../src/logger.js';
-import { parseTextCommand } from './commands.js';
 import { dispatchToCore } from './core-sink.js';
 import type { SlackFile, SlackFiles } from './files.js';
 import { isDirectChannel, slackChatKey } from './keys.js';

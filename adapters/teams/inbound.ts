@@ -13,10 +13,9 @@
  * - Everything else (conversationUpdate, typing, reactions, installs) is
  *   not for the core.
  */
-import type { ChatEvent, ChatUser } from '../../src/bot/adapter-contract.js';
+import { type ChatEvent, type ChatUser, parseTextCommand } from '../../src/bot/adapter-contract.js';
 import { pressedPayload } from './buttons.js';
 import { type ChatKind, chatKey, chatKind, threadConversation } from './chat-key.js';
-import { parseTextCommand } from './commands.js';
 
 /** The fields of a Bot Connector activity the adapter reads. */
 export interface TeamsActivity {
@@ -154,6 +153,8 @@ export function translate(activity: TeamsActivity): Translated {
   );
   if (!text && !carriesFiles) return { kind: 'ignored', reason: 'a message with no text or file' };
   const messageId = activity.id ?? '';
+  // Teams has no slash commands for bots: the manifest's commandLists only
+  // suggest words in the compose box, and a picked word arrives as the text.
   const command = parseTextCommand(text);
   if (command) {
     return {

@@ -14,7 +14,13 @@ import type { Syntax } from './format/syntax.js';
 
 export type { MentionPolicy } from '../vocabulary.js';
 // The command catalogue lives in a file of its own; adapters still import it from here.
-export { COMMAND_CATALOGUE, type CommandArgument, type CommandInfo } from './command-catalogue.js';
+export {
+  COMMAND_CATALOGUE,
+  type CommandArgument,
+  type CommandInfo,
+  parseTextCommand,
+  type TextCommand,
+} from './command-catalogue.js';
 export type { MentionRules, RawMarkdownRules } from './format/mentions.js';
 export type { Syntax } from './format/syntax.js';
 

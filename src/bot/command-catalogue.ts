@@ -140,3 +140,36 @@ export const COMMAND_CATALOGUE: readonly CommandInfo[] = [
   },
   { name: 'help', usage: '/help', help: 'this list' },
 ];
+
+/** A command typed as text: its catalogue word and what followed it. */
+export interface TextCommand {
+  name: string;
+  args: string;
+}
+
+const KNOWN = new Set(COMMAND_CATALOGUE.map((c) => c.name));
+
+/**
+ * Commands whose bare word may carry arguments as plain text
+ * (`compact keep names`). Others need `!` or `/` before arguments, so an
+ * ordinary sentence like "help me with this" stays a message.
+ */
+const BARE_WITH_ARGS = new Set(['compact', 'rename', 'mode']);
+
+/**
+ * The command in a message's text, or undefined for an ordinary message:
+ * `/status`, `!status`, a catalogue word on its own, or a bare word with an
+ * argument for the commands in {@link BARE_WITH_ARGS}. For platforms where
+ * commands arrive as text (a thread on Slack, any chat on Teams), so each
+ * reads them alike.
+ */
+export function parseTextCommand(text: string): TextCommand | undefined {
+  const match = /^([!/]?)([A-Za-z]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const prefixed = match[1] !== '';
+  const name = (match[2] ?? '').toLowerCase();
+  const args = (match[3] ?? '').trim();
+  if (!KNOWN.has(name)) return undefined;
+  if (!prefixed && args && !BARE_WITH_ARGS.has(name)) return undefined;
+  return { name, args };
+}

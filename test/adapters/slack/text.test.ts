@@ -1,9 +1,10 @@
 /** Slack text in and command words: pure functions of the adapter. */
 import { describe, expect, it } from 'vitest';
 import { splitForSections } from '../../../adapters/slack/buttons.js';
-import { parseSlashText, parseTextCommand } from '../../../adapters/slack/commands.js';
+import { parseSlashText } from '../../../adapters/slack/commands.js';
 import { decodeSlackText, mentions } from '../../../adapters/slack/inbound.js';
 import { parseSlackChatKey, slackChatKey } from '../../../adapters/slack/keys.js';
+import { parseTextCommand } from '../../../src/bot/adapter-contract.js';
 
 describe('Slack text', () => {
   it('finds a mention of exactly this user', () => {

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { chatKey, chatKind, conversationOf, threadConversation } from '../../../adapters/teams/chat-key.js';
-import { parseTextCommand } from '../../../adapters/teams/commands.js';
 import { messageText, type TeamsActivity, translate, userOf } from '../../../adapters/teams/inbound.js';
+import { parseTextCommand } from '../../../src/bot/adapter-contract.js';
 
 const load = (name: string) =>
   JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')) as Record<
