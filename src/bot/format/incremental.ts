@@ -5,12 +5,14 @@
  * and a group that is one tight bullet list is cut again before each item:
  * each piece renders the same alone as inside the whole document, so
  * finished pieces are rendered once and cached, and only the last, growing
- * one is parsed again.
+ * one is parsed again. A piece's rendering keeps the whitespace at its ends
+ * (a code line's indentation, an empty item's marker space): a whole render
+ * trims only the document's ends, so the joined pieces are trimmed once.
  */
 import type { Dialect, MentionPolicy } from '../adapter-contract.js';
 import { dialectKey } from './dialects.js';
 import { healPartialMarkdown } from './parse.js';
-import { renderSource } from './render-source.js';
+import { renderSourceBlocks } from './render-source.js';
 import { stepFence } from './split.js';
 
 /**
@@ -29,7 +31,10 @@ export class RenderCache {
     this.#limit = limit;
   }
 
-  /** `source` rendered in `dialect` as final text, keeping the mentions `mentions` allows. */
+  /**
+   * `source`, a piece of a document, rendered in `dialect` as final text with
+   * its ends untrimmed, keeping the mentions `mentions` allows.
+   */
   render(source: string, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
     // A finished group is asked for again on every flush: its rendering is found before it is scanned for items.
     const key = cacheKey(source, dialect, mentions);
@@ -38,11 +43,11 @@ export class RenderCache {
     const runs = itemRuns(source);
     const out = runs
       ? runs.map((run) => this.#render(run, dialect, mentions)).join('\n')
-      : renderSource(source, dialect, false, mentions);
+      : renderSourceBlocks(source, dialect, false, mentions);
     return this.#keep(key, out);
   }
 
-  /** `source`, a reply's growing last group, rendered healed (as `renderSource(source, dialect, true)`). */
+  /** `source`, a reply's growing last group, rendered healed (as `renderSourceBlocks(source, dialect, true)`). */
   renderLive(source: string, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
     const healed = healPartialMarkdown(source);
     // Healing changes only the end, so every item before the last is a finished one, rendered once.
@@ -53,7 +58,7 @@ export class RenderCache {
 
   #render(source: string, dialect: Dialect, mentions: MentionPolicy): string {
     const key = cacheKey(source, dialect, mentions);
-    return this.#keep(key, this.#cached(key) ?? renderSource(source, dialect, false, mentions));
+    return this.#keep(key, this.#cached(key) ?? renderSourceBlocks(source, dialect, false, mentions));
   }
 
   /**
@@ -77,7 +82,7 @@ export class RenderCache {
     const key = cacheKey(healed, dialect, mentions);
     const cached = this.#map.get(key) ?? (this.#live?.key === key ? this.#live.out : undefined);
     if (cached !== undefined) return cached;
-    const out = renderSource(healed, dialect, false, mentions);
+    const out = renderSourceBlocks(healed, dialect, false, mentions);
     this.#live = { key, out };
     return out;
   }
@@ -185,5 +190,5 @@ export function renderIncremental(
       last && partial ? cache.renderLive(group, dialect, mentions) : cache.render(group, dialect, mentions);
     if (rendered !== '') out.push(rendered);
   }
-  return out.join('\n\n');
+  return out.join('\n\n').trim();
 }
