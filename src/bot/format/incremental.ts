@@ -95,10 +95,19 @@ const LIST_ITEM = /^([-*+]|\d{1,9}[.)])(\s|$)/;
 
 const BULLET_ITEM = /^[-*+](?:[ \t]+\S|[ \t]*$)/;
 const THEMATIC_BREAK = /^([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
-/** Any fence line. */
-const FENCE_LINE = /^[ \t]*(`{3,}|~{3,})/;
+/** Any fence line, also one that opens right after list markers or quote marks. */
+const FENCE_LINE = /^[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]*)*(`{3,}|~{3,})/;
 /** A line inside a tight list that can only continue the item above it (indented, or plain words). */
 const CONTINUATION = /^([ \t]|[A-Za-z(])/;
+/** A bullet with nothing after it: under a paragraph it underlines a heading or continues the paragraph. */
+const EMPTY_ITEM = /^[-*+][ \t]*$/;
+/**
+ * Text (after any list markers and quote marks) that surely starts or
+ * continues a paragraph, which an unindented line of words then continues
+ * lazily. Anything else (a heading, code, a rule, an empty item) is not
+ * continued by such a line: it ends the list instead.
+ */
+const PARAGRAPH_TEXT = /^(?:(?:[-*+]|\d{1,9}[.)])(?: {1,4}|\t)|>[ \t]?)*(?:[A-Za-z(]|`(?!``))/;
 
 /**
  * A group that is one tight bullet list (and maybe a paragraph before it),
@@ -106,7 +115,8 @@ const CONTINUATION = /^([ \t]|[A-Za-z(])/;
  * one line apart, so a list growing item by item renders only its newest
  * item. Undefined for anything else (a blank line inside would make the list
  * loose; another kind of line might end it or change its numbering; a
- * code fence might end an item or swallow the next one).
+ * code fence might end an item or swallow the next one; a line of words
+ * after an item that holds no open paragraph ends the list).
  */
 function itemRuns(group: string): string[] | undefined {
   const body = group.replace(/\s+$/, '');
@@ -116,20 +126,33 @@ function itemRuns(group: string): string[] | undefined {
   let start = 0;
   let pos = 0;
   let marker: string | undefined;
+  // Whether the line above left a paragraph open (one that a line of words continues).
+  let paragraph = false;
   while (pos < body.length) {
     let nl = body.indexOf('\n', pos);
     if (nl < 0) nl = body.length;
     const line = body.slice(pos, nl);
     const item = BULLET_ITEM.test(line) && !THEMATIC_BREAK.test(line);
     if (item) {
+      if (marker === undefined && pos > 0 && EMPTY_ITEM.test(line)) return undefined;
       // The same marker continues the list; another one starts a new list, a block apart.
       if (marker === line[0] && pos > start) {
         runs.push(group.slice(start, pos));
         start = pos;
       }
       marker = line[0];
-    } else if (!CONTINUATION.test(line) || (marker === undefined && pos > 0 && !/^[A-Za-z(]/.test(line)))
+      paragraph = PARAGRAPH_TEXT.test(line);
+    } else if (!CONTINUATION.test(line) || (marker === undefined && pos > 0 && !/^[A-Za-z(]/.test(line))) {
       return undefined;
+    } else if (/^\s/.test(line)) {
+      // Indented less than 4 columns a line is never code; deeper, only an open paragraph surely takes it.
+      const deep = /^[ \t]*/.exec(line)![0].replace(/\t/g, '    ').length >= 4;
+      paragraph = (paragraph || !deep) && PARAGRAPH_TEXT.test(line.trimStart());
+    } else {
+      // Words after a block that is not a paragraph are a paragraph of their own, after the list.
+      if (marker !== undefined && !paragraph) return undefined;
+      paragraph = true;
+    }
     pos = nl + 1;
   }
   runs.push(group.slice(start));

@@ -164,6 +164,22 @@ describe('incremental rendering', () => {
       '• item **bold\n\n  n',
     );
   });
+
+  it('a line of words after an item that ends in no paragraph: not cut as one list, for every dialect', () => {
+    // The words are a paragraph after the list (nothing open to continue lazily), and the next item starts a new list.
+    const cases = [
+      '-\nlazy words\n- b',
+      '- # h\nlazy words\n- b',
+      '- ***\nlazy words\n- b',
+      '-     code\nlazy words\n- b',
+      '- ```\n  code\nlazy words\n- b',
+      // Under a paragraph a bare bullet underlines a heading.
+      'Intro:\n-\n- b',
+    ];
+    for (const md of cases) {
+      for (const d of EVERY_DIALECT) streamsLikeWholeRenders(md, d);
+    }
+  });
 });
 
 /** Every prefix of `md`, streamed through one cache, renders as a healed whole render; the final text as a whole render. */
