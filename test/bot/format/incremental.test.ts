@@ -142,7 +142,7 @@ describe('incremental rendering', () => {
   });
 
   it('keeps the whitespace at the ends of a piece that a whole render keeps, for every dialect', () => {
-    const cases = [
+    streamInEveryDialect([
       // Plain text writes code without fences: the indentation of a code block's first line is the code's.
       '- item **bold\n\n```\n  n',
       'a\n\n```\n\n\nx\n```',
@@ -156,10 +156,7 @@ describe('incremental rendering', () => {
       'a\n\n&nbsp;x',
       // A table drawn as text whose first cell is empty starts with its padding.
       'x\n\n| | b |\n|---|---|\n| 1 | 2 |',
-    ];
-    for (const md of cases) {
-      for (const d of EVERY_DIALECT) streamsLikeWholeRenders(md, d);
-    }
+    ]);
     expect(renderIncremental('- item **bold\n\n```\n  n', plain, false, new RenderCache())).toBe(
       '• item **bold\n\n  n',
     );
@@ -167,7 +164,7 @@ describe('incremental rendering', () => {
 
   it('a line of words after an item that ends in no paragraph: not cut as one list, for every dialect', () => {
     // The words are a paragraph after the list (nothing open to continue lazily), and the next item starts a new list.
-    const cases = [
+    streamInEveryDialect([
       '-\nlazy words\n- b',
       '- # h\nlazy words\n- b',
       '- ***\nlazy words\n- b',
@@ -175,12 +172,16 @@ describe('incremental rendering', () => {
       '- ```\n  code\nlazy words\n- b',
       // Under a paragraph a bare bullet underlines a heading.
       'Intro:\n-\n- b',
-    ];
-    for (const md of cases) {
-      for (const d of EVERY_DIALECT) streamsLikeWholeRenders(md, d);
-    }
+    ]);
   });
 });
+
+/** {@link streamsLikeWholeRenders} for each of `cases` in every dialect. */
+function streamInEveryDialect(cases: readonly string[]): void {
+  for (const md of cases) {
+    for (const d of EVERY_DIALECT) streamsLikeWholeRenders(md, d);
+  }
+}
 
 /** Every prefix of `md`, streamed through one cache, renders as a healed whole render; the final text as a whole render. */
 function streamsLikeWholeRenders(md: string, d: Dialect): void {
