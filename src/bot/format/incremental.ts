@@ -5,12 +5,14 @@
  * and a group that is one tight bullet list is cut again before each item:
  * each piece renders the same alone as inside the whole document, so
  * finished pieces are rendered once and cached, and only the last, growing
- * one is parsed again.
+ * one is parsed again. A piece's rendering keeps the whitespace at its ends
+ * (a code line's indentation, an empty item's marker space): a whole render
+ * trims only the document's ends, so the joined pieces are trimmed once.
  */
 import type { Dialect, MentionPolicy } from '../adapter-contract.js';
 import { dialectKey } from './dialects.js';
 import { healPartialMarkdown } from './parse.js';
-import { renderSource } from './render-source.js';
+import { renderSourceBlocks } from './render-source.js';
 import { stepFence } from './split.js';
 
 /**
@@ -29,7 +31,10 @@ export class RenderCache {
     this.#limit = limit;
   }
 
-  /** `source` rendered in `dialect` as final text, keeping the mentions `mentions` allows. */
+  /**
+   * `source`, a piece of a document, rendered in `dialect` as final text with
+   * its ends untrimmed, keeping the mentions `mentions` allows.
+   */
   render(source: string, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
     // A finished group is asked for again on every flush: its rendering is found before it is scanned for items.
     const key = cacheKey(source, dialect, mentions);
@@ -38,11 +43,11 @@ export class RenderCache {
     const runs = itemRuns(source);
     const out = runs
       ? runs.map((run) => this.#render(run, dialect, mentions)).join('\n')
-      : renderSource(source, dialect, false, mentions);
+      : renderSourceBlocks(source, dialect, false, mentions);
     return this.#keep(key, out);
   }
 
-  /** `source`, a reply's growing last group, rendered healed (as `renderSource(source, dialect, true)`). */
+  /** `source`, a reply's growing last group, rendered healed (as `renderSourceBlocks(source, dialect, true)`). */
   renderLive(source: string, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
     const healed = healPartialMarkdown(source);
     // Healing changes only the end, so every item before the last is a finished one, rendered once.
@@ -53,7 +58,7 @@ export class RenderCache {
 
   #render(source: string, dialect: Dialect, mentions: MentionPolicy): string {
     const key = cacheKey(source, dialect, mentions);
-    return this.#keep(key, this.#cached(key) ?? renderSource(source, dialect, false, mentions));
+    return this.#keep(key, this.#cached(key) ?? renderSourceBlocks(source, dialect, false, mentions));
   }
 
   /**
@@ -77,7 +82,7 @@ export class RenderCache {
     const key = cacheKey(healed, dialect, mentions);
     const cached = this.#map.get(key) ?? (this.#live?.key === key ? this.#live.out : undefined);
     if (cached !== undefined) return cached;
-    const out = renderSource(healed, dialect, false, mentions);
+    const out = renderSourceBlocks(healed, dialect, false, mentions);
     this.#live = { key, out };
     return out;
   }
@@ -90,10 +95,19 @@ const LIST_ITEM = /^([-*+]|\d{1,9}[.)])(\s|$)/;
 
 const BULLET_ITEM = /^[-*+](?:[ \t]+\S|[ \t]*$)/;
 const THEMATIC_BREAK = /^([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
-/** Any fence line. */
-const FENCE_LINE = /^[ \t]*(`{3,}|~{3,})/;
+/** Any fence line, also one that opens right after list markers or quote marks. */
+const FENCE_LINE = /^[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]*)*(`{3,}|~{3,})/;
 /** A line inside a tight list that can only continue the item above it (indented, or plain words). */
 const CONTINUATION = /^([ \t]|[A-Za-z(])/;
+/** A bullet with nothing after it: under a paragraph it underlines a heading or continues the paragraph. */
+const EMPTY_ITEM = /^[-*+][ \t]*$/;
+/**
+ * Text (after any list markers and quote marks) that surely starts or
+ * continues a paragraph, which an unindented line of words then continues
+ * lazily. Anything else (a heading, code, a rule, an empty item) is not
+ * continued by such a line: it ends the list instead.
+ */
+const PARAGRAPH_TEXT = /^(?:(?:[-*+]|\d{1,9}[.)])(?: {1,4}|\t)|>[ \t]?)*(?:[A-Za-z(]|`(?!``))/;
 
 /**
  * A group that is one tight bullet list (and maybe a paragraph before it),
@@ -101,7 +115,8 @@ const CONTINUATION = /^([ \t]|[A-Za-z(])/;
  * one line apart, so a list growing item by item renders only its newest
  * item. Undefined for anything else (a blank line inside would make the list
  * loose; another kind of line might end it or change its numbering; a
- * code fence might end an item or swallow the next one).
+ * code fence might end an item or swallow the next one; a line of words
+ * after an item that holds no open paragraph ends the list).
  */
 function itemRuns(group: string): string[] | undefined {
   const body = group.replace(/\s+$/, '');
@@ -111,20 +126,33 @@ function itemRuns(group: string): string[] | undefined {
   let start = 0;
   let pos = 0;
   let marker: string | undefined;
+  // Whether the line above left a paragraph open (one that a line of words continues).
+  let paragraph = false;
   while (pos < body.length) {
     let nl = body.indexOf('\n', pos);
     if (nl < 0) nl = body.length;
     const line = body.slice(pos, nl);
     const item = BULLET_ITEM.test(line) && !THEMATIC_BREAK.test(line);
     if (item) {
+      if (marker === undefined && pos > 0 && EMPTY_ITEM.test(line)) return undefined;
       // The same marker continues the list; another one starts a new list, a block apart.
       if (marker === line[0] && pos > start) {
         runs.push(group.slice(start, pos));
         start = pos;
       }
       marker = line[0];
-    } else if (!CONTINUATION.test(line) || (marker === undefined && pos > 0 && !/^[A-Za-z(]/.test(line)))
+      paragraph = PARAGRAPH_TEXT.test(line);
+    } else if (!CONTINUATION.test(line) || (marker === undefined && pos > 0 && !/^[A-Za-z(]/.test(line))) {
       return undefined;
+    } else if (/^\s/.test(line)) {
+      // Indented less than 4 columns a line is never code; deeper, only an open paragraph surely takes it.
+      const deep = /^[ \t]*/.exec(line)![0].replace(/\t/g, '    ').length >= 4;
+      paragraph = (paragraph || !deep) && PARAGRAPH_TEXT.test(line.trimStart());
+    } else {
+      // Words after a block that is not a paragraph are a paragraph of their own, after the list.
+      if (marker !== undefined && !paragraph) return undefined;
+      paragraph = true;
+    }
     pos = nl + 1;
   }
   runs.push(group.slice(start));
@@ -185,5 +213,5 @@ export function renderIncremental(
       last && partial ? cache.renderLive(group, dialect, mentions) : cache.render(group, dialect, mentions);
     if (rendered !== '') out.push(rendered);
   }
-  return out.join('\n\n');
+  return out.join('\n\n').trim();
 }

@@ -24,8 +24,10 @@ const RISKY_SEQUENCE = /( \n|www\.|:\/\/)/i;
 /**
  * The rendering of `md` in `dialect` when it is one paragraph of plain prose
  * (possibly followed by blank lines), else undefined. Identical to
- * `renderTree(parseMarkdown(md), dialect)` whenever it returns a string; a
- * partial reply needs no healing here, as there is nothing to close.
+ * `renderBlocks(parseMarkdown(md), dialect)` whenever it returns a string
+ * (prose has no whitespace at its ends for a whole render to trim, so it
+ * also stands for a piece of a document); a partial reply needs no healing
+ * here, as there is nothing to close.
  */
 export function renderPlainProse(md: string, dialect: Dialect): string | undefined {
   if (!PROSE.test(md) || RISKY_LINE_START.test(md) || RISKY_SEQUENCE.test(md)) return undefined;

@@ -9,7 +9,7 @@ import type { Dialect, MentionPolicy } from '../adapter-contract.js';
 import { syntaxFor } from './dialects.js';
 import { healPartialMarkdown, parseMarkdown } from './parse.js';
 import { renderPlainProse } from './plain.js';
-import { renderTree } from './render.js';
+import { renderBlocks } from './render.js';
 
 /**
  * How much text has gone through {@link renderSource} in this process. The
@@ -28,12 +28,27 @@ export function renderSource(
   partial: boolean,
   mentions: MentionPolicy = 'none',
 ): string {
+  return renderSourceBlocks(md, dialect, partial, mentions).trim();
+}
+
+/**
+ * {@link renderSource} for a piece of a document: the ends are not trimmed
+ * (see `renderBlocks`), so pieces joined and then trimmed render as the
+ * whole document does. Never throws.
+ */
+export function renderSourceBlocks(
+  md: string,
+  dialect: Dialect,
+  partial: boolean,
+  mentions: MentionPolicy = 'none',
+): string {
   renderWork.calls++;
   renderWork.chars += md.length;
+  // Plain prose starts with a letter and the parser drops a paragraph's trailing spaces: nothing to trim.
   const prose = renderPlainProse(md, dialect);
   if (prose !== undefined) return prose;
   try {
-    return renderTree(parseMarkdown(partial ? healPartialMarkdown(md) : md), dialect, mentions);
+    return renderBlocks(parseMarkdown(partial ? healPartialMarkdown(md) : md), dialect, mentions);
   } catch {
     return syntaxFor(dialect).text(md).trim();
   }

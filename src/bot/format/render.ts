@@ -11,8 +11,19 @@ import type { Syntax } from './syntax.js';
 
 /** Renders a parsed tree in `dialect`, keeping the mentions `mentions` allows. */
 export function renderTree(root: Root, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
-  const syntax = syntaxFor(dialect, mentions);
-  return blocks(root.children, syntax).trim();
+  return renderBlocks(root, dialect, mentions).trim();
+}
+
+/**
+ * {@link renderTree} without trimming the ends: the tree's blocks, one blank
+ * line apart. Whitespace at either end can belong to a block (a code line's
+ * indentation, a blank line closing a code block, an empty list item's
+ * marker space) and is only dropped at the very ends of a whole document, so
+ * a piece of a document (incremental.ts) is rendered with this and the
+ * joined pieces are trimmed once.
+ */
+export function renderBlocks(root: Root, dialect: Dialect, mentions: MentionPolicy = 'none'): string {
+  return blocks(root.children, syntaxFor(dialect, mentions));
 }
 
 function blocks(nodes: readonly RootContent[], s: Syntax, tight = false): string {

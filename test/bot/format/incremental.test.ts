@@ -8,7 +8,7 @@ import {
   renderMarkdown,
 } from '../../../src/bot/format/index.js';
 import { renderWork } from '../../../src/bot/format/render-source.js';
-import { EVERY_DIALECT, markdown, telegramHtml } from '../../helpers/dialects.js';
+import { EVERY_DIALECT, markdown, plain, telegramHtml } from '../../helpers/dialects.js';
 
 const reply = [
   'Intro with **bold** and `code`.',
@@ -140,7 +140,48 @@ describe('incremental rendering', () => {
       for (const d of [telegramHtml, markdown] as Dialect[]) streamsLikeWholeRenders(md, d);
     }
   });
+
+  it('keeps the whitespace at the ends of a piece that a whole render keeps, for every dialect', () => {
+    streamInEveryDialect([
+      // Plain text writes code without fences: the indentation of a code block's first line is the code's.
+      '- item **bold\n\n```\n  n',
+      'a\n\n```\n\n\nx\n```',
+      '```\nx\n\n```\n\nIntro:',
+      'a\n\n`  a`',
+      // An empty item in the middle of a list keeps its marker's space.
+      '- a\n-\n- b',
+      '- a\n- \n- b',
+      // Entities that decode to spaces start a paragraph.
+      'a\n\n&#32;x',
+      'a\n\n&nbsp;x',
+      // A table drawn as text whose first cell is empty starts with its padding.
+      'x\n\n| | b |\n|---|---|\n| 1 | 2 |',
+    ]);
+    expect(renderIncremental('- item **bold\n\n```\n  n', plain, false, new RenderCache())).toBe(
+      '• item **bold\n\n  n',
+    );
+  });
+
+  it('a line of words after an item that ends in no paragraph: not cut as one list, for every dialect', () => {
+    // The words are a paragraph after the list (nothing open to continue lazily), and the next item starts a new list.
+    streamInEveryDialect([
+      '-\nlazy words\n- b',
+      '- # h\nlazy words\n- b',
+      '- ***\nlazy words\n- b',
+      '-     code\nlazy words\n- b',
+      '- ```\n  code\nlazy words\n- b',
+      // Under a paragraph a bare bullet underlines a heading.
+      'Intro:\n-\n- b',
+    ]);
+  });
 });
+
+/** {@link streamsLikeWholeRenders} for each of `cases` in every dialect. */
+function streamInEveryDialect(cases: readonly string[]): void {
+  for (const md of cases) {
+    for (const d of EVERY_DIALECT) streamsLikeWholeRenders(md, d);
+  }
+}
 
 /** Every prefix of `md`, streamed through one cache, renders as a healed whole render; the final text as a whole render. */
 function streamsLikeWholeRenders(md: string, d: Dialect): void {

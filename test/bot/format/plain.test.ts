@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../../src/bot/adapter-contract.js';
 import { parseMarkdown } from '../../../src/bot/format/parse.js';
 import { renderPlainProse } from '../../../src/bot/format/plain.js';
-import { renderTree } from '../../../src/bot/format/render.js';
+import { renderBlocks } from '../../../src/bot/format/render.js';
 import { EVERY_DIALECT, telegramHtml } from '../../helpers/dialects.js';
 
 const dialects: Dialect[] = [...EVERY_DIALECT];
@@ -110,7 +110,7 @@ describe('plain prose fast path', () => {
           continue;
         }
         answered++;
-        expect(fast, JSON.stringify(md)).toBe(renderTree(parseMarkdown(md), dialect));
+        expect(fast, JSON.stringify(md)).toBe(renderBlocks(parseMarkdown(md), dialect));
       }
     }
     // The comparison must have covered many inputs, not just declined them all.
@@ -126,7 +126,7 @@ describe('plain prose fast path', () => {
       for (const dialect of dialects) {
         const fast = renderPlainProse(md, dialect);
         expect(fast, JSON.stringify(md)).toBeDefined();
-        expect(fast).toBe(renderTree(parseMarkdown(md), dialect));
+        expect(fast).toBe(renderBlocks(parseMarkdown(md), dialect));
       }
     }
   });
