@@ -1,6 +1,6 @@
 /**
- * Discord failures as the core's error codes: 429s (a RateLimitError when
- * discord.js is told to reject, or a raw 429) become our RateLimitError with
+ * Discord failures as the core's error codes: 429s (discord.js's
+ * RateLimitError for the calls that report them, or a raw 429) become our RateLimitError with
  * the wait and whether it is global, a content over 2000 characters
  * MESSAGE_TOO_LONG, unknown messages or channels NOT_FOUND, a bad token
  * PLATFORM_AUTH; the rest PLATFORM_ERROR.
@@ -15,11 +15,17 @@ const GONE = new Set([10003, 10008, 10015, 10062]);
 export function toSwitchboardError(err: unknown, what: string): SwitchboardError {
   if (err instanceof SwitchboardError) return err;
   if (err instanceof DiscordRateLimitError) {
-    return new RateLimitError(`Discord rate limit on ${what}; retry in ${err.retryAfter} ms.`, {
+    // A 429 carries Discord's Retry-After; a bucket discord.js already knew
+    // was empty, the time to its reset (both in ms, its offset included).
+    const waitMs = Math.max(0, Math.ceil(err.retryAfter > 0 ? err.retryAfter : err.timeToReset));
+    // https://discord.com/developers/docs/topics/rate-limits: the global limit
+    // holds back every call of the bot; a route's (or a shared resource's)
+    // only that channel's, which is the chat.
+    return new RateLimitError(`Discord rate limit on ${what}; retry in ${waitMs} ms.`, {
       cause: err,
-      retryAfterMs: Math.max(0, Math.ceil(err.retryAfter)),
+      retryAfterMs: waitMs,
       scope: err.global ? 'global' : 'chat',
-      detail: { route: err.route },
+      detail: { route: err.route, discordScope: err.scope },
     });
   }
   if (err instanceof DiscordAPIError) {

@@ -3,12 +3,12 @@
  * sessions: a mention or `/ask` in a text channel opens one, every message in
  * it continues the session, and a DM with the bot is one session too.
  *
- * Rate limits are discord.js's job, not duplicated here: its REST client
- * tracks each route's bucket from the X-RateLimit headers and waits before
- * sending, so the core's scheduler sees an edit still in flight and keeps
- * only the newest text pending. With `rateLimits: 'reject'` discord.js throws
- * instead for message edits, and the 429 reaches the scheduler as
- * `RATE_LIMITED` with the wait.
+ * Rate limits are the core's scheduler's to wait out: every call the core
+ * makes (send, edit, delete, typing, uploads, opening a thread) rejects with
+ * `RATE_LIMITED`, its wait and its scope (Discord's global limit: the whole
+ * adapter; a route's: the chat) instead of waiting inside discord.js, which
+ * still reads the buckets so a limit it can see coming is reported before
+ * anything is sent (rate-limits.ts).
  *
  * Given a token it builds, logs in and destroys its own client; given your
  * discord.js `Client` (`{ client }`) it joins that one: it listens beside
@@ -20,15 +20,7 @@
  * const bot = createBot({ adapters: [discord], ... });
  * await bot.start();
  */
-import {
-  ChannelType,
-  type Client,
-  type ClientEvents,
-  Events,
-  type Interaction,
-  type RateLimitData,
-  Routes,
-} from 'discord.js';
+import { ChannelType, type Client, type ClientEvents, Events, type Interaction, Routes } from 'discord.js';
 import type {
   AccessGate,
   ChatAdapter,
@@ -54,6 +46,7 @@ import { guardGateway } from './gateway-guard.js';
 import { DiscordInbound, threadName } from './inbound.js';
 import { DiscordInteractions } from './interactions.js';
 import { DiscordOutbound } from './outbound.js';
+import { reportingRateLimits, reportRateLimits } from './rate-limits.js';
 import { uploadToDiscord } from './upload.js';
 
 export type { DiscordPaces } from './capabilities.js';
@@ -71,7 +64,8 @@ export interface DiscordAdapterOptions {
    * {@link REQUIRED_INTENTS} and {@link REQUIRED_PARTIALS}. You log it in
    * (before or after the bot's `start()`, which waits for it to be ready)
    * and destroy it; `stop()` only takes the adapter's listeners off.
-   * `apiUrl`, `rateLimits` and `restRetries` are then your client's business.
+   * `apiUrl` and `restRetries` are then your client's business; the rate
+   * limits of the adapter's calls still reach the core, yours are untouched.
    */
   client?: Client;
   /**
@@ -90,13 +84,11 @@ export interface DiscordAdapterOptions {
   clock?: Clock;
   /** A button press the core has not answered by then is acknowledged silently. Default 2000 (Discord: 3 s). */
   ackDeadlineMs?: number;
-  /** `queue` (default): discord.js waits out rate limits. `reject`: message edits fail with RATE_LIMITED instead. */
-  rateLimits?: 'queue' | 'reject';
   /** discord.js retries for 5xx and timeouts (default 3). */
   restRetries?: number;
   /**
    * Longest wait for one send, edit, delete or typing call of the outbox,
-   * retries and rate-limit waits inside discord.js included (default 15000);
+   * discord.js's retries included (default 15000; rate limits are reported, not waited out);
    * then the call fails with PLATFORM_TIMEOUT and the outbox decides what next.
    */
   callTimeoutMs?: number;
@@ -113,11 +105,6 @@ export interface DiscordAdapter extends ChatAdapter {
   readonly platform: 'discord';
   /** The discord.js client; undefined before start() and after stop(). */
   readonly client: Client | undefined;
-}
-
-/** True for the edit route, where a 429 should reach the core's scheduler in `reject` mode. */
-function isMessageEdit(data: RateLimitData): boolean {
-  return data.method.toUpperCase() === 'PATCH' && /\/channels\/[^/]+\/messages\/:id$/.test(data.route);
 }
 
 /** Creates the Discord adapter; nothing connects until start(). */
@@ -173,13 +160,13 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
         const created = buildClient({
           ...(options.apiUrl ? { api: options.apiUrl } : {}),
           retries: options.restRetries ?? 3,
-          ...(options.rateLimits === 'reject' ? { rejectOnRateLimit: isMessageEdit } : {}),
         });
         // Before login: the first dispatch may already be one discord.js cannot read.
         guardGateway(created, { logger });
         await connect(created, options.token ?? '');
         ready = created as Client<true>;
       }
+      reportRateLimits(ready.rest);
       const ctx: InboundContext = {
         client: ready,
         sink,
@@ -238,7 +225,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
       outbound.edit(chat, messageId, message),
     delete: (chat: string, messageId: string) => outbound.delete(chat, messageId),
     typing: (chat: string) => outbound.typing(chat),
-    sendFile: (chat, file) => uploadToDiscord(rest(), chat, file),
+    sendFile: (chat, file) => reportingRateLimits(() => uploadToDiscord(rest(), chat, file)),
 
     /**
      * A new thread in the channel of the chat's thread, under a message
@@ -247,16 +234,23 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAda
      */
     async openThread(chat: string, text: string) {
       const { kind, channelId } = parseChatKey(chat);
-      if (kind === 'dm' || !client) return undefined;
-      const current = await client.channels.fetch(channelId);
-      const parent = current?.isThread() ? current.parent : null;
-      if (!parent || parent.type !== ChannelType.GuildText) return undefined;
-      const opener = await parent.send({ content: text.slice(0, 2000), allowedMentions: { parse: [] } });
-      const thread = await opener.startThread({
-        name: threadName(text, 'switchboard'),
-        autoArchiveDuration: 1440,
-      });
-      return { chat: threadKey(thread.id), url: thread.url };
+      const ready = client;
+      if (kind === 'dm' || !ready) return undefined;
+      try {
+        return await reportingRateLimits(async () => {
+          const current = await ready.channels.fetch(channelId);
+          const parent = current?.isThread() ? current.parent : null;
+          if (!parent || parent.type !== ChannelType.GuildText) return undefined;
+          const opener = await parent.send({ content: text.slice(0, 2000), allowedMentions: { parse: [] } });
+          const thread = await opener.startThread({
+            name: threadName(text, 'switchboard'),
+            autoArchiveDuration: 1440,
+          });
+          return { chat: threadKey(thread.id), url: thread.url };
+        });
+      } catch (err) {
+        throw toSwitchboardError(err, 'open a thread');
+      }
     },
 
     describeChat(chat: string): string {

@@ -1,12 +1,11 @@
 /**
- * Render operations as REST calls through discord.js's REST client, which
- * owns Discord's rate-limit buckets: it reads the X-RateLimit headers and
- * holds a request until its bucket has room, so the core's scheduler sees a
- * slow call (an edit still in flight) rather than a 429. Calls go straight to
+ * Render operations as REST calls through discord.js's REST client. A rate
+ * limit rejects the call at once (rate-limits.ts): the core's scheduler gets
+ * RATE_LIMITED with the wait and waits it out itself. Calls go straight to
  * the channel routes, so a thread that is not in the cache (after a restart)
  * needs no extra fetch. Each call has a deadline (src/call-deadline.ts):
- * discord.js times out each attempt and retries it, and sleeps out rate
- * limits, so without one a call could keep its message waiting for minutes.
+ * discord.js times out each attempt and retries it, so without one a call
+ * could keep its message waiting for minutes.
  */
 import { escapeMarkdown, type REST, Routes } from 'discord.js';
 import type { MentionPolicy, OutboundMessage, SentMessage } from '../../src/bot/adapter-contract.js';
@@ -16,6 +15,7 @@ import { toActionRows } from './buttons.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 import { parseChatKey } from './chat-key.js';
 import { toSwitchboardError } from './errors.js';
+import { reportingRateLimits } from './rate-limits.js';
 
 /** Discord refuses empty content; a zero-width space keeps a button-only or emptied message valid. */
 const EMPTY = '\u200b';
@@ -64,7 +64,7 @@ export class DiscordOutbound {
   async #call<T>(what: string, run: (rest: REST, signal: AbortSignal) => Promise<unknown>): Promise<T> {
     try {
       const rest = this.rest();
-      return (await withDeadline((signal) => run(rest, signal), {
+      return (await withDeadline((signal) => reportingRateLimits(() => run(rest, signal)), {
         ...this.deadline,
         what: `Discord ${what}`,
       })) as T;

@@ -3,9 +3,11 @@
  * gateway) against the fake Discord. Sessions are threads and DMs; the
  * outbound parts run in a thread the bot opened in #general.
  *
- * The adapter runs with `rateLimits: 'reject'`, the mode in which a 429 on
- * an edit reaches the core as RATE_LIMITED (in the default `queue` mode
- * discord.js waits it out itself and the core never sees it). The fake's
+ * The adapter is built as the ready bot builds it (adapters/discord/
+ * platform.ts: a token, the API URL, the guild; only `restRetries: 0` is
+ * added, so an injected 5xx fails at once), so its 429 tests cover the
+ * configuration that runs: a rate limit reaches the core
+ * as RATE_LIMITED instead of being waited out inside discord.js. The fake's
  * per-channel write limit is raised for these tests, which check what
  * happens to each call, not the pace; the declared budget is checked
  * against Discord's 5 per 5 s instead.
@@ -31,7 +33,6 @@ function createAdapter(fake: FakeDiscord, clock: Clock) {
     apiUrl: fake.apiUrl,
     guildId: fake.guildId,
     restRetries: 0,
-    rateLimits: 'reject',
     clock,
   });
 }

@@ -88,27 +88,51 @@ describe('Discord end to end', () => {
     expect(fake.threadsOf(fake.generalId)).toHaveLength(1);
   });
 
-  it('when Discord allows less than declared, discord.js holds the calls and the reply still ends exact', async () => {
+  it("when Discord allows less than declared, its 429s reach the core's scheduler and the reply still ends exact", async () => {
     app = await startScaledApp(fake, anthropic, root);
-    // The adapter declares 5 writes per 500 ms; the fake allows 2. discord.js reads the
-    // X-RateLimit headers and waits, which the core's scheduler sees as a call still in flight.
+    // The adapter declares 5 writes per 500 ms; the fake allows 2. A limit discord.js can see
+    // coming (X-RateLimit headers) or Discord answers (429) is reported, and the scheduler waits.
     fake.rateLimit = { count: 2, windowMs: 500 };
     const chunks = Array.from({ length: 12 }, (_, i) => `part ${i}. `);
     anthropic.enqueue({ text: chunks, chunkDelayMs: 30 });
     const { threadId } = await mentionInGeneral('go slowly');
     await finalReply(threadId, chunks.join('').trim());
-    // A 429 can still happen before discord.js has learnt a bucket; it waits and resends the same call.
-    for (const limited of fake.rateLimitedCalls) {
+    // A message write Discord refused was made again later by the core, with the newest text.
+    for (const limited of fake.rateLimitedCalls.filter((c) => c.path.includes('/messages'))) {
       const retried = fake.calls.some(
         (c) =>
-          c.at >= limited.at &&
-          c !== limited &&
-          c.method === limited.method &&
-          c.path === limited.path &&
-          c.status === 200,
+          c.at >= limited.at && c.method === limited.method && c.path === limited.path && c.status === 200,
       );
       expect(retried).toBe(true);
     }
+  });
+
+  it("a 429 on the reply's send reaches the core, which waits it out; the reply still arrives whole, once", async () => {
+    app = await startApp(fake, anthropic, root);
+    const retryAfterMs = 600;
+    // Discord's per-route answer (https://discord.com/developers/docs/topics/rate-limits), to the first message write.
+    fake.addFault({ route: 'POST /channels/:id/messages', status: 429, retryAfterMs, times: 1 });
+    const answer = 'The whole answer, after a wait.';
+    anthropic.enqueue({ text: ['The whole ', 'answer, ', 'after a wait.'], chunkDelayMs: 20 });
+    const { threadId } = await mentionInGeneral('answer after a 429');
+    await finalReply(threadId, answer);
+    const [limited, ...more] = fake.rateLimitedCalls;
+    expect(more).toEqual([]);
+    expect(limited).toMatchObject({ method: 'POST', path: `/channels/${threadId}/messages` });
+    // The core, not discord.js, saw the 429: the ready bot's metrics count the send as rate limited.
+    const metric = await app.metrics.registry.getSingleMetric('switchboard_platform_calls_total')?.get();
+    const rateLimitedSends = (metric?.values ?? []).filter(
+      (v) =>
+        v.labels.platform === 'discord' && v.labels.method === 'send' && v.labels.outcome === 'rate_limited',
+    );
+    expect(rateLimitedSends.map((v) => v.value)).toEqual([1]);
+    // The next message write to the thread waited out the retry-after.
+    const next = fake.calls.find(
+      (c) => c.at > limited!.at && c.method === 'POST' && c.path === limited!.path && c.status === 200,
+    );
+    expect(next!.at - limited!.at).toBeGreaterThanOrEqual(retryAfterMs - 50);
+    // Whole and once: one message in the thread, holding the full answer.
+    expect(botTexts(fake, threadId).map((m) => m.content)).toEqual([answer]);
   });
 
   it('/ask in a channel opens a thread and answers there', async () => {

@@ -127,48 +127,65 @@ describe('Discord adapter: render operations', () => {
     });
   });
 
-  it('lets discord.js queue edits at the channel rate limit: every edit lands, in order', async () => {
-    // The fake's limit is scaled down (4 per 400 ms) to keep the test fast.
-    rig = await startRig({ rateLimit: { count: 4, windowMs: 400 } });
-    const { fake, adapter } = rig;
-    const { chat, threadId } = await openThread(rig);
-    const sent = await adapter.send(chat, { text: 'v0', format: discordMarkdown });
-    for (let i = 1; i <= 8; i++)
-      await adapter.edit(chat, sent.messageId, { text: `v${i}`, format: discordMarkdown });
-    expect(fake.messages.get(sent.messageId)?.history).toEqual([
-      'v0',
-      'v1',
-      'v2',
-      'v3',
-      'v4',
-      'v5',
-      'v6',
-      'v7',
-      'v8',
-    ]);
-    const writes = fake.calls.filter(
-      (c) => c.path.startsWith(`/channels/${threadId}/messages`) && c.status === 200,
-    );
-    const spread = writes.at(-1)!.at - writes[0]!.at;
-    expect(spread).toBeGreaterThanOrEqual(400);
-    // discord.js read the X-RateLimit headers and waited before sending: Discord never had to say 429.
-    expect(fake.rateLimitedCalls).toHaveLength(0);
-  });
-
-  it('in reject mode a rate-limited edit reaches the core as RATE_LIMITED with the wait', async () => {
-    rig = await startRig({ rateLimit: { count: 2, windowMs: 2000 } }, { rateLimits: 'reject' });
-    const { adapter } = rig;
+  it('an edit whose bucket discord.js knows is empty is reported at once, before Discord has to say 429', async () => {
+    rig = await startRig({ rateLimit: { count: 3, windowMs: 2000 } });
+    const { adapter, fake } = rig;
     const { chat } = await openThread(rig);
     const sent = await adapter.send(chat, { text: 'v0', format: discordMarkdown });
+    // The first edit teaches discord.js the route's bucket; the second empties it (3 writes per channel).
     await adapter.edit(chat, sent.messageId, { text: 'v1', format: discordMarkdown });
-    const err = await caught(adapter.edit(chat, sent.messageId, { text: 'v2', format: discordMarkdown }));
+    await adapter.edit(chat, sent.messageId, { text: 'v2', format: discordMarkdown });
+    const calls = fake.calls.length;
+    const err = await caught(adapter.edit(chat, sent.messageId, { text: 'v3', format: discordMarkdown }));
     expect(err.code).toBe('RATE_LIMITED');
+    expect((err as RateLimitError).scope).toBe('chat');
     expect(err.retryAfterMs).toBeGreaterThan(0);
     expect(err.retryAfterMs).toBeLessThanOrEqual(2100);
+    // discord.js read the X-RateLimit headers: the edit never left, and Discord never had to say 429.
+    expect(fake.calls.slice(calls)).toEqual([]);
+    expect(fake.rateLimitedCalls).toHaveLength(0);
+    expect(fake.messages.get(sent.messageId)?.history).toEqual(['v0', 'v1', 'v2']);
+  });
+
+  it('a 429 on a send, a delete or typing reaches the core with its wait; none is retried inside discord.js', async () => {
+    rig = await startRig({});
+    const { adapter, fake } = rig;
+    const { chat, threadId } = await openThread(rig);
+    const kept = await adapter.send(chat, { text: 'kept', format: discordMarkdown });
+    for (const [route, call] of [
+      ['POST /channels/:id/messages', () => adapter.send(chat, { text: 'later', format: discordMarkdown })],
+      ['DELETE /channels/:id/messages/:id', () => adapter.delete(chat, kept.messageId)],
+      ['POST /channels/:id/typing', () => adapter.typing(chat)],
+    ] as const) {
+      fake.addFault({ route, status: 429, retryAfterMs: 1500, times: 1 });
+      const err = await caught(call());
+      expect(err, route).toBeInstanceOf(RateLimitError);
+      expect((err as RateLimitError).scope, route).toBe('chat');
+      expect(err.retryAfterMs, route).toBeGreaterThanOrEqual(1500);
+    }
+    // Each call reached Discord once: the 429 went to the core, not into a hidden retry.
+    expect(fake.rateLimitedCalls).toHaveLength(3);
+    expect(fake.botMessages(threadId).map((m) => m.content)).toEqual(['kept']);
+  });
+
+  it("Discord's global limit is reported with the global scope", async () => {
+    rig = await startRig({});
+    const { chat } = await openThread(rig);
+    rig.fake.addFault({
+      route: 'POST /channels/:id/messages',
+      status: 429,
+      retryAfterMs: 900,
+      global: true,
+      times: 1,
+    });
+    const err = await caught(rig.adapter.send(chat, { text: 'x', format: discordMarkdown }));
+    expect(err).toBeInstanceOf(RateLimitError);
+    expect((err as RateLimitError).scope).toBe('global');
+    expect(err.retryAfterMs).toBeGreaterThanOrEqual(900);
   });
 
   it('maps a raw 429 answer to RATE_LIMITED', async () => {
-    rig = await startRig({}, { rateLimits: 'reject' });
+    rig = await startRig({});
     const { chat } = await openThread(rig);
     const sent = await rig.adapter.send(chat, { text: 'v0', format: discordMarkdown });
     rig.fake.addFault({

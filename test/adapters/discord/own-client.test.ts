@@ -9,13 +9,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Events, GatewayIntentBits } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Routes } from 'discord.js';
 import { afterEach, expect, it } from 'vitest';
 import {
   createDiscordAdapter,
   REQUIRED_INTENTS,
   REQUIRED_PARTIALS,
 } from '../../../adapters/discord/index.js';
+import { discordMarkdown } from '../../../adapters/discord/markdown.js';
 import {
   AnthropicProvider,
   type Bot,
@@ -116,4 +117,27 @@ it('refuses a client without the intents it reads, naming them', () => {
     /lacks the intents GatewayIntentBits\.GuildMessages, GatewayIntentBits\.MessageContent, GatewayIntentBits\.DirectMessages and partials Partials\.Channel, Partials\.Message/,
   );
   expect(() => createDiscordAdapter({})).toThrow(/either `token`.*or `client`/);
+});
+
+it('on the user’s own client the adapter’s calls report their 429s, while the user’s own calls still wait them out', async () => {
+  fake = await startFakeDiscord();
+  client = new Client({
+    intents: [...REQUIRED_INTENTS],
+    partials: [...REQUIRED_PARTIALS],
+    rest: { api: fake.apiUrl, retries: 0 },
+  });
+  const adapter = createDiscordAdapter({ client });
+  await client.login(fake.token);
+  await adapter.start(async () => {});
+  const thread = fake.createThread(fake.generalId, 'rate limits', undefined, 11, fake.botUser.id);
+  fake.addFault({ route: 'POST /channels/:id/messages', status: 429, retryAfterMs: 200, times: 2 });
+
+  await expect(
+    adapter.send(`discord:${thread.id}`, { text: 'from the agent', format: discordMarkdown }),
+  ).rejects.toMatchObject({ code: 'RATE_LIMITED', scope: 'chat' });
+  // The user's call meets the second 429 and discord.js, as the user configured it, waits and resends.
+  await client.rest.post(Routes.channelMessages(thread.id), { body: { content: 'from the user' } });
+  expect(fake.rateLimitedCalls).toHaveLength(2);
+  expect(botTexts(fake, thread.id).map((m) => m.content)).toEqual(['from the user']);
+  await adapter.stop();
 });
