@@ -140,18 +140,22 @@ const teams: PlatformHarness = {
   async start({ log, clock }) {
     const fake = await startFakeTeams();
     const adapter = createAdapter(fake, clock);
+    const ada = fake.person('Ada');
+    const bob = fake.person('Bob');
+    // The personal chat the outbound parts run in.
+    const personal = fake.personalChat(ada);
     try {
       await adapter.start(log.sink);
+      fake.setBotEndpoint(`http://127.0.0.1:${adapter.port}/api/messages`);
+      // Installing the bot in the chat tells it the chat's endpoint, as Teams does.
+      const installed = await fake.botAdded(personal);
+      if (installed.answer.status >= 300)
+        throw new Error(`the bot answered HTTP ${installed.answer.status} to being installed`);
     } catch (err) {
+      await adapter.stop().catch(() => undefined);
       await fake.close();
       throw err;
     }
-    fake.setBotEndpoint(`http://127.0.0.1:${adapter.port}/api/messages`);
-    const ada = fake.person('Ada');
-    const bob = fake.person('Bob');
-    // The personal chat the outbound parts run in; installing the bot there tells it the chat's endpoint.
-    const personal = fake.personalChat(ada);
-    await fake.botAdded(personal);
     const chat = place(fake, personal.id);
 
     /** Wakes {@link PlatformRig.until}: on every call the fake records and every answer the bot gives. */
