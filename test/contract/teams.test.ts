@@ -212,11 +212,20 @@ const teams: PlatformHarness = {
       const { answer, upload } = await fake.fileConsent(personal, cardId, 'accept');
       if (answer.status !== 200 || !upload)
         throw new Error(`the consent was answered with HTTP ${answer.status}`);
-      await fake.waitForSent(
+      // The file card, or the bot's line saying the upload failed (then the test says why).
+      const after = fake.messages(personal.id).length;
+      const outcome = await fake.waitForSent(
         (m) =>
           m.conversationId === personal.id &&
-          attachmentsOf(m).some((a) => a.contentType === FILE_INFO_CARD && a.name === name),
+          (attachmentsOf(m).some((a) => a.contentType === FILE_INFO_CARD && a.name === name) ||
+            fake.messages(personal.id).indexOf(m) >= after),
       );
+      if (!attachmentsOf(outcome).some((a) => a.contentType === FILE_INFO_CARD))
+        throw new Error(
+          `the upload failed: the bot said "${textOf(outcome)}"; upload calls: ${JSON.stringify(
+            fake.calls.filter((c) => c.op === 'upload').map((c) => c.status),
+          )}`,
+        );
     };
     const sendFile = async (key: string, file: OutboundFile) => {
       const offer = adapter.sendFile?.bind(adapter);
