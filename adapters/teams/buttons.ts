@@ -84,7 +84,8 @@ export function textFormat(format: Dialect): 'markdown' | 'plain' {
 
 /**
  * The activity fields for a message. `attachments` is always present so an
- * edit with `buttons: []` (or none) takes the old buttons away.
+ * edit with `buttons: []` takes the old buttons away (an edit that names
+ * none is given the message's remembered buttons, `outbound.ts`).
  */
 export function messageContent(message: OutboundMessage): MessageContent {
   const card = buttonCard(message.buttons ?? []);
