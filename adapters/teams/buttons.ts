@@ -13,6 +13,8 @@
  */
 import type { Button, Dialect, OutboundMessage } from '../../src/bot/adapter-contract.js';
 import { plain } from '../../src/bot/format/dialect.js';
+import { SwitchboardError } from '../../src/errors.js';
+import { TEAMS_BUTTON_PAYLOAD_LIMIT } from './capabilities.js';
 
 /** The `verb` every button of ours carries; a press with another verb is not ours. */
 export const BUTTON_VERB = 'switchboard';
@@ -43,6 +45,12 @@ function clip(text: string): string {
 }
 
 function action(button: Button): Record<string, unknown> {
+  // The declared buttonPayloadLimit is kept here, so a card never grows past what the core planned for.
+  if (Buffer.byteLength(button.payload) > TEAMS_BUTTON_PAYLOAD_LIMIT)
+    throw new SwitchboardError(
+      'PLATFORM_ERROR',
+      `Button payload "${button.payload.slice(0, 20)}..." is over the ${TEAMS_BUTTON_PAYLOAD_LIMIT} bytes the Teams adapter puts in a card; keep payloads short and look the rest up when pressed.`,
+    );
   return {
     type: 'Action.Execute',
     title: clip(button.label),
@@ -76,7 +84,8 @@ export function textFormat(format: Dialect): 'markdown' | 'plain' {
 
 /**
  * The activity fields for a message. `attachments` is always present so an
- * edit with `buttons: []` (or none) takes the old buttons away.
+ * edit with `buttons: []` takes the old buttons away (an edit that names
+ * none is given the message's remembered buttons, `outbound.ts`).
  */
 export function messageContent(message: OutboundMessage): MessageContent {
   const card = buttonCard(message.buttons ?? []);
