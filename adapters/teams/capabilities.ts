@@ -42,8 +42,10 @@ export interface TeamsPaces {
   editIntervalMs: number;
   /** Gap between two stream updates in a personal chat (default 1500 ms). */
   streamIntervalMs: number;
-  /** Calls per conversation over a window (default 60 per 30 s). */
+  /** Calls per conversation over a window (default 60 per 30 s): the core paces by it. */
   budget: RateBudget;
+  /** The conversation's other windows (default 7 per 1 s, 8 per 2 s, 1,800 per hour). */
+  otherBudgets: readonly RateBudget[];
   /** Calls across all conversations (default 50 per second). */
   globalBudget: RateBudget;
   /** Age at which the core finishes a stream and starts another (default 100 s; Teams ends them at 120 s). */
@@ -56,6 +58,14 @@ export const TEAMS_DEFAULT_PACES: TeamsPaces = {
   editIntervalMs: 1500,
   streamIntervalMs: 1500,
   budget: { count: 60, windowMs: 30_000 },
+  // Teams counts a bot's messages per conversation in four windows at once
+  // (https://learn.microsoft.com/en-us/microsoftteams/platform/bots/how-to/rate-limit):
+  // the 30 s one paces; a burst must also fit the short ones, a long chat the hour.
+  otherBudgets: [
+    { count: 7, windowMs: 1000 },
+    { count: 8, windowMs: 2000 },
+    { count: 1800, windowMs: 3_600_000 },
+  ],
   globalBudget: { count: 50, windowMs: 1000 },
   nativeStreamMaxMs: 100_000,
 };
@@ -79,6 +89,7 @@ export function teamsCapabilities(paces: TeamsPaces, kind: ChatKind, streaming =
     maxMessageLength: paces.maxMessageLength,
     minEditIntervalMs: nativeStream ? paces.streamIntervalMs : paces.editIntervalMs,
     budget: paces.budget,
+    otherBudgets: paces.otherBudgets,
     dialect: teamsMarkdown,
     nativeStream,
     ...(nativeStream ? { nativeStreamMaxMs: paces.nativeStreamMaxMs } : {}),

@@ -155,8 +155,14 @@ export interface ChatCapabilities {
   maxMessageLength: number;
   /** Minimum gap between two edits of one message (or stream updates). */
   minEditIntervalMs: number;
-  /** Calls allowed per chat over a window (Telegram groups: 20 per minute). */
+  /** Calls allowed per chat over a window (Telegram groups: 20 per minute); the core paces by it. */
   budget?: RateBudget;
+  /**
+   * Further windows the platform counts the same calls in, when it has
+   * several (Teams per conversation: 8 per 2 s, 1,800 per hour besides 60 per
+   * 30 s). The core keeps every one: a call waits until it fits them all.
+   */
+  otherBudgets?: readonly RateBudget[];
   /** How the core renders Markdown for this chat. */
   dialect: Dialect;
   /** Mentions the model's text may make here (default `none`); the adapter enforces the same at the API. */

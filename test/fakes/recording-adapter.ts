@@ -459,16 +459,23 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
         return { rule: 'interval' as const, wait: last + caps.minEditIntervalMs - now };
       }
     }
+    // Calls of every window are kept until the longest has passed: a short window must not forget
+    // what a longer one still counts.
+    const longest = Math.max(
+      0,
+      ...[caps.budget, ...(caps.otherBudgets ?? []), this.globalBudget].map((b) => b?.windowMs ?? 0),
+    );
     const over = (times: number[], b: RateBudget | undefined) => {
+      let drop = 0;
+      while (drop < times.length && times[drop]! <= now - longest) drop++;
+      if (drop > 0) times.splice(0, drop);
       if (!b) {
         if (times.length > 1000) times.splice(0, times.length - 100);
         return undefined;
       }
-      let drop = 0;
-      while (drop < times.length && times[drop]! <= now - b.windowMs) drop++;
-      if (drop > 0) times.splice(0, drop);
-      if (times.length < b.count) return undefined;
-      return times[times.length - b.count]! + b.windowMs - now;
+      const inWindow = times.filter((t) => t > now - b.windowMs);
+      if (inWindow.length < b.count) return undefined;
+      return inWindow[inWindow.length - b.count]! + b.windowMs - now;
     };
     let chatCalls = this.#chatCalls.get(call.chat);
     if (!chatCalls) {
@@ -476,8 +483,10 @@ export class RecordingAdapter extends EventEmitter implements ChatAdapter, Nativ
       this.#chatCalls.set(call.chat, chatCalls);
     }
     if (call.op === 'startStream') return undefined;
-    const chatWait = over(chatCalls, caps.budget);
-    if (chatWait !== undefined) return { rule: 'budget' as const, wait: chatWait };
+    for (const budget of [caps.budget, ...(caps.otherBudgets ?? [])]) {
+      const chatWait = over(chatCalls, budget);
+      if (chatWait !== undefined) return { rule: 'budget' as const, wait: chatWait };
+    }
     const globalWait = over(this.#allCalls, this.globalBudget);
     if (globalWait !== undefined) return { rule: 'global' as const, wait: globalWait };
     return undefined;

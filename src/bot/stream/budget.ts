@@ -16,32 +16,55 @@ export class BudgetWindow {
   #times: number[] = [];
   #head = 0;
   #inFlight = 0;
+  /** The longest window asked about: calls older than it can hold nothing back. */
+  #longestMs = 0;
 
-  /** Drops calls that left the window ending at `now`. */
+  /** Drops calls that left every window asked about, as of `now`. */
   #prune(now: number, windowMs: number): void {
-    while (this.#head < this.#times.length && this.#times[this.#head]! <= now - windowMs) this.#head++;
+    if (windowMs > this.#longestMs) this.#longestMs = windowMs;
+    while (this.#head < this.#times.length && this.#times[this.#head]! <= now - this.#longestMs) this.#head++;
     if (this.#head > 64 && this.#head * 2 > this.#times.length) {
       this.#times = this.#times.slice(this.#head);
       this.#head = 0;
     }
   }
 
-  /** Calls counted at `now`: in flight, or arrived within the window. */
-  used(now: number, budget: RateBudget): number {
-    this.#prune(now, budget.windowMs);
-    return this.#times.length - this.#head + this.#inFlight;
+  /** Index of the first kept call that arrived after `since` (the times are sorted). */
+  #firstAfter(since: number): number {
+    let low = this.#head;
+    let high = this.#times.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.#times[mid]! <= since) low = mid + 1;
+      else high = mid;
+    }
+    return low;
   }
 
-  /** Earliest time (>= now) at which one more call fits. */
+  /** Calls counted at `now` against `budget`: in flight, or arrived within its window. */
+  used(now: number, budget: RateBudget): number {
+    this.#prune(now, budget.windowMs);
+    return this.#times.length - this.#firstAfter(now - budget.windowMs) + this.#inFlight;
+  }
+
+  /** Earliest time (>= now) at which one more call fits `budget`. */
   nextFree(now: number, budget: RateBudget | undefined): number {
     if (!budget) return now;
     const used = this.used(now, budget);
     if (used < budget.count) return now;
     // The finished call that must leave the window before one more fits.
     const index = this.#times.length - (budget.count - this.#inFlight);
-    if (index >= this.#head && index < this.#times.length) return this.#times[index]! + budget.windowMs;
+    if (index >= this.#firstAfter(now - budget.windowMs) && index < this.#times.length)
+      return this.#times[index]! + budget.windowMs;
     // Everything counted is still in flight: look again after an even share of the window.
     return now + Math.max(1, Math.ceil(budget.windowMs / budget.count));
+  }
+
+  /** Earliest time (>= now) at which one more call fits every one of `budgets`. */
+  nextFreeAll(now: number, budgets: readonly RateBudget[]): number {
+    let at = now;
+    for (const budget of budgets) at = Math.max(at, this.nextFree(now, budget));
+    return at;
   }
 
   /** A call started. */
@@ -58,11 +81,17 @@ export class BudgetWindow {
     this.#times.splice(i, 0, arrivedBy);
   }
 
-  /** True when no call is counted (the lane can be forgotten). */
-  empty(now: number, budget: RateBudget | undefined): boolean {
-    if (!budget) return this.#inFlight === 0;
-    return this.used(now, budget) === 0;
+  /** True when no call is counted in any of `budgets` (the lane can be forgotten). */
+  empty(now: number, budgets: RateBudget | readonly RateBudget[] | undefined): boolean {
+    const all = budgets === undefined ? [] : 'count' in budgets ? [budgets] : budgets;
+    if (all.length === 0) return this.#inFlight === 0;
+    return all.every((budget) => this.used(now, budget) === 0);
   }
+}
+
+/** Every window a chat's calls are counted in: its pacing budget, then the others. */
+export function budgetsOf(caps: { budget?: RateBudget; otherBudgets?: readonly RateBudget[] }): RateBudget[] {
+  return [...(caps.budget ? [caps.budget] : []), ...(caps.otherBudgets ?? [])];
 }
 
 /**

@@ -13,7 +13,7 @@
 import type { Clock, TimerHandle } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import type { ChatAdapter, RateBudget } from '../adapter-contract.js';
-import { BudgetWindow } from './budget.js';
+import { BudgetWindow, budgetsOf } from './budget.js';
 import { PaceBook, type PaceKey } from './pace.js';
 import { type CallKind, type FailureAction, failureAction } from './retry.js';
 
@@ -124,7 +124,7 @@ export class Scheduler {
     const now = this.clock.now();
     for (const [chat, lane] of this.#lanes) {
       const quiet = lane.queue.length === 0 && lane.inFlight.size === 0 && lane.timer === undefined;
-      if (quiet && lane.pausedUntil <= now && lane.window.empty(now, this.#budget(lane)))
+      if (quiet && lane.pausedUntil <= now && lane.window.empty(now, this.#budgets(lane)))
         this.#lanes.delete(chat);
     }
   }
@@ -200,6 +200,11 @@ export class Scheduler {
     return lane.adapter.adapter.capabilities(lane.chat).budget;
   }
 
+  /** Every window the chat's calls count in: its budget first, then the others. */
+  #budgets(lane: Lane): RateBudget[] {
+    return budgetsOf(lane.adapter.adapter.capabilities(lane.chat));
+  }
+
   #pump(lane: Lane): void {
     if (lane.pumping) {
       lane.again = true;
@@ -219,6 +224,7 @@ export class Scheduler {
   #pumpOnce(lane: Lane): void {
     const now = this.clock.now();
     const chatBudget = this.#budget(lane);
+    const chatBudgets = this.#budgets(lane);
     const globalBudget = lane.adapter.adapter.globalBudget;
     let earliest = Number.POSITIVE_INFINITY;
     const textWaiting = lane.queue.some((s) => s.kind === 'text' && !lane.inFlight.has(s));
@@ -237,7 +243,7 @@ export class Scheduler {
       if (!free) {
         at = Math.max(
           at,
-          lane.window.nextFree(now, chatBudget),
+          lane.window.nextFreeAll(now, chatBudgets),
           lane.adapter.window.nextFree(now, globalBudget),
         );
       }
@@ -282,7 +288,7 @@ export class Scheduler {
     }
     this.#arm(lane, earliest);
     if (lane.queue.length === 0 && lane.inFlight.size === 0 && lane.timer === undefined) {
-      if (lane.window.empty(now, chatBudget) && lane.pausedUntil <= now) this.#lanes.delete(lane.chat);
+      if (lane.window.empty(now, chatBudgets) && lane.pausedUntil <= now) this.#lanes.delete(lane.chat);
     }
   }
 

@@ -40,6 +40,37 @@ describe('outbox pacing', () => {
     expect(stale[Math.floor(stale.length * 0.95)]).toBeLessThanOrEqual(3000 * 1.2);
   });
 
+  it("keeps every window a chat's calls count in: a burst fits the short ones and a long chat the hour (Teams' four)", async () => {
+    const clock = new VirtualClock();
+    const budget = { count: 60, windowMs: 30_000 };
+    const otherBudgets = [
+      { count: 7, windowMs: 1000 },
+      { count: 8, windowMs: 2000 },
+      { count: 90, windowMs: 3_600_000 },
+    ];
+    const adapter = new RecordingAdapter({
+      clock,
+      latencyMs: 20,
+      capabilities: { maxMessageLength: 4096, minEditIntervalMs: 0, budget, otherBudgets },
+    });
+    const outbox = createOutbox({ adapters: [adapter], clock });
+    // Many one-line messages at once: only the budgets hold them back.
+    const sent = Array.from({ length: 100 }, (_, i) => outbox.send('test:c', `m${i}`));
+    await clock.advance(3_700_000);
+    await Promise.all(sent);
+    expect(adapter.violations).toEqual([]);
+    const times = adapter.ops.filter((o) => o.op === 'send').map((o) => o.time);
+    expect(times).toHaveLength(100);
+    const most = (windowMs: number) =>
+      Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + windowMs).length));
+    expect(most(1000)).toBeLessThanOrEqual(7);
+    expect(most(2000)).toBeLessThanOrEqual(8);
+    expect(most(30_000)).toBeLessThanOrEqual(60);
+    // The hour's 90 hold the last ten until the first calls leave it.
+    expect(most(3_600_000)).toBeLessThanOrEqual(90);
+    expect(times[90]! - times[0]!).toBeGreaterThanOrEqual(3_600_000);
+  });
+
   it('under a budget, a message that fills up ends within its shown text and its last edit waits for new text', async () => {
     const clock = new VirtualClock();
     const adapter = new RecordingAdapter({
