@@ -133,7 +133,7 @@ export class TeamsUploads {
         },
         body: file.bytes,
         redirect: 'error',
-        signal: AbortSignal.timeout(this.ctx.timeoutMs ?? 120_000),
+        signal: AbortSignal.timeout(uploadDeadlineMs(this.ctx.timeoutMs ?? DEFAULT_UPLOAD_FLOOR_MS, size)),
       });
       await res.body?.cancel().catch(() => undefined);
       if (!res.ok) throw new Error(`the upload was answered with HTTP ${res.status}`);
@@ -172,4 +172,17 @@ export class TeamsUploads {
       this.#pending.delete(oldest);
     }
   }
+}
+
+/** The least an upload is given, whatever the call timeout. */
+const DEFAULT_UPLOAD_FLOOR_MS = 15_000;
+
+/**
+ * How long one upload may take: the call timeout plus a second per MiB. A
+ * call's usual deadline is for a small request; 50 MiB on a slow link (or a
+ * busy machine) needs longer, and cutting it off only makes the person ask
+ * again for the same bytes.
+ */
+export function uploadDeadlineMs(callTimeoutMs: number, bytes: number): number {
+  return Math.max(callTimeoutMs, DEFAULT_UPLOAD_FLOOR_MS) + Math.ceil(bytes / (1024 * 1024)) * 1000;
 }

@@ -180,3 +180,12 @@ describe('presses', () => {
     expect(late).toEqual(['Allowed by Alice']);
   });
 });
+
+describe('an upload’s deadline', () => {
+  it('grows with the file: the call timeout plus a second per MiB, never below 15 s', async () => {
+    const { uploadDeadlineMs } = await import('../../../adapters/teams/upload.js');
+    expect(uploadDeadlineMs(15_000, 10)).toBe(16_000);
+    expect(uploadDeadlineMs(1_000, 50 * 1024 * 1024)).toBe(65_000);
+    expect(uploadDeadlineMs(30_000, 0)).toBe(30_000);
+  });
+});
