@@ -179,11 +179,8 @@ export function callFor(step: CallStep, b: CallBasis, answer: CallAnswers): Call
     case 'start':
       return call('start', undefined, async () => {
         const options = step.replyTo === undefined ? {} : { replyTo: step.replyTo };
-        const handle = await a.startStream!(chat, options);
-        answer.record({ handle, attempts: 0 });
-        // The stream's pace starts with its opening: a platform that sees the start (Teams)
-        // refuses an update that follows it closer than its interval, like any two updates.
-        return keys.streamKey(chat, handle.id);
+        answer.record({ handle: await a.startStream!(chat, options), attempts: 0 });
+        return undefined;
       });
     case 'update':
       return call('update', keys.streamKey(chat, step.handle.id), async () => {

@@ -33,8 +33,8 @@ export interface Call {
   readonly paces?: PaceKey;
   /**
    * Makes the call and records its success in the slot. Resolves with the
-   * message the call created (a send, a finished stream) or the native
-   * stream it opened, whose pace starts with this call.
+   * message the call created (a send, a finished stream), whose pace starts
+   * with this call.
    */
   run(): Promise<PaceKey | undefined>;
 }
@@ -70,10 +70,8 @@ export interface Slot {
    */
   deferrable?(): boolean;
   /**
-   * The next call reaches no budget (opening a native stream: most platforms
-   * see nothing until its first update), so budgets do not count it. It
-   * still starts its stream's pace: where the platform does see the opening,
-   * it counts it against the stream's interval.
+   * The next call reaches no platform limit (opening a native stream: the
+   * platform sees nothing until its first update), so budgets do not count it.
    */
   unbudgeted?(): boolean;
 }

@@ -63,8 +63,7 @@ describe('reply order', () => {
     });
     const reply = outbox.stream('test:1');
     reply.append(ESSAY);
-    // The draft opens at once; its first update leaves its pace after the start's answer (40 ms).
-    await clock.advance(1100);
+    await clock.advance(100);
     expect(adapter.ops.map((o) => [o.op, o.ok])).toEqual([
       ['startStream', true],
       ['updateStream', false],
@@ -88,8 +87,7 @@ describe('reply order', () => {
     const { clock, adapter, outbox } = setup({ ...CLASSIC, maxMessageLength: 10_000 });
     const reply = outbox.stream('test:1');
     reply.append('Intro.\n\n');
-    // The draft opens at once; its first update leaves its pace after the start's answer (40 ms).
-    await clock.advance(1100);
+    await clock.advance(100);
     expect(adapter.ops.map((o) => o.op)).toEqual(['startStream', 'updateStream']);
     adapter.failNext('updateStream', 'MESSAGE_TOO_LONG');
     reply.append(ESSAY);
