@@ -14,9 +14,10 @@
  * the SDK's client, one at a time, when the core asks.
  *
  * Teams refuses stream requests less than a second apart (403 "Content
- * stream is not allowed"). The core paces every request of a stream, its
- * start included, by the chat's `minEditIntervalMs` (capabilities.ts sets
- * it above that second), so nothing here keeps time.
+ * stream is not allowed"). The core paces every request of a stream by the
+ * chat's `minEditIntervalMs` (capabilities.ts sets it above that second),
+ * its start included since the capabilities say `nativeStreamStartCounts`,
+ * so nothing here keeps time.
  *
  * Teams shows its own Stop button on a stream; once pressed, the next
  * request is refused as "cancelled by user". That is the person stopping
