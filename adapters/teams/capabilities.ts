@@ -92,7 +92,7 @@ export function teamsCapabilities(paces: TeamsPaces, kind: ChatKind, streaming =
     otherBudgets: paces.otherBudgets,
     dialect: teamsMarkdown,
     nativeStream,
-    ...(nativeStream ? { nativeStreamMaxMs: paces.nativeStreamMaxMs } : {}),
+    ...(nativeStream ? { nativeStreamMaxMs: paces.nativeStreamMaxMs, nativeStreamStartCounts: true } : {}),
     buttonPayloadLimit: TEAMS_BUTTON_PAYLOAD_LIMIT,
     typingIntervalMs: TEAMS_TYPING_MS,
     ...(kind === 'personal'

@@ -117,7 +117,7 @@ export function createTeamsAdapter(options: TeamsAdapterOptions): TeamsAdapter {
   });
   /** Set once started: where a stream the person stopped is reported. */
   let stopped: (chat: string) => void = () => undefined;
-  const streams = new TeamsStreams(outbound, clock, paces.streamIntervalMs, (chat) => stopped(chat));
+  const streams = new TeamsStreams(outbound, (chat) => stopped(chat));
   const uploads = new TeamsUploads({ outbound, clock, logger });
   const openIdMetadataUrl = options.openIdMetadataUrl ?? PUBLIC.openIdMetadataUrl;
   const endorses = createEndorsementCheck({ openIdMetadataUrl, clock });

@@ -14,11 +14,10 @@
  * the SDK's client, one at a time, when the core asks.
  *
  * Teams refuses stream requests less than a second apart (403 "Content
- * stream is not allowed"). The core paces updates of a stream, but the
- * first update may follow the start at once; a call that would come too
- * soon is answered with a RateLimitError for the time left, so the core's
- * scheduler waits and sends the newest text then, instead of the stream
- * being refused and given up.
+ * stream is not allowed"). The core paces every request of a stream by the
+ * chat's `minEditIntervalMs` (capabilities.ts sets it above that second),
+ * its start included since the capabilities say `nativeStreamStartCounts`,
+ * so nothing here keeps time.
  *
  * Teams shows its own Stop button on a stream; once pressed, the next
  * request is refused as "cancelled by user". That is the person stopping
@@ -27,8 +26,7 @@
  */
 import type { StreamInfoEntity } from '@microsoft/teams.api';
 import type { OutboundMessage, SentMessage, StreamHandle } from '../../src/bot/adapter-contract.js';
-import type { Clock } from '../../src/clock.js';
-import { RateLimitError, SwitchboardError } from '../../src/errors.js';
+import { SwitchboardError } from '../../src/errors.js';
 import { messageContent } from './buttons.js';
 import type { TeamsOutbound } from './outbound.js';
 
@@ -58,8 +56,6 @@ interface OpenStream {
   chat: string;
   streamId: string;
   sequence: number;
-  /** When its last request was made. */
-  lastAt: number;
 }
 
 /** The adapter's NativeStreaming, over {@link TeamsOutbound}. */
@@ -68,9 +64,6 @@ export class TeamsStreams {
 
   constructor(
     private readonly outbound: TeamsOutbound,
-    private readonly clock: Clock,
-    /** Least time between two requests of one stream. */
-    private readonly minIntervalMs: number,
     private readonly onCancelled: (chat: string) => void = () => undefined,
   ) {}
 
@@ -86,19 +79,12 @@ export class TeamsStreams {
       }
       throw err;
     }
-    open.lastAt = this.clock.now();
   }
 
-  /** The open stream, once it may take another request. */
-  #ready(handle: StreamHandle): OpenStream {
+  /** The open stream of `handle`; NOT_FOUND once it ended. */
+  #opened(handle: StreamHandle): OpenStream {
     const open = this.#open.get(handle.id);
     if (!open) throw new SwitchboardError('NOT_FOUND', 'This Teams stream has already ended.');
-    const wait = open.lastAt + this.minIntervalMs - this.clock.now();
-    if (wait > 0)
-      throw new RateLimitError(`Teams takes one stream request a second; ${wait} ms to go.`, {
-        retryAfterMs: wait,
-        scope: 'chat',
-      });
     return open;
   }
 
@@ -113,13 +99,13 @@ export class TeamsStreams {
     );
     if (!res?.id)
       throw new SwitchboardError('STREAM_UNAVAILABLE', 'Teams gave no stream id; replying with edits.');
-    this.#open.set(res.id, { chat, streamId: res.id, sequence: 1, lastAt: this.clock.now() });
+    this.#open.set(res.id, { chat, streamId: res.id, sequence: 1 });
     return { chat, id: res.id };
   }
 
   async updateStream(handle: StreamHandle, message: OutboundMessage): Promise<void> {
     if (!message.text) return;
-    const open = this.#ready(handle);
+    const open = this.#opened(handle);
     const sequence = open.sequence + 1;
     await this.#request(open, 'update a stream', {
       type: 'typing',
@@ -130,7 +116,7 @@ export class TeamsStreams {
   }
 
   async finishStream(handle: StreamHandle, message: OutboundMessage): Promise<SentMessage> {
-    const open = this.#ready(handle);
+    const open = this.#opened(handle);
     await this.#request(open, 'finish a stream', {
       ...messageContent(message),
       entities: [streamInfo('final', open.streamId, undefined)],

@@ -171,6 +171,13 @@ export interface ChatCapabilities {
   nativeStream: boolean;
   /** A native stream must be finished and restarted before this age (Slack ~5 min, Telegram drafts ~30 s). */
   nativeStreamMaxMs?: number;
+  /**
+   * Opening a native stream is a platform request (Teams): it counts against
+   * the chat's budget and starts the stream's pace, so the first update waits
+   * `minEditIntervalMs` after it. Without it the opening is local (Telegram
+   * drafts, Slack streams): no budget, and the first update goes out at once.
+   */
+  nativeStreamStartCounts?: boolean;
   /** Largest button payload in bytes (Telegram 64, Discord 100, Slack 2000). */
   buttonPayloadLimit: number;
   /** How long a typing indicator lasts; the core re-sends it while the model works. 0: no typing. */

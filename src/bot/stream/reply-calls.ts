@@ -141,6 +141,8 @@ export interface CallBasis {
   };
   readonly attempt: number;
   readonly plain: boolean;
+  /** Opening a stream is a platform request, paced like the stream's updates. */
+  readonly startCounts: boolean;
 }
 
 /** The platform call for `step`; its success is recorded through `answer`. */
@@ -179,8 +181,10 @@ export function callFor(step: CallStep, b: CallBasis, answer: CallAnswers): Call
     case 'start':
       return call('start', undefined, async () => {
         const options = step.replyTo === undefined ? {} : { replyTo: step.replyTo };
-        answer.record({ handle: await a.startStream!(chat, options), attempts: 0 });
-        return undefined;
+        const handle = await a.startStream!(chat, options);
+        answer.record({ handle, attempts: 0 });
+        // Where the platform sees the opening, the stream's pace starts with it.
+        return b.startCounts ? keys.streamKey(chat, handle.id) : undefined;
       });
     case 'update':
       return call('update', keys.streamKey(chat, step.handle.id), async () => {

@@ -50,9 +50,12 @@ export function onlyCosmetic(s: Segment): boolean {
   return s.cosmetic && s.final && !isSettled(s) && s.id !== undefined;
 }
 
-/** The next call opens a native stream, which the platform does not see (no budget counts it). */
-export function opensStream(s: Segment): boolean {
-  return s.delivery === 'native' && !s.handle && !s.final;
+/**
+ * The next call opens a native stream the platform does not see (no budget
+ * counts it); where the opening is a request (`nativeStreamStartCounts`), it is budgeted like any.
+ */
+export function opensLocalStream(s: Segment, caps: ChatCapabilities): boolean {
+  return s.delivery === 'native' && !s.handle && !s.final && caps.nativeStreamStartCounts !== true;
 }
 
 /**

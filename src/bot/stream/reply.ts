@@ -15,7 +15,7 @@ import { rollCut } from './reply-layout.js';
 import {
   createsMessage,
   onlyCosmetic,
-  opensStream,
+  opensLocalStream,
   StreamAgeTimer,
   segmentReadyAt,
   streamsNatively,
@@ -143,7 +143,7 @@ export class Reply implements ReplyStream {
         failed: (action, err, call) => this.#failed(segment, action, err, call),
         creates: () => createsMessage(segment),
         deferrable: () => onlyCosmetic(segment),
-        unbudgeted: () => opensStream(segment),
+        unbudgeted: () => opensLocalStream(segment, this.#ctx.capabilities(this.#chat)),
       };
       this.#slots.set(segment, slot);
     }
@@ -193,6 +193,7 @@ export class Reply implements ReplyStream {
       keys: this.#ctx,
       attempt: segment.attempts + 1,
       plain: segment.plain || out?.format === plain,
+      startCounts: this.#ctx.capabilities(this.#chat).nativeStreamStartCounts === true,
     };
     return callFor(step, basis, {
       record: (patch) => {

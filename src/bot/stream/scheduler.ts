@@ -33,7 +33,8 @@ export interface Call {
   readonly paces?: PaceKey;
   /**
    * Makes the call and records its success in the slot. Resolves with the
-   * message the call created (a send, a finished stream), whose pace starts
+   * message the call created (a send, a finished stream), or the native
+   * stream it opened where the platform paces the opening, whose pace starts
    * with this call.
    */
   run(): Promise<PaceKey | undefined>;
@@ -70,8 +71,8 @@ export interface Slot {
    */
   deferrable?(): boolean;
   /**
-   * The next call reaches no platform limit (opening a native stream: the
-   * platform sees nothing until its first update), so budgets do not count it.
+   * The next call reaches no platform limit (opening a native stream where
+   * the platform sees nothing until its first update), so budgets do not count it.
    */
   unbudgeted?(): boolean;
 }

@@ -51,6 +51,38 @@ describe('native streaming', () => {
     expect(adapter.violations).toEqual([]);
   });
 
+  it('paces the first update from the start where the platform sees the opening', async () => {
+    // Teams counts the opening as a stream request and refuses the next one under its interval.
+    const { clock, adapter, outbox } = setup({ nativeStreamStartCounts: true });
+    const reply = outbox.stream('test:1');
+    reply.append('Hello there, ');
+    await clock.advanceUntil(() => adapter.ops.some((o) => o.op === 'updateStream'));
+    reply.append('general reader.');
+    await clock.advanceUntil(() => adapter.ops.filter((o) => o.op === 'updateStream').length === 2);
+    const [start, first, second] = adapter.ops;
+    expect([start?.op, first?.op, second?.op]).toEqual(['startStream', 'updateStream', 'updateStream']);
+    // Arrival to arrival, the opening and the first update are a whole interval apart, as the updates are.
+    expect(first!.time - start!.time).toBeGreaterThanOrEqual(1000);
+    expect(second!.time - first!.time).toBeGreaterThanOrEqual(1000);
+    const done = reply.finish();
+    await clock.advance(2000);
+    expect(adapter.messageText((await done).messageIds[0]!)).toBe('Hello there, general reader.');
+  });
+
+  it('paces the finish of a stream that had no update from its paced opening', async () => {
+    const { clock, adapter, outbox } = setup({ nativeStreamStartCounts: true });
+    const reply = outbox.stream('test:1');
+    reply.append('Hello');
+    await clock.advanceUntil(() => adapter.ops.some((o) => o.op === 'startStream'));
+    const done = reply.finish();
+    await clock.advanceUntil(() => adapter.ops.some((o) => o.op === 'finishStream'));
+    const { messageIds } = await done;
+    const [start, next] = adapter.ops;
+    expect([start?.op, next?.op]).toEqual(['startStream', 'finishStream']);
+    expect(next!.time - start!.time).toBeGreaterThanOrEqual(1000);
+    expect(adapter.messageText(messageIds[0]!)).toBe('Hello');
+  });
+
   it('finishes and restarts a stream before its maximum age, and checkpoint() makes it a message', async () => {
     const { clock, adapter, outbox } = setup();
     const { deltas, text } = scriptedReply({ chars: 3000, durationMs: 70_000 });

@@ -126,6 +126,33 @@ describe('outbox pacing', () => {
     expect(adapter.violations).toEqual([]);
   });
 
+  it('opening a native stream costs budget where the opening is a platform request', async () => {
+    const clock = new VirtualClock();
+    const adapter = new RecordingAdapter({
+      clock,
+      nativeStream: true,
+      capabilities: {
+        nativeStream: true,
+        nativeStreamStartCounts: true,
+        minEditIntervalMs: 1000,
+        budget: { count: 2, windowMs: 10_000 },
+      },
+    });
+    const outbox = createOutbox({ adapters: [adapter], clock });
+    const reply = outbox.stream('test:1');
+    reply.append('hello world');
+    await clock.advance(5500);
+    const done = reply.finish();
+    await clock.advance(5000);
+    await done;
+    // The opening and the update fill the window: the finish waits for the opening to leave it.
+    expect(adapter.ops.map((o) => [o.time, o.op, o.ok])).toEqual([
+      [0, 'startStream', true],
+      [5500, 'updateStream', true],
+      [10_000, 'finishStream', true],
+    ]);
+  });
+
   it('respects the adapter-wide budget across chats', async () => {
     const clock = new VirtualClock();
     const adapter = new RecordingAdapter({ clock, globalBudget: { count: 30, windowMs: 1000 } });
