@@ -27,17 +27,35 @@ export function scaledTeams(factor: number): {
   const f = factor;
   return {
     limits: {
-      perThread: DEFAULT_LIMITS.perThread.map((w) => ({ max: w.max, windowMs: w.windowMs / f })),
-      perApp: DEFAULT_LIMITS.perApp.map((w) => ({ max: w.max, windowMs: w.windowMs / f })),
+      perThread: DEFAULT_LIMITS.perThread.map((w) => scaledWindow(w, f)),
+      perApp: DEFAULT_LIMITS.perApp.map((w) => scaledWindow(w, f)),
       streamMinIntervalMs: DEFAULT_LIMITS.streamMinIntervalMs / f,
       streamMaxDurationMs: DEFAULT_LIMITS.streamMaxDurationMs / f,
     },
-    paces: {
-      editIntervalMs: PACES.editIntervalMs / f,
-      streamIntervalMs: PACES.streamIntervalMs / f,
-      budget: { count: PACES.budget.count, windowMs: PACES.budget.windowMs / f },
-      globalBudget: { count: PACES.globalBudget.count, windowMs: PACES.globalBudget.windowMs / f },
-      nativeStreamMaxMs: PACES.nativeStreamMaxMs / f,
-    },
+    paces: scaledPaces(f),
   };
+}
+
+/** A rate window with its time divided by `f`. */
+const scaledWindow = <T extends { windowMs: number }>(w: T, f: number): T => ({
+  ...w,
+  windowMs: w.windowMs / f,
+});
+
+/**
+ * Every time in the adapter's default paces divided by `f`: each `…Ms`
+ * number and each budget's window (one or a list); counts and lengths stay.
+ * Read off the defaults, so a pace added there is scaled too.
+ */
+function scaledPaces(f: number): Partial<TeamsPaces> {
+  const scale = (key: string, value: unknown): unknown => {
+    if (typeof value === 'number') return key.endsWith('Ms') ? value / f : value;
+    if (Array.isArray(value)) return value.map((w: { windowMs: number }) => scaledWindow(w, f));
+    if (value && typeof value === 'object' && 'windowMs' in value)
+      return scaledWindow(value as { windowMs: number }, f);
+    return value;
+  };
+  return Object.fromEntries(
+    Object.entries(PACES).map(([key, value]) => [key, scale(key, value)]),
+  ) as Partial<TeamsPaces>;
 }
