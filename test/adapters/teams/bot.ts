@@ -3,7 +3,8 @@
  * Teams adapter (and through it the real Teams SDK) pointed at the fake
  * Bot Connector and identity, and the real session engine against the fake
  * Anthropic API. The adapter listens on a free loopback port; the fake is
- * told where to post.
+ * told where to post. Both sides run at Teams' pace divided by
+ * {@link TEAMS_SCALE} (scale.ts): start the fake with {@link startScaledFakeTeams}.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,7 +20,22 @@ import { AnthropicProvider } from '../../../src/provider/index.js';
 import { createSessionFactory } from '../../../src/session/factory.js';
 import { createBotStateStore, createUserSessionStore } from '../../../src/store/index.js';
 import type { FakeAnthropic } from '../../fakes/anthropic.js';
-import type { ChannelAccount, FakeTeams, StoredActivity } from '../../fakes/teams/index.js';
+import {
+  type ChannelAccount,
+  type FakeTeams,
+  type FakeTeamsOptions,
+  type StoredActivity,
+  startFakeTeams,
+} from '../../fakes/teams/index.js';
+import { scaledTeams, TEAMS_SCALE } from './scale.js';
+
+/** Teams' pace divided by {@link TEAMS_SCALE} on both sides. */
+const SCALED = scaledTeams(TEAMS_SCALE);
+
+/** The fake Teams enforcing the scaled limits the bot of {@link startTeamsBot} declares. */
+export function startScaledFakeTeams(options: FakeTeamsOptions = {}): Promise<FakeTeams> {
+  return startFakeTeams({ ...options, limits: { ...SCALED.limits, ...options.limits } });
+}
 
 /** A running bot and its adapter. */
 export interface TeamsBot {
@@ -28,7 +44,11 @@ export interface TeamsBot {
   stop(): Promise<void>;
 }
 
-/** Starts the bot; `allowed` are the people on the allowlist (by their Entra object id). */
+/**
+ * Starts the bot with the scaled paces; `allowed` are the people on the
+ * allowlist (by their Entra object id). `teams` must enforce the same
+ * scale ({@link startScaledFakeTeams}).
+ */
 export async function startTeamsBot(
   teams: FakeTeams,
   anthropic: FakeAnthropic,
@@ -47,6 +67,7 @@ export async function startTeamsBot(
     port: 0,
     host: '127.0.0.1',
     dataDir: join(root, 'data'),
+    paces: SCALED.paces,
     ...options,
   });
   const bot = createBot({

@@ -3,20 +3,18 @@
  * a real session, against the fake Bot Connector and identity
  * (test/fakes/teams) and the fake Anthropic API. The fake posts activities
  * with the tokens Teams would sign, enforces the documented limits, and
- * keeps what the bot sent as people would see it.
+ * keeps what the bot sent as people would see it. Both sides run at Teams'
+ * pace divided by ten (scale.ts); the model's reply is held at the point a
+ * test needs (until Teams shows a streaming update, a first part…), never
+ * paced by wall time.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plain } from '../../../src/bot/format/dialect.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
-import {
-  BROKEN_TOKENS,
-  type FakeTeams,
-  type StoredActivity,
-  startFakeTeams,
-} from '../../fakes/teams/index.js';
+import { BROKEN_TOKENS, type FakeTeams, type StoredActivity } from '../../fakes/teams/index.js';
 import { echo } from '../../helpers/bot-harness.js';
 import { useCleanups } from '../../helpers/cleanups.js';
-import { replyIn, startTeamsBot, type TeamsBot, text } from './bot.js';
+import { replyIn, startScaledFakeTeams, startTeamsBot, type TeamsBot, text } from './bot.js';
 
 const cleanups = useCleanups();
 
@@ -27,7 +25,7 @@ describe('Teams end to end', () => {
   let bot: TeamsBot | undefined;
 
   beforeEach(async () => {
-    teams = await startFakeTeams();
+    teams = await startScaledFakeTeams();
     anthropic = await startFakeAnthropic();
     anthropic.setDefault((body) => ({ text: echo(body) }));
     root = await cleanups.tempRoot('teams');
@@ -47,8 +45,11 @@ describe('Teams end to end', () => {
     const ada = teams.person('Ada');
     bot = await startTeamsBot(teams, anthropic, root, [ada]);
     const chat = teams.personalChat(ada);
-    // Paced like a model that takes a few seconds, so Teams' one-request-a-second rule shows.
-    anthropic.enqueue({ text: ['Here is ', 'the **answer**', ' in parts', '.'], chunkDelayMs: 1000 });
+    // The reply is held open after its text until Teams has shown a streaming update, so the start, an update and the final all happen, at the stream pace.
+    const seen = teams.waitForCall(
+      (c) => c.op === 'send' && JSON.stringify(c.body).includes('"streamType":"streaming"'),
+    );
+    anthropic.enqueue({ text: ['Here is ', 'the **answer**', ' in parts', '.'], release: seen });
     const { answer } = await teams.userMessage(chat, 'hello');
     expect(answer.status).toBe(200);
     const final = await reply(chat.id, 'Here is the **answer** in parts.');
@@ -64,7 +65,20 @@ describe('Teams end to end', () => {
     const ada = teams.person('Ada');
     bot = await startTeamsBot(teams, anthropic, root, [ada]);
     const chat = teams.personalChat(ada);
-    anthropic.enqueue({ text: Array.from({ length: 30 }, (_, i) => `part ${i}. `), chunkDelayMs: 500 });
+    // The model says a first part, waits until the person has pressed Stop, says more, and would go on talking.
+    let pressed: () => void = () => undefined;
+    const stopPressed = new Promise<void>((resolve) => {
+      pressed = resolve;
+    });
+    const talking = new Promise<void>((resolve) => cleanups.push(resolve));
+    anthropic.enqueue({
+      blocks: [
+        { type: 'text', text: 'part 0. ' },
+        { type: 'text', text: 'part 1. ' },
+      ],
+      hold: { after: 1, until: stopPressed },
+      release: talking,
+    });
     await teams.userMessage(chat, 'talk for a while');
     const streaming = await teams.waitForCall(
       (c) => c.op === 'send' && c.status < 300 && JSON.stringify(c.body).includes('"streamType":"streaming"'),
@@ -72,6 +86,7 @@ describe('Teams end to end', () => {
     const stream = teams.allStreams.find((s) => s.conversationId === chat.id);
     expect(streaming).toBeDefined();
     teams.cancelStream(stream?.id ?? '');
+    pressed();
     await reply(chat.id, '⏹ Stopped the current reply.');
     expect(stream?.state).toBe('cancelled');
   });
@@ -80,7 +95,16 @@ describe('Teams end to end', () => {
     const ada = teams.person('Ada');
     bot = await startTeamsBot(teams, anthropic, root, [ada]);
     const channel = teams.channel([ada]);
-    anthropic.enqueue({ text: ['First part, ', 'second part, ', 'the end.'], chunkDelayMs: 1200 });
+    // The rest of the reply comes once the first part is on screen, so the message is edited.
+    const firstShown = teams.waitForSent((m) => String(m.activity.text ?? '').startsWith('First part,'));
+    anthropic.enqueue({
+      blocks: [
+        { type: 'text', text: 'First part, ' },
+        { type: 'text', text: 'second part, ' },
+        { type: 'text', text: 'the end.' },
+      ],
+      hold: { after: 1, until: firstShown },
+    });
     const { activity } = await teams.userMessage(channel, 'tell me', { mentionBot: true });
     const thread = String((activity.conversation as { id: string }).id);
     expect(thread).toMatch(/;messageid=/);

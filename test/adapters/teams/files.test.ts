@@ -2,18 +2,19 @@
  * Teams end to end, files and restarts: files people send reach the model,
  * files the agent sends go through Teams' consent card, and what a
  * conversation needs survives a restart. Real Teams SDK against the fake
- * Bot Connector (test/fakes/teams) and the fake Anthropic API.
+ * Bot Connector (test/fakes/teams) and the fake Anthropic API, both sides at
+ * Teams' pace divided by ten (scale.ts).
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plain } from '../../../src/bot/format/dialect.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
 import { PNG_1X1 } from '../../fakes/images.js';
-import { type FakeTeams, startFakeTeams } from '../../fakes/teams/index.js';
+import type { FakeTeams } from '../../fakes/teams/index.js';
 import { echo } from '../../helpers/bot-harness.js';
 import { useCleanups } from '../../helpers/cleanups.js';
 import { putWorkspaceFile } from '../../helpers/files-out.js';
-import { replyIn, startTeamsBot, type TeamsBot } from './bot.js';
+import { replyIn, startScaledFakeTeams, startTeamsBot, type TeamsBot } from './bot.js';
 
 const cleanups = useCleanups();
 
@@ -24,7 +25,7 @@ describe('Teams files and restarts', () => {
   const bots: TeamsBot[] = [];
 
   beforeEach(async () => {
-    teams = await startFakeTeams();
+    teams = await startScaledFakeTeams();
     anthropic = await startFakeAnthropic();
     anthropic.setDefault((body) => ({ text: echo(body) }));
     root = await cleanups.tempRoot('teams-files');

@@ -14,13 +14,14 @@
  * Both from "Authentication with the Bot Connector API":
  * https://learn.microsoft.com/en-us/azure/bot-service/rest-api/bot-framework-rest-connector-authentication
  */
-import { type JWTPayload, jwtVerify } from 'jose';
+import { readFile } from 'node:fs/promises';
+import { type JWK, type JWTPayload, jwtVerify } from 'jose';
 import {
   BOTFRAMEWORK_TENANT_ID,
   CONNECTOR_AUDIENCE,
   CONNECTOR_ISSUER,
-  makeSigningKey,
   type SigningKey,
+  signingKeyFromJwk,
   signToken,
 } from './keys.js';
 
@@ -47,13 +48,18 @@ export interface TokenAnswer {
 
 let sharedKeys: Promise<SigningKey[]> | undefined;
 
+/**
+ * Fixed RSA key pairs made once for this fake (signing-keys.json), so no
+ * test waits for key generation; fresh `kid`s per process as before.
+ */
 async function makeKeys(): Promise<SigningKey[]> {
-  const keys = await Promise.all([
-    makeSigningKey(['msteams']),
-    makeSigningKey(['webchat']),
-    makeSigningKey(['msteams']),
-    makeSigningKey([]),
-  ]);
+  const stored = JSON.parse(await readFile(new URL('./signing-keys.json', import.meta.url), 'utf8')) as {
+    keys: JWK[];
+  };
+  const endorsements = [['msteams'], ['webchat'], ['msteams'], []];
+  const keys = await Promise.all(
+    endorsements.map((channels, i) => signingKeyFromJwk(stored.keys[i] as JWK, channels)),
+  );
   const [connector, other, strayPair, entra] = keys as [SigningKey, SigningKey, SigningKey, SigningKey];
   // The stray key reuses the published key's id: only its signature is wrong.
   const stray = {
@@ -87,9 +93,8 @@ export class FakeIdentity {
   }
 
   /**
-   * The four key pairs. RSA generation is slow on a busy machine, so one set
-   * is made per process and shared by every fake (each fake still checks
-   * only its own bot's tokens).
+   * The four key pairs, loaded once per process and shared by every fake
+   * (each fake still checks only its own bot's tokens).
    */
   static async create(): Promise<FakeIdentity> {
     sharedKeys ??= makeKeys();
