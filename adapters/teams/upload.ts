@@ -127,10 +127,10 @@ export class TeamsUploads {
     try {
       const res = await fetch(String(info.uploadUrl), {
         method: 'PUT',
-        headers: {
-          'content-length': String(size),
-          'content-range': `bytes 0-${Math.max(0, size - 1)}/${size}`,
-        },
+        // fetch sets Content-Length from the bytes itself. Setting it by hand breaks once another
+        // package's undici becomes the process's dispatcher (Slack's Socket Mode loads one): that
+        // copy refuses the header as Node's fetch hands it over, and every upload fails.
+        headers: { 'content-range': `bytes 0-${Math.max(0, size - 1)}/${size}` },
         body: file.bytes,
         redirect: 'error',
         signal: AbortSignal.timeout(uploadDeadlineMs(this.ctx.timeoutMs ?? DEFAULT_UPLOAD_FLOOR_MS, size)),

@@ -5,6 +5,9 @@
  * Bot Connector (test/fakes/teams) and the fake Anthropic API, both sides at
  * Teams' pace divided by ten (scale.ts).
  */
+// Slack's Socket Mode first, as in a bot with both platforms: its undici becomes the process's
+// dispatcher, which Node's fetch (the Teams uploads) then goes through.
+import '@slack/socket-mode';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plain } from '../../../src/bot/format/dialect.js';
