@@ -48,7 +48,7 @@ const ADAPTER_MAY_IMPORT = [
  * src/session imports from it, its types.ts included.
  */
 const LAYERS = {
-  'src/ops': ['src/bot/adapter-contract.ts'],
+  'src/ops': ['src/bot/adapter-contract.ts', 'src/bot/outbound-calls.ts'],
   'src/bot': ['src/session', 'src/schedule', 'src/transcribe', 'src/cluster', 'src/store'],
   'src/session': ['src/provider', 'src/tools', 'src/sandbox', 'src/store'],
   'src/mcp': ['src/tools', 'src/store'],

@@ -18,5 +18,6 @@ export type {
   ScheduleOptions,
   TurnOutcome,
 } from './options.js';
+export * from './outbound-calls.js';
 export { MAX_INPUT_CHARS } from './text.js';
 export { DEFAULT_MAX_AUDIO_SECONDS, type VoiceOptions } from './voice.js';

@@ -25,16 +25,15 @@
  * of start-up, and what an adapter does unasked (answering a button the core
  * left unanswered past its deadline).
  */
+import type { ChatAdapter, ChatEvent } from '../bot/adapter-contract.js';
 import {
-  type ChatAdapter,
-  type ChatEvent,
   OUTBOUND_METHODS,
   type OutboundCalls,
   type OutboundHook,
   type OutboundMethod,
-} from '../bot/adapter-contract.js';
+} from '../bot/outbound-calls.js';
 
-export type { OutboundCall, OutboundCallName, OutboundHook } from '../bot/adapter-contract.js';
+export type { OutboundCall, OutboundCallName, OutboundHook } from '../bot/outbound-calls.js';
 
 type AnyCall = (...args: unknown[]) => Promise<unknown>;
 

@@ -1,5 +1,6 @@
 /** The adapter contract's members sorted into outbound calls and the rest, for the funnel's tests. */
-import type { AdapterSelfMethod, ChatAdapter } from '../../src/bot/adapter-contract.js';
+import type { ChatAdapter } from '../../src/bot/adapter-contract.js';
+import type { AdapterSelfMethod } from '../../src/bot/outbound-calls.js';
 import { outboundMethods } from '../../src/ops/outbound-funnel.js';
 
 /** Every {@link AdapterSelfMethod}; the type checker keeps the list complete. */

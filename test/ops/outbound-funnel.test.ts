@@ -5,14 +5,8 @@
  * without the funnel walking it does not typecheck.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  type ChatAdapter,
-  type ChatEvent,
-  type EventSink,
-  OUTBOUND_METHODS,
-  type OutboundCall,
-  type OutboundCalls,
-} from '../../src/bot/adapter-contract.js';
+import type { ChatAdapter, ChatEvent, EventSink } from '../../src/bot/adapter-contract.js';
+import { OUTBOUND_METHODS, type OutboundCall, type OutboundCalls } from '../../src/bot/outbound-calls.js';
 import { createOutbox } from '../../src/bot/stream/index.js';
 import { VirtualClock } from '../../src/clock.js';
 import { RateLimitError, SwitchboardError } from '../../src/errors.js';
