@@ -82,7 +82,7 @@ export interface TeamsAdapterOptions {
   /** Longest wait for one Bot Connector call (default 15 s). */
   callTimeoutMs?: number;
   /** A press the core has not answered by then is acknowledged (default 4000 ms; Teams waits about 5 s). */
-  interactionAckMs?: number;
+  ackDeadlineMs?: number;
 }
 
 /** The Teams {@link ChatAdapter}, with the port it listens on. */
@@ -173,7 +173,7 @@ export function createTeamsAdapter(options: TeamsAdapterOptions): TeamsAdapter {
         logger,
         clock,
         token,
-        ackMs: options.interactionAckMs ?? 4000,
+        ackMs: options.ackDeadlineMs ?? 4000,
         maxFileBytes: options.maxFileBytes ?? 20 * 1024 * 1024,
         downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
       });
