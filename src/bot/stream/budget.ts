@@ -82,10 +82,9 @@ export class BudgetWindow {
   }
 
   /** True when no call is counted in any of `budgets` (the lane can be forgotten). */
-  empty(now: number, budgets: RateBudget | readonly RateBudget[] | undefined): boolean {
-    const all = budgets === undefined ? [] : 'count' in budgets ? [budgets] : budgets;
-    if (all.length === 0) return this.#inFlight === 0;
-    return all.every((budget) => this.used(now, budget) === 0);
+  empty(now: number, budgets: readonly RateBudget[]): boolean {
+    if (budgets.length === 0) return this.#inFlight === 0;
+    return budgets.every((budget) => this.used(now, budget) === 0);
   }
 }
 

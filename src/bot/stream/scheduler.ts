@@ -197,10 +197,6 @@ export class Scheduler {
     }
   }
 
-  #budget(lane: Lane): RateBudget | undefined {
-    return lane.adapter.adapter.capabilities(lane.chat).budget;
-  }
-
   /** Every window the chat's calls count in: its budget first, then the others. */
   #budgets(lane: Lane): RateBudget[] {
     return budgetsOf(lane.adapter.adapter.capabilities(lane.chat));
@@ -224,8 +220,10 @@ export class Scheduler {
 
   #pumpOnce(lane: Lane): void {
     const now = this.clock.now();
-    const chatBudget = this.#budget(lane);
-    const chatBudgets = this.#budgets(lane);
+    // Asked once per pass: capabilities() builds its answer anew on some platforms.
+    const caps = lane.adapter.adapter.capabilities(lane.chat);
+    const chatBudget = caps.budget;
+    const chatBudgets = budgetsOf(caps);
     const globalBudget = lane.adapter.adapter.globalBudget;
     let earliest = Number.POSITIVE_INFINITY;
     const textWaiting = lane.queue.some((s) => s.kind === 'text' && !lane.inFlight.has(s));
