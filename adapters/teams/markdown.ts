@@ -14,21 +14,18 @@
  * model's text can ping nobody, whatever the mention policy.
  */
 
-import {
-  type Dialect,
-  fenceFor,
-  isSafeLinkTarget,
-  markdownInlineCode,
-  type Syntax,
-} from '../../src/bot/format/dialect.js';
+import { type Dialect, escapeMarkdown, markdownSyntax, type Syntax } from '../../src/bot/format/dialect.js';
 
-/** Backslash-escapes what Teams' Markdown or its HTML subset could read as markup. */
+/** A `#` not already escaped (after an even run of backslashes, none included). */
+const BARE_HASH = /(?<=(?:^|[^\\])(?:\\\\)*)#/gm;
+
+/**
+ * Backslash-escapes what Teams' Markdown or its HTML subset could read as
+ * markup: the core's Markdown escaping, and `#` anywhere, not only where it
+ * would start a header.
+ */
 export function escapeTeams(s: string): string {
-  return s
-    .replace(/[\\`*_~[\]<>|#]/g, '\\$&')
-    .replace(/^([ \t]*)([+-]|\d+[.)])(?=\s|$)/gm, (_m, sp: string, mk: string) =>
-      mk.length > 1 ? `${sp}${mk.slice(0, -1)}\\${mk.slice(-1)}` : `${sp}\\${mk}`,
-    );
+  return escapeMarkdown(s).replace(BARE_HASH, '\\#');
 }
 
 const quoteLines = (inner: string) =>
@@ -37,33 +34,21 @@ const quoteLines = (inner: string) =>
     .map((l) => (l === '' ? '>' : `> ${l}`))
     .join('\n');
 
-/** Teams' Markdown subset, as the renderer spells it. */
+/**
+ * Teams' Markdown subset, as the renderer spells it: the core's Markdown
+ * with three levels of header and tables drawn as text ("Text-only messages
+ * don't support table formatting"), and two differences of its own. Links are
+ * written without angle brackets (Teams would read `<…>` as its HTML), and a
+ * blank line in a quote stays `>`.
+ */
 export const TEAMS_MARKDOWN: Syntax = {
+  ...markdownSyntax({ headingMax: 3, keepsTables: false }),
   text: escapeTeams,
-  strong: (s) => `**${s}**`,
-  emphasis: (s) => `*${s}*`,
-  strike: (s) => `~~${s}~~`,
-  inlineCode: markdownInlineCode,
   link: (url, inner) => {
     const target = url.replace(/[()<>\s]/g, encodeURIComponent);
     return inner === escapeTeams(url) ? target : `[${inner}](${target})`;
   },
-  // Teams shows three levels of header; deeper ones read as the third.
-  heading: (depth, inner) => `${'#'.repeat(Math.min(depth, 3))} ${inner}`,
-  code: (value, lang) => {
-    const fence = fenceFor(value);
-    return `${fence}${lang ?? ''}\n${value}\n${fence}`;
-  },
-  preformatted: (value) => {
-    const fence = fenceFor(value);
-    return `${fence}\n${value}\n${fence}`;
-  },
   quote: quoteLines,
-  bullet: '- ',
-  rule: '---',
-  // "Text-only messages don't support table formatting."
-  keepsTables: false,
-  linkAllowed: isSafeLinkTarget,
 };
 
 /** The dialect of every Teams chat: its Markdown subset. */

@@ -10,6 +10,8 @@ describe("Teams' Markdown", () => {
     expect(escapeTeams('a <b>bold</b> *claim* | [x]')).toBe('a \\<b\\>bold\\</b\\> \\*claim\\* \\| \\[x\\]');
     expect(escapeTeams('- not a list\n1. nor this')).toBe('\\- not a list\n1\\. nor this');
     expect(escapeTeams('# not a header')).toBe('\\# not a header');
+    // Every `#`, side by side or after a literal backslash, and none escaped twice.
+    expect(escapeTeams('## a#b \\#c')).toBe('\\#\\# a\\#b \\\\\\#c');
   });
 
   it('shows three levels of header, and deeper ones as the third', () => {
