@@ -30,6 +30,8 @@ const ADAPTER_MAY_IMPORT = [
   'src/bot/format/dialect.ts',
   // A platform module declares its settings with the same field parsers as the core's.
   'config/fields.ts',
+  // A platform's own small files are written and kept as the bot's are (atomic; a damaged one moved aside).
+  'src/store/fs-util.ts',
   'src/bot/visible-text.ts',
   'src/bot/buttons.ts',
   'src/logger.ts',

@@ -107,6 +107,7 @@ export function createTeamsAdapter(options: TeamsAdapterOptions): TeamsAdapter {
   const urls = new ServiceUrls(
     options.dataDir ? join(options.dataDir, 'teams', 'service-urls.json') : undefined,
     logger,
+    clock,
   );
   const sdkLog = sdkLogger(logger);
   const outbound = new TeamsOutbound({

@@ -4,13 +4,17 @@
  * that answers for its conversation, and a reply must go there. The chat
  * key holds the conversation id only, so the adapter keeps conversation id
  * -> serviceUrl in a small JSON file in the bot's data directory, written
- * (temp file, then rename) only when a conversation is new or its endpoint
- * changes. After a restart the bot can still answer a chat whose last
- * activity came before it, e.g. the end of a reply or a scheduled run.
+ * (atomically, as the bot's own stores write) only when a conversation is
+ * new or its endpoint changes. After a restart the bot can still answer a
+ * chat whose last activity came before it, e.g. the end of a reply or a
+ * scheduled run. A damaged file is reported and kept beside it, never
+ * overwritten, as every file of the bot's.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { Clock } from '../../src/clock.js';
 import type { Logger } from '../../src/logger.js';
+import { atomicWrite, moveAside, PRIVATE_DIR_MODE } from '../../src/store/fs-util.js';
 
 /** The file's shape. */
 interface ServiceUrlFile {
@@ -26,12 +30,13 @@ export class ServiceUrls {
   constructor(
     private readonly file: string | undefined,
     private readonly logger: Logger,
+    private readonly clock: Clock,
   ) {}
 
   /**
-   * Reads the file. A missing file is an empty map; a damaged one is logged
-   * and not trusted, and the next change replaces it: it only caches what
-   * every new activity from a conversation tells the bot again.
+   * Reads the file. A missing file is an empty map; a damaged one is moved
+   * aside (`.corrupt-<time>`), reported, and the map starts empty: it only
+   * caches what every new activity from a conversation tells the bot again.
    */
   async load(): Promise<void> {
     if (!this.file) return;
@@ -48,9 +53,10 @@ export class ServiceUrls {
         if (typeof url === 'string' && /^https?:\/\//.test(url)) this.#urls.set(id, url);
       }
     } catch (err) {
+      const keptAs = await moveAside(this.file, this.clock.now());
       this.logger.error(
-        { err, file: this.file },
-        'the Teams conversation endpoints file is not JSON; starting empty',
+        { err, file: this.file, keptAs },
+        'the Teams conversation endpoints file is not JSON; it was kept aside and the bot starts without it',
       );
     }
   }
@@ -69,10 +75,8 @@ export class ServiceUrls {
     const file = this.file;
     const write = async () => {
       const body: ServiceUrlFile = { version: 1, conversations: Object.fromEntries(this.#urls) };
-      await mkdir(dirname(file), { recursive: true });
-      const temp = `${file}.${process.pid}.tmp`;
-      await writeFile(temp, `${JSON.stringify(body)}\n`, 'utf8');
-      await rename(temp, file);
+      await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+      await atomicWrite(file, `${JSON.stringify(body)}\n`);
     };
     this.#writing = this.#writing.then(write).catch((err) => {
       this.logger.error({ err, file }, 'could not save the Teams conversation endpoints');
